@@ -1,0 +1,33 @@
+# The HippoGraph image: api (`hippograph serve`) and worker (`hippograph worker`).
+
+# GraphiQL's browser assets come from the npm packages, built here so the
+# running service never needs a CDN.
+FROM node:20-bookworm-slim AS assets
+WORKDIR /src/web
+COPY web/package.json web/package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY web/build-assets.mjs ./
+RUN node build-assets.mjs
+
+FROM python:3.11-slim-bookworm
+ENV PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_NO_CACHE_DIR=1 \
+    HF_HUB_OFFLINE=1
+WORKDIR /app
+# The CPU build of torch, pinned, first: an unpinned torch pulls CUDA wheels.
+RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0
+COPY requirements.lock ./
+RUN pip install -r requirements.lock
+COPY pyproject.toml README.md ./
+COPY hippograph ./hippograph
+COPY schema ./schema
+COPY resolvers ./resolvers
+COPY graph ./graph
+COPY jobs ./jobs
+COPY --from=assets /src/hippograph/server/static/vendor ./hippograph/server/static/vendor
+RUN pip install --no-deps . && useradd --system --uid 10001 --home /app hippograph \
+    && mkdir -p /app/data && chown hippograph /app/data
+USER hippograph
+EXPOSE 8000
+CMD ["hippograph", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -1,0 +1,1 @@
+"""Reproducible benchmarks; each script prints what it measured (and JSON with --json)."""

@@ -1,0 +1,96 @@
+"""Cold start of `hippograph serve`: spawn to the first answered query, model load included.
+
+Each run starts a fresh process on an empty data directory (so the embedded
+ArcadeDB creates its database and indexes too), waits until a search through
+GraphQL answers, then stops it; a last run restarts on existing data.
+
+    python bench/cold_start.py [--runs 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.common import machine, print_json
+from graph.embedded import free_port
+
+ADMIN_KEY = "hg_bench-admin-key"
+QUERY = 'mutation { createUser(input: {id: "cold", name: "Cold"}) { __typename } } '
+SEARCH = '{ search(userId: "cold", query: "hello there") { hits { score } } }'
+
+
+def one_start(data_dir: Path) -> float:
+    """Seconds from spawn to the first answered search; the process is stopped after."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data_dir),
+        "HIPPOGRAPH_API__PORT": str(port),
+        "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
+        "HIPPOGRAPH_LOG_LEVEL": "warning",
+    }
+    started = time.monotonic()
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "hippograph"), "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    try:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=10
+        ) as client:
+            while True:
+                if server.poll() is not None or time.monotonic() - started > 120:
+                    raise RuntimeError("serve did not answer within 120 s")
+                try:
+                    client.post("/graphql", json={"query": QUERY})
+                    answer = client.post("/graphql", json={"query": SEARCH})
+                    if answer.status_code == 200 and "errors" not in answer.json():
+                        return time.monotonic() - started
+                except httpx.HTTPError:
+                    time.sleep(0.05)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    fresh = [one_start(Path(tempfile.mkdtemp(prefix="hippograph-cold-"))) for _ in range(args.runs)]
+    existing_dir = Path(tempfile.mkdtemp(prefix="hippograph-cold-"))
+    one_start(existing_dir)
+    restart = one_start(existing_dir)
+    result: dict[str, Any] = {
+        "benchmark": "cold_start",
+        "machine": machine(),
+        "fresh_data_s": [round(x, 2) for x in fresh],
+        "fresh_data_median_s": round(statistics.median(fresh), 2),
+        "existing_data_s": round(restart, 2),
+    }
+    if args.json:
+        print_json(result)
+    else:
+        print(
+            f"cold start to first answered search: median {result['fresh_data_median_s']} s "
+            f"over {args.runs} fresh starts {result['fresh_data_s']}; "
+            f"restart on existing data {result['existing_data_s']} s"
+        )
+
+
+if __name__ == "__main__":
+    main()

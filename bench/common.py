@@ -1,0 +1,139 @@
+"""Helpers shared by the benchmarks: data, timing, the machine, in-process runtimes."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCOMO = ROOT.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory_gib = 0.0
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        memory_gib = round(pages / 2**30, 1)
+    except (ValueError, OSError):
+        pass
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": cpu,
+        "memory_gib": memory_gib,
+        "python": platform.python_version(),
+        "commit": _git_commit(),
+    }
+
+
+def _git_commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        )
+        return done.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    """p50/p95/p99/mean of latencies in milliseconds."""
+    ordered = sorted(samples_ms)
+
+    def at(q: float) -> float:
+        index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+        return round(ordered[index], 2)
+
+    return {
+        "p50": at(0.50),
+        "p95": at(0.95),
+        "p99": at(0.99),
+        "mean": round(statistics.fmean(ordered), 2),
+        "n": len(ordered),
+    }
+
+
+@contextmanager
+def stopwatch() -> Iterator[list[float]]:
+    """``with stopwatch() as t:`` leaves the elapsed seconds in ``t[0]``."""
+    box: list[float] = []
+    started = time.perf_counter()
+    try:
+        yield box
+    finally:
+        box.append(time.perf_counter() - started)
+
+
+def locomo_samples(path: Path = LOCOMO) -> list[dict[str, Any]]:
+    """The LoCoMo samples of a file in the benchmark's format."""
+    data: list[dict[str, Any]] = json.loads(path.read_text())
+    return data
+
+
+def locomo_turn_texts(path: Path = LOCOMO) -> list[str]:
+    """Every turn of every conversation as ``<speaker> said, "<text>"``."""
+    texts = []
+    for sample in locomo_samples(path):
+        conversation = sample["conversation"]
+        for key in sorted(
+            k for k in conversation if k.startswith("session_") and not k.endswith("date_time")
+        ):
+            for turn in conversation[key]:
+                texts.append(f'{turn["speaker"]} said, "{turn["text"]}"')
+    return texts
+
+
+def locomo_questions(path: Path = LOCOMO) -> list[str]:
+    """Every question of the file."""
+    return [qa["question"] for sample in locomo_samples(path) for qa in sample["qa"]]
+
+
+CACHE = ROOT / "bench" / ".cache"
+
+
+async def embed_cached(embed: Any, texts: list[str], name: str) -> list[list[float]]:
+    """Embeddings of ``texts``, computed once and kept under bench/.cache.
+
+    Encoding 100,000 texts takes many minutes on two cores; the benchmarks
+    measure the graph, so repeated runs reuse the vectors (same texts, same
+    model: the file name carries a hash of both).
+    """
+    import hashlib
+
+    import numpy as np
+
+    digest = hashlib.sha256("\x1e".join(texts).encode()).hexdigest()[:16]
+    path = CACHE / f"{name}-{digest}.npy"
+    if path.exists():
+        cached: list[list[float]] = np.load(path).tolist()
+        return cached
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), 1000):
+        vectors.extend(await embed(texts[start : start + 1000]))
+        print(f"  embedded {len(vectors)}/{len(texts)}", file=sys.stderr, end="\r")
+    print(file=sys.stderr)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.save(path, np.asarray(vectors, dtype=np.float32))
+    return vectors
+
+
+def print_json(data: dict[str, Any]) -> None:
+    """One JSON object on stdout."""
+    print(json.dumps(data, indent=2, ensure_ascii=False))

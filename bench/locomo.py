@@ -1,0 +1,17 @@
+"""LoCoMo retrieval recall@k for KEYWORD, VECTOR and HYBRID (same as `hippograph bench locomo`).
+
+python -m bench.locomo --data ../shared/bench/locomo/locomo_dev.json [--json]
+"""
+
+from __future__ import annotations
+
+import sys
+
+from bench.common import LOCOMO
+from hippograph.cli import main
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if "--data" not in args:
+        args = ["--data", str(LOCOMO), *args]
+    raise SystemExit(main(["bench", "locomo", *args]))

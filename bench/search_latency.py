@@ -1,0 +1,289 @@
+"""Search latency and recall at scale, per method, in-process and over HTTP.
+
+1. Start the embedded runtime on an empty data directory, create one user and
+   bulk-insert ``--memories`` memories (LoCoMo turns; past the 788 turns, a
+   turn plus the start of another, so every text is different), with kinds
+   and importances spread so that filters have something to filter.
+2. For each method (VECTOR, KEYWORD, HYBRID, and HYBRID with filters) run
+   ``--searches`` LoCoMo questions through the search service after a warm-up:
+   latency p50/p95; for VECTOR also recall@10 of the served path (oversampled
+   index) against an exact cosine scan of the same user.
+3. Stop, start ``hippograph serve`` on the same data and run the same
+   searches through GraphQL over HTTP from this process: latency p50/p95.
+
+    python -m bench.search_latency --memories 100000 --searches 200 [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.common import (
+    embed_cached,
+    locomo_questions,
+    locomo_turn_texts,
+    machine,
+    percentiles,
+    print_json,
+    stopwatch,
+)
+from graph.embedded import free_port
+from hippograph import text
+from hippograph.clock import utc_now
+from hippograph.ids import IdKind, new_id
+from hippograph.models import IndexedText, Memory, MemoryFilter, MemoryKind, Sources
+from hippograph.modes import SearchMode
+from hippograph.scoring import SearchMethod
+from hippograph.server.runtime import Runtime
+from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.search import SearchRequest
+from hippograph.settings import ApiSettings, GraphSettings, Settings
+
+ADMIN_KEY = "hg_bench-admin-key"
+USER = "bench-user"
+KINDS = (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.EVENT)
+FILTERED = MemoryFilter(kinds=(MemoryKind.EPISODIC, MemoryKind.SEMANTIC), min_importance=0.2)
+# name -> (method, filter)
+RUNS: dict[str, tuple[SearchMethod, MemoryFilter]] = {
+    "vector": (SearchMethod.VECTOR, MemoryFilter()),
+    "keyword": (SearchMethod.KEYWORD, MemoryFilter()),
+    "hybrid": (SearchMethod.HYBRID, MemoryFilter()),
+    "hybrid+filters": (SearchMethod.HYBRID, FILTERED),
+}
+
+
+def distinct_texts(count: int) -> list[str]:
+    """``count`` different memory texts built from LoCoMo turns."""
+    turns = locomo_turn_texts()
+    texts = []
+    for i in range(count):
+        if i < len(turns):
+            texts.append(turns[i])
+        else:
+            tail = " ".join(turns[(i * 7 + 3) % len(turns)].split()[:10])
+            texts.append(f"{turns[i % len(turns)]} {tail}")
+    return texts
+
+
+async def load(runtime: Runtime, texts: list[str], batch: int) -> dict[str, float]:
+    """Create the user and bulk-insert one memory per text (vectors from the cache)."""
+    await runtime.services.users.create_user(SETTINGS_ADMIN, USER, "Bench")
+    store = runtime.connection.store
+    with stopwatch() as embedding:
+        vectors = await embed_cached(runtime.embedder.embed, texts, "search-latency")
+    write_s = 0.0
+    start_time = utc_now() - timedelta(days=365)
+    for start in range(0, len(texts), batch):
+        items = []
+        for i in range(start, min(start + batch, len(texts))):
+            created = start_time + timedelta(minutes=5 * i)
+            items.append(
+                (
+                    Memory(
+                        id=new_id(IdKind.MEMORY, created),
+                        user_id=USER,
+                        kind=KINDS[i % len(KINDS)],
+                        content=texts[i],
+                        importance=(i % 10) / 10,
+                        created_at=created,
+                        last_accessed_at=created,
+                    ),
+                    IndexedText(embedding=vectors[i], search_text=text.search_text(texts[i])),
+                    Sources(),
+                )
+            )
+        with stopwatch() as took:
+            await store.memories.add_many(items)
+        write_s += took[0]
+        print(f"  inserted {start + len(items)}/{len(texts)}", file=sys.stderr, end="\r")
+    print(file=sys.stderr)
+    return {
+        "memories": len(texts),
+        "embed_s_or_cached": round(embedding[0], 1),
+        "write_s": round(write_s, 1),
+        "writes_per_s": round(len(texts) / write_s, 1),
+    }
+
+
+def _request(question: str, method: SearchMethod, memory_filter: MemoryFilter) -> SearchRequest:
+    return SearchRequest(
+        USER, question, 10, method=method, filter=memory_filter, mode=SearchMode.NORMAL, touch=False
+    )
+
+
+async def search_in_process(runtime: Runtime, questions: list[str], warmup: int) -> dict[str, Any]:
+    """Latency per method; recall@10 of the vector path against exact cosine."""
+    search = runtime.services.search
+    with stopwatch() as first:
+        await search.search(
+            SETTINGS_ADMIN, _request(questions[0], SearchMethod.VECTOR, MemoryFilter())
+        )
+    report: dict[str, Any] = {"first_query_after_load_ms": round(first[0] * 1000, 1)}
+    served: list[list[str]] = []
+    for name, (method, memory_filter) in RUNS.items():
+        for question in questions[:warmup]:
+            await search.search(SETTINGS_ADMIN, _request(question, method, memory_filter))
+        latencies: list[float] = []
+        for question in questions:
+            with stopwatch() as took:
+                result = await search.search(
+                    SETTINGS_ADMIN, _request(question, method, memory_filter)
+                )
+            latencies.append(took[0] * 1000)
+            if name == "vector":
+                served.append([h.id for h in result.hits])
+        report[name] = {"latency_ms": percentiles(latencies)}
+    recalls: list[float] = []
+    vectors = await runtime.embedder.embed(questions)
+    for vector, ids in zip(vectors, served, strict=True):
+        exact = await runtime.connection.store.search.vector_exact(
+            USER, vector, 10, MemoryFilter(), utc_now()
+        )
+        wanted = {h.id for h in exact}
+        recalls.append(len(wanted & set(ids)) / max(1, len(wanted)))
+    report["vector"]["recall_at_10_vs_exact"] = round(sum(recalls) / len(recalls), 4)
+    return report
+
+
+QUERY = (
+    "query($q: String!, $method: SearchMethod!, $filter: MemoryFilterInput) {\n"
+    f'  search(userId: "{USER}", query: $q, topK: 10, method: $method, filter: $filter,\n'
+    "         mode: NORMAL, touch: false) { hits { score memory { id content } } } }"
+)
+
+
+def _graphql_filter(memory_filter: MemoryFilter) -> dict[str, Any] | None:
+    if memory_filter == MemoryFilter():
+        return None
+    return {
+        "kinds": [k.name for k in memory_filter.kinds or ()],
+        "minImportance": memory_filter.min_importance,
+    }
+
+
+def search_over_http(data_dir: Path, questions: list[str], warmup: int) -> dict[str, Any]:
+    """Start ``hippograph serve`` on ``data_dir``; time GraphQL searches from here."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data_dir),
+        "HIPPOGRAPH_API__PORT": str(port),
+        "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
+        "HIPPOGRAPH_LOG_LEVEL": "warning",
+    }
+    hippograph = Path(sys.executable).parent / "hippograph"
+    started = time.monotonic()
+    server = subprocess.Popen(
+        [str(hippograph), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    report: dict[str, Any] = {}
+    try:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{port}",
+            headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+            timeout=60,
+        ) as client:
+
+            def ask(question: str, method: SearchMethod, memory_filter: MemoryFilter) -> float:
+                variables = {
+                    "q": question,
+                    "method": method.name,
+                    "filter": _graphql_filter(memory_filter),
+                }
+                with stopwatch() as took:
+                    answer = client.post("/graphql", json={"query": QUERY, "variables": variables})
+                answer.raise_for_status()
+                assert "errors" not in answer.json(), answer.text
+                return took[0] * 1000
+
+            while "start_to_first_answer_s" not in report:
+                if server.poll() is not None or time.monotonic() - started > 300:
+                    raise RuntimeError("hippograph serve did not start")
+                try:
+                    ask("hello", SearchMethod.VECTOR, MemoryFilter())
+                    report["start_to_first_answer_s"] = round(time.monotonic() - started, 2)
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            for name, (method, memory_filter) in RUNS.items():
+                for question in questions[:warmup]:
+                    ask(question, method, memory_filter)
+                latencies = [ask(q, method, memory_filter) for q in questions]
+                report[name] = {"latency_ms": percentiles(latencies)}
+        return report
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="hippograph-bench-"))
+    settings = Settings(
+        graph=GraphSettings(data_dir=data_dir), api=ApiSettings(admin_key=ADMIN_KEY)
+    )
+    questions = (locomo_questions() * 2)[: args.searches]
+    runtime = await Runtime.start(settings)
+    try:
+        loaded = await load(runtime, distinct_texts(args.memories), args.batch)
+        in_process = await search_in_process(runtime, questions, args.warmup)
+    finally:
+        await runtime.stop()
+    http = search_over_http(data_dir, questions, args.warmup)
+    return {
+        "benchmark": "search_latency",
+        "machine": machine(),
+        "settings": {
+            "memories": args.memories,
+            "searches": len(questions),
+            "warmup": args.warmup,
+            "top_k": 10,
+            "filters": "kinds EPISODIC+SEMANTIC (2/3 of memories), minImportance 0.2",
+        },
+        "insert": loaded,
+        "in_process": in_process,
+        "http": http,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--searches", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--warmup", type=int, default=20, help="searches before timing")
+    parser.add_argument("--data-dir", default=None, help="default: a fresh temporary directory")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    result = asyncio.run(run(args))
+    if args.json:
+        print_json(result)
+        return
+    insert, local, http = result["insert"], result["in_process"], result["http"]
+    print(f"machine: {result['machine']['cpus']} cpus, {result['machine']['cpu']}")
+    print(
+        f"insert {insert['memories']} memories: {insert['writes_per_s']}/s in batches of "
+        f"{args.batch} (embedding apart: {insert['embed_s_or_cached']} s, 0 when cached)"
+    )
+    print(f"first search after the bulk load: {local['first_query_after_load_ms']} ms")
+    print(f"{'method':16} {'in-process p50/p95 ms':>24} {'HTTP p50/p95 ms':>20}")
+    for name in RUNS:
+        mine, theirs = local[name]["latency_ms"], http[name]["latency_ms"]
+        print(
+            f"{name:16} {mine['p50']:>11} / {mine['p95']:<10} {theirs['p50']:>9} / {theirs['p95']}"
+        )
+    print(f"vector recall@10 vs exact cosine: {local['vector']['recall_at_10_vs_exact']}")
+    print(f"serve start to first answer: {http['start_to_first_answer_s']} s")
+
+
+if __name__ == "__main__":
+    main()

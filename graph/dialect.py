@@ -1,0 +1,199 @@
+"""The one place the two servers differ: how search indexes are made and named.
+
+Constraints and property indexes are the same Cypher on both servers and live
+in :mod:`graph.setup`. Vector and full-text indexes are not: Neo4j makes them
+with ``CREATE VECTOR INDEX`` / ``CREATE FULLTEXT INDEX``; ArcadeDB with its SQL
+over its HTTP API, after which they are called ``Type[property,...]``. Both
+servers then answer ``db.index.vector.queryNodes`` and
+``db.index.fulltext.queryNodes``, so queries take the index name as a parameter.
+
+Both full-text indexes cover two properties: ``search_text`` (tokens made by
+:mod:`hippograph.text`) and ``user_key`` (one token per owning user), and use a
+whitespace analyzer, so the tokens are ours on both servers and a keyword query
+is scoped to its user inside the index (``user_key:<key>^0 AND (...)``) rather
+than by filtering a hit list that may be half the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import LiteralString, Protocol
+
+import httpx
+
+from graph.cypher import cypher
+from graph.driver import GraphDriver
+from hippograph.errors import ConfigError, Unavailable
+
+
+@dataclass(frozen=True, slots=True)
+class IndexNames:
+    """The names queries pass to ``db.index.*.queryNodes``."""
+
+    memory_vector: str
+    memunit_vector: str
+    memory_text: str
+    memunit_text: str
+
+
+class IndexDialect(Protocol):
+    """How one server makes and names the search indexes, and scores vectors."""
+
+    name: str
+    indexes: IndexNames
+
+    def index_cosine(self, score: float) -> float:
+        """The cosine similarity behind a ``db.index.vector.queryNodes`` score."""
+        ...
+
+    def exact_cosine(self, score: float) -> float:
+        """The cosine similarity behind a ``vector.similarity.cosine`` value."""
+        ...
+
+    async def ensure_search_indexes(self, graph: GraphDriver, dimensions: int) -> None:
+        """Create the vector and full-text indexes unless they exist."""
+        ...
+
+
+def _check_dimensions(dimensions: int) -> int:
+    if not isinstance(dimensions, int) or not 1 <= dimensions <= 4096:
+        raise ConfigError(f"embedding dimensions must be an int in 1..4096, got {dimensions!r}")
+    return dimensions
+
+
+# Neo4j takes no parameters in index OPTIONS, so the vector index DDL is the one
+# statement rendered from a template; the only value put into it is the model's
+# dimension count, an int checked above, never anything from a request.
+NEO4J_VECTOR_INDEX_TEMPLATE = (
+    "CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON n.embedding "
+    "OPTIONS {{indexConfig: {{`vector.dimensions`: {dimensions}, "
+    "`vector.similarity_function`: 'cosine'}}}}"
+)
+
+NEO4J_MEMORY_TEXT_INDEX = cypher(
+    "dialect.NEO4J_MEMORY_TEXT_INDEX",
+    "CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) "
+    "ON EACH [n.user_key, n.search_text] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
+)
+NEO4J_MEMUNIT_TEXT_INDEX = cypher(
+    "dialect.NEO4J_MEMUNIT_TEXT_INDEX",
+    "CREATE FULLTEXT INDEX memunit_text IF NOT EXISTS FOR (n:MemUnit) "
+    "ON EACH [n.user_key, n.search_text] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
+)
+
+
+def neo4j_vector_index_ddl(name: str, label: str, dimensions: int) -> str:
+    """The ``CREATE VECTOR INDEX`` statement for ``label`` (names are ours, not input)."""
+    return NEO4J_VECTOR_INDEX_TEMPLATE.format(
+        name=name, label=label, dimensions=_check_dimensions(dimensions)
+    )
+
+
+class Neo4jDialect:
+    """Neo4j 5: native vector and full-text index DDL."""
+
+    name = "neo4j"
+    indexes = IndexNames(
+        memory_vector="memory_embedding",
+        memunit_vector="memunit_embedding",
+        memory_text="memory_text",
+        memunit_text="memunit_text",
+    )
+
+    def index_cosine(self, score: float) -> float:
+        """Neo4j reports ``(1 + cos) / 2``."""
+        return 2.0 * score - 1.0
+
+    def exact_cosine(self, score: float) -> float:
+        """Neo4j's ``vector.similarity.cosine`` is also ``(1 + cos) / 2``."""
+        return 2.0 * score - 1.0
+
+    async def ensure_search_indexes(self, graph: GraphDriver, dimensions: int) -> None:
+        """Create both vector indexes and both full-text indexes."""
+        for name, label in (("memory_embedding", "Memory"), ("memunit_embedding", "MemUnit")):
+            ddl = neo4j_vector_index_ddl(name, label, dimensions)
+            await graph.run_schema(ddl)  # type: ignore[arg-type,unused-ignore]  # see template
+        await graph.run_schema(NEO4J_MEMORY_TEXT_INDEX)
+        await graph.run_schema(NEO4J_MEMUNIT_TEXT_INDEX)
+
+
+_WHITESPACE = "org.apache.lucene.analysis.core.WhitespaceAnalyzer"
+
+
+def arcadedb_index_sql(dimensions: int, ef_search: int) -> list[str]:
+    """ArcadeDB SQL that makes the search indexes; every statement is idempotent.
+
+    The properties are declared first because ArcadeDB's indexes need typed
+    properties; ``ARRAY_OF_FLOATS`` is also why vectors come back as float32.
+    Never ``CREATE TEXT INDEX`` here: on ArcadeDB it makes a RANGE index, and a
+    RANGE index on ``search_text`` blocks the FULL_TEXT one.
+    """
+    vector_meta = json.dumps(
+        {"dimensions": _check_dimensions(dimensions), "similarity": "COSINE", "efSearch": ef_search}
+    )
+    text_meta = json.dumps({"analyzer": _WHITESPACE})
+    statements: list[str] = []
+    for label in ("Memory", "MemUnit"):
+        statements += [
+            f"CREATE VERTEX TYPE {label} IF NOT EXISTS",
+            f"CREATE PROPERTY {label}.embedding IF NOT EXISTS ARRAY_OF_FLOATS",
+            f"CREATE PROPERTY {label}.user_key IF NOT EXISTS STRING",
+            f"CREATE PROPERTY {label}.search_text IF NOT EXISTS STRING",
+            f"CREATE INDEX IF NOT EXISTS ON {label} (embedding) LSM_VECTOR METADATA {vector_meta}",
+            f"CREATE INDEX IF NOT EXISTS ON {label} (user_key, search_text) FULL_TEXT "
+            f"METADATA {text_meta}",
+        ]
+    return statements
+
+
+class ArcadeDBDialect:
+    """ArcadeDB: search indexes through its SQL over HTTP."""
+
+    name = "arcadedb"
+    indexes = IndexNames(
+        memory_vector="Memory[embedding]",
+        memunit_vector="MemUnit[embedding]",
+        memory_text="Memory[user_key,search_text]",
+        memunit_text="MemUnit[user_key,search_text]",
+    )
+
+    def __init__(
+        self, http_url: str, user: str, password: str, database: str, ef_search: int = 400
+    ) -> None:
+        self._http_url = http_url.rstrip("/")
+        self._auth = (user, password)
+        self._database = database
+        self._ef_search = ef_search
+
+    def index_cosine(self, score: float) -> float:
+        """ArcadeDB's index reports ``(1 + cos) / 2``, as Neo4j does."""
+        return 2.0 * score - 1.0
+
+    def exact_cosine(self, score: float) -> float:
+        """ArcadeDB's ``vector.similarity.cosine`` is the raw cosine (Neo4j's is not)."""
+        return score
+
+    async def ensure_search_indexes(self, graph: GraphDriver, dimensions: int) -> None:
+        """Run the index SQL against ArcadeDB's command endpoint."""
+        url = f"{self._http_url}/api/v1/command/{self._database}"
+        async with httpx.AsyncClient(auth=self._auth, timeout=120.0) as client:
+            for statement in arcadedb_index_sql(dimensions, self._ef_search):
+                try:
+                    response = await client.post(
+                        url, json={"language": "sql", "command": statement}
+                    )
+                except httpx.HTTPError as exc:
+                    raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
+                if response.status_code != 200:
+                    detail = f"{response.status_code} {response.text[:300]}"
+                    raise ConfigError(f"ArcadeDB refused {statement!r}: {detail}")
+
+
+SHOW_INDEXES: LiteralString = cypher(
+    "dialect.SHOW_INDEXES",
+    "SHOW INDEXES YIELD name, type, labelsOrTypes, properties "
+    "RETURN name, type, labelsOrTypes, properties",
+)

@@ -1,0 +1,149 @@
+"""Managed transactions over one async driver, with the error mapping in one place.
+
+Units of work are plain async functions of a transaction; the driver may run
+them more than once (transient errors, deadlocks), so they read their results
+inside and return plain values. A unit built only of MERGEs may also ask to be
+retried on ``ConstraintError``: ArcadeDB, unlike Neo4j, lets two racing MERGEs
+of the same key both try to create it, and the loser fails instead of matching.
+Run again, the MERGE matches the winner's node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, LiteralString, TypeVar
+
+from neo4j import AsyncDriver, AsyncManagedTransaction, Record
+from neo4j.exceptions import (
+    ConstraintError,
+    DriverError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
+
+from hippograph.errors import Conflict, Unavailable
+
+T = TypeVar("T")
+Work = Callable[[AsyncManagedTransaction], Awaitable[T]]
+
+log = logging.getLogger(__name__)
+
+_MERGE_RETRIES = 6
+
+
+async def fetch(
+    tx: AsyncManagedTransaction, query: LiteralString, params: Mapping[str, Any] | None = None
+) -> list[Record]:
+    """Run ``query`` in ``tx`` and read every record."""
+    result = await tx.run(query, dict(params or {}))
+    return [record async for record in result]
+
+
+async def execute(
+    tx: AsyncManagedTransaction, query: LiteralString, params: Mapping[str, Any] | None = None
+) -> None:
+    """Run ``query`` in ``tx`` for its effect and discard what it returns."""
+    result = await tx.run(query, dict(params or {}))
+    await result.consume()
+
+
+class GraphDriver:
+    """One driver per process; one session per unit of work."""
+
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self._driver = driver
+        self.database = database
+
+    async def read(self, work: Work[T]) -> T:
+        """Run ``work`` in a managed read transaction."""
+        try:
+            async with self._driver.session(database=self.database) as session:
+                return await session.execute_read(work)
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
+
+    async def write(self, work: Work[T], *, merge_only: bool = False) -> T:
+        """Run ``work`` in a managed write transaction.
+
+        ``merge_only`` marks a unit whose every create is a MERGE on a unique
+        key, so a ``ConstraintError`` can only be a lost race and is retried.
+        Otherwise a ``ConstraintError`` means a real duplicate: ``Conflict``.
+        """
+        attempt = 0
+        while True:
+            try:
+                async with self._driver.session(database=self.database) as session:
+                    return await session.execute_write(work)
+            except ConstraintError as exc:
+                attempt += 1
+                if not merge_only or attempt > _MERGE_RETRIES:
+                    # The server's message names internal records: keep it in the log.
+                    log.info("constraint violation: %s", exc.message)
+                    raise Conflict("a node with this id already exists") from exc
+                await asyncio.sleep(random.uniform(0.005, 0.02) * attempt)
+            except (ServiceUnavailable, SessionExpired) as exc:
+                raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
+
+    async def write_once(self, work: Work[object]) -> bool:
+        """Run ``work`` in one write transaction, once, and say whether it committed.
+
+        For writes that are worth less than the time a retry costs: touching
+        recalled memories under load would otherwise collide on hot nodes, and
+        the driver's retries back off for a second each. A lost touch costs an
+        access count; a stalled search costs the user.
+        """
+        try:
+            async with self._driver.session(database=self.database) as session:
+                transaction = await session.begin_transaction()
+                try:
+                    await work(transaction)  # type: ignore[arg-type]
+                    await transaction.commit()
+                    return True
+                finally:
+                    if transaction.closed() is False:
+                        await transaction.rollback()
+        except (TransientError, ConstraintError) as exc:
+            log.debug("best-effort write dropped: %s", exc)
+            return False
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
+
+    async def run_schema(self, query: LiteralString) -> None:
+        """Run one schema statement in its own auto-commit transaction.
+
+        Schema changes cannot share a transaction with data (Neo4j) and are
+        idempotent (IF NOT EXISTS), so a plain retry on a transient error is safe.
+        """
+        for attempt in range(5):
+            try:
+                async with self._driver.session(database=self.database) as session:
+                    result = await session.run(query)
+                    await result.consume()
+                    return
+            except TransientError:
+                await asyncio.sleep(0.2 * (attempt + 1))
+            except (ServiceUnavailable, SessionExpired) as exc:
+                raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
+        raise Unavailable(f"schema statement kept failing: {query[:80]}")
+
+    async def ping(self) -> None:
+        """Raise ``Unavailable`` unless the server answers."""
+        try:
+            await self._driver.verify_connectivity(database=self.database)
+        except DriverError as exc:
+            raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
+        except OSError as exc:
+            raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
+
+    async def server_agent(self) -> str:
+        """The server's agent string, e.g. ``Neo4j/5.26.0``."""
+        info = await self._driver.get_server_info(database=self.database)
+        return str(info.agent)
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self._driver.close()

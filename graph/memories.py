@@ -1,0 +1,282 @@
+"""Memories: written with their provenance edges in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, LiteralString
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
+from graph.driver import GraphDriver, fetch
+from graph.filters import FILTER_M, filter_params
+from graph.records import MEMORY_MAP, float32, memory_from, memory_props, node_from
+from hippograph.errors import NotFound
+from hippograph.models import (
+    IndexedText,
+    Memory,
+    MemoryFilter,
+    Page,
+    ProvenanceNode,
+    Sources,
+)
+from hippograph.pagination import TimeCursor, encode_time_cursor
+from hippograph.text import user_token
+
+CREATE_MEMORY = cypher(
+    "memories.CREATE_MEMORY",
+    "CREATE (m:Memory) SET m = $props, m.embedding = $embedding, "
+    "m.search_text = $search_text, m.user_key = $user_key RETURN m.id AS id",
+)
+LINK_MESSAGES = cypher(
+    "memories.LINK_MESSAGES",
+    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Message {id: sid}) "
+    "MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+)
+LINK_MEMUNITS = cypher(
+    "memories.LINK_MEMUNITS",
+    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:MemUnit {id: sid}) "
+    "MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+)
+LINK_MEMORIES = cypher(
+    "memories.LINK_MEMORIES",
+    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Memory {id: sid}) "
+    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+)
+CREATE_MEMORIES = cypher(
+    "memories.CREATE_MEMORIES",
+    "UNWIND $rows AS row CREATE (m:Memory) SET m = row.props, m.embedding = row.embedding, "
+    "m.search_text = row.search_text, m.user_key = row.user_key RETURN count(m) AS created",
+)
+LINK_MANY_MESSAGES = cypher(
+    "memories.LINK_MANY_MESSAGES",
+    "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Message {id: link.source}) "
+    "MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+)
+LINK_MANY_MEMUNITS = cypher(
+    "memories.LINK_MANY_MEMUNITS",
+    "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:MemUnit {id: link.source}) "
+    "MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+)
+LINK_MANY_MEMORIES = cypher(
+    "memories.LINK_MANY_MEMORIES",
+    "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Memory {id: link.source}) "
+    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+)
+GET_MEMORIES = cypher(
+    "memories.GET_MEMORIES",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN m " + MEMORY_MAP + " AS props",
+)
+LIST_MEMORIES = cypher(
+    "memories.LIST_MEMORIES",
+    "MATCH (m:Memory {user_id: $user_id}) WHERE " + FILTER_M + " "
+    "AND ($after_ts IS NULL OR m.created_at < $after_ts "
+    "OR (m.created_at = $after_ts AND m.id < $after_id)) "
+    "WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $limit "
+    "RETURN m " + MEMORY_MAP + " AS props",
+)
+UPDATE_MEMORY = cypher(
+    "memories.UPDATE_MEMORY",
+    "MATCH (m:Memory {id: $id}) WHERE m.deleted_at IS NULL "
+    "SET m += $changes RETURN m " + MEMORY_MAP + " AS props",
+)
+SUPERSEDE_MEMORY = cypher(
+    "memories.SUPERSEDE_MEMORY",
+    "MATCH (old:Memory {id: $old_id}) "
+    "WHERE old.deleted_at IS NULL AND (old.valid_to IS NULL OR old.valid_to > $now) "
+    "SET old.valid_to = $now "
+    "CREATE (m:Memory) SET m = $props, m.embedding = $embedding, "
+    "m.search_text = $search_text, m.user_key = $user_key "
+    "CREATE (m)-[:SUPERSEDES]->(old) RETURN m.id AS id",
+)
+SOFT_DELETE_MEMORY = cypher(
+    "memories.SOFT_DELETE_MEMORY",
+    "MATCH (m:Memory {id: $id}) WHERE m.deleted_at IS NULL "
+    "SET m.deleted_at = $now RETURN m.id AS id",
+)
+HARD_DELETE_MEMORY = cypher(
+    "memories.HARD_DELETE_MEMORY",
+    "MATCH (m:Memory {id: $id}) DETACH DELETE m RETURN count(*) AS deleted",
+)
+DERIVED_FROM = cypher(
+    "memories.DERIVED_FROM",
+    "UNWIND $ids AS mid "
+    "MATCH (:Memory {id: mid})-[:DERIVED_FROM]->(n) WHERE " + VISIBLE_N + " "
+    "RETURN mid, labels(n) AS labels, " + NODE_PROPS_N + " AS props",
+)
+COUNT_USER_MEMORIES = cypher(
+    "memories.COUNT_USER_MEMORIES",
+    "MATCH (m:Memory {user_id: $user_id}) RETURN count(m) AS n",
+)
+COUNT_MEMORIES = cypher("memories.COUNT_MEMORIES", "MATCH (m:Memory) RETURN count(m) AS n")
+
+_LINKS: tuple[tuple[str, LiteralString, LiteralString], ...] = (
+    ("message_ids", LINK_MESSAGES, LINK_MANY_MESSAGES),
+    ("memunit_ids", LINK_MEMUNITS, LINK_MANY_MEMUNITS),
+    ("memory_ids", LINK_MEMORIES, LINK_MANY_MEMORIES),
+)
+
+
+def _write_params(memory: Memory, indexed: IndexedText) -> dict[str, Any]:
+    return {
+        "props": memory_props(memory),
+        "embedding": float32(indexed.embedding),
+        "search_text": indexed.search_text,
+        "user_key": user_token(memory.user_id),
+    }
+
+
+async def _link_sources(tx: AsyncManagedTransaction, memory_id: str, sources: Sources) -> None:
+    for attribute, query, _ in _LINKS:
+        ids = list(dict.fromkeys(getattr(sources, attribute)))
+        if not ids:
+            continue
+        rows = await fetch(tx, query, {"id": memory_id, "sources": ids})
+        if int(rows[0]["linked"]) != len(ids):
+            # A source vanished between the service's check and this write:
+            # raising here rolls the whole memory back.
+            raise NotFound("source", ", ".join(ids))
+
+
+class MemoryGraph:
+    """Memories in the graph."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def add(self, memory: Memory, indexed: IndexedText, sources: Sources) -> None:
+        """Store ``memory`` with a DERIVED_FROM edge to each source, all or nothing."""
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await fetch(tx, CREATE_MEMORY, _write_params(memory, indexed))
+            await _link_sources(tx, memory.id, sources)
+
+        await self._graph.write(work)
+
+    async def add_many(self, items: Sequence[tuple[Memory, IndexedText, Sources]]) -> int:
+        """Store many memories and their edges in one transaction (bulk writes, imports)."""
+        rows = [_write_params(memory, indexed) for memory, indexed, _ in items]
+
+        async def work(tx: AsyncManagedTransaction) -> int:
+            created = await fetch(tx, CREATE_MEMORIES, {"rows": rows})
+            for attribute, _, many in _LINKS:
+                links = [
+                    {"memory": m.id, "source": source}
+                    for m, _, sources in items
+                    for source in dict.fromkeys(getattr(sources, attribute))
+                ]
+                if not links:
+                    continue
+                linked = await fetch(tx, many, {"links": links})
+                if int(linked[0]["linked"]) != len(links):
+                    raise NotFound("source", f"one of {len(links)} {attribute}")
+            return int(created[0]["created"])
+
+        return await self._graph.write(work)
+
+    async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """The memories among ``ids`` that exist, by id."""
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Memory]:
+            rows = await fetch(tx, GET_MEMORIES, {"ids": list(ids)})
+            return {row["props"]["id"]: memory_from(row["props"]) for row in rows}
+
+        return await self._graph.read(work)
+
+    async def list_memories(
+        self,
+        user_id: str,
+        memory_filter: MemoryFilter,
+        first: int,
+        after: TimeCursor | None,
+        now: datetime,
+    ) -> Page[Memory]:
+        """A page of ``user_id``'s memories, newest first."""
+        params = filter_params(memory_filter, now) | {
+            "user_id": user_id,
+            "limit": first + 1,
+            "after_ts": after.at if after else None,
+            "after_id": after.id if after else None,
+        }
+
+        async def work(tx: AsyncManagedTransaction) -> list[Memory]:
+            rows = await fetch(tx, LIST_MEMORIES, params)
+            return [memory_from(row["props"]) for row in rows]
+
+        items = await self._graph.read(work)
+        shown = tuple(items[:first])
+        cursor = encode_time_cursor(shown[-1].created_at, shown[-1].id) if shown else None
+        return Page(items=shown, has_next=len(items) > first, end_cursor=cursor)
+
+    async def update(self, memory_id: str, changes: Mapping[str, Any]) -> Memory | None:
+        """Set ``changes`` on a memory in place; None if it is missing or deleted."""
+
+        async def work(tx: AsyncManagedTransaction) -> Memory | None:
+            rows = await fetch(tx, UPDATE_MEMORY, {"id": memory_id, "changes": dict(changes)})
+            return memory_from(rows[0]["props"]) if rows else None
+
+        return await self._graph.write(work)
+
+    async def supersede(
+        self, old_id: str, memory: Memory, indexed: IndexedText, sources: Sources, now: datetime
+    ) -> bool:
+        """Store ``memory`` as the successor of ``old_id`` (SUPERSEDES, ``valid_to``).
+
+        False, with nothing written, when the old memory is not current.
+        """
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            params = _write_params(memory, indexed) | {"old_id": old_id, "now": now}
+            rows = await fetch(tx, SUPERSEDE_MEMORY, params)
+            if not rows:
+                return False
+            await _link_sources(tx, memory.id, sources)
+            return True
+
+        return await self._graph.write(work)
+
+    async def soft_delete(self, memory_id: str, now: datetime) -> bool:
+        """Mark a memory deleted; False if it was missing or already deleted."""
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            return bool(await fetch(tx, SOFT_DELETE_MEMORY, {"id": memory_id, "now": now}))
+
+        return await self._graph.write(work)
+
+    async def hard_delete(self, memory_id: str) -> bool:
+        """Remove a memory, its edges and its vector; False if it was missing."""
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            rows = await fetch(tx, HARD_DELETE_MEMORY, {"id": memory_id})
+            return bool(rows) and int(rows[0]["deleted"]) > 0
+
+        return await self._graph.write(work)
+
+    async def derived_from(
+        self, memory_ids: Sequence[str], scope: list[str] | None
+    ) -> dict[str, list[ProvenanceNode]]:
+        """What each memory was derived from (messages, MemUnits, memories)."""
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, list[ProvenanceNode]]:
+            rows = await fetch(tx, DERIVED_FROM, {"ids": list(memory_ids), "scope": scope})
+            found: dict[str, list[ProvenanceNode]] = {mid: [] for mid in memory_ids}
+            for row in rows:
+                found[row["mid"]].append(node_from(row["labels"], row["props"]))
+            for nodes in found.values():
+                nodes.sort(key=lambda n: n.id)
+            return found
+
+        return await self._graph.read(work)
+
+    async def count(self, user_id: str | None = None) -> int:
+        """How many memories ``user_id`` has (all users' when None)."""
+
+        async def work(tx: AsyncManagedTransaction) -> int:
+            if user_id is None:
+                rows = await fetch(tx, COUNT_MEMORIES)
+            else:
+                rows = await fetch(tx, COUNT_USER_MEMORIES, {"user_id": user_id})
+            return int(rows[0]["n"])
+
+        return await self._graph.read(work)

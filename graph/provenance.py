@@ -1,0 +1,150 @@
+"""Provenance: the subgraph a memory was made from (DOWN) or that was made from a node (UP).
+
+A breadth-first walk, one level per query inside one read transaction: each
+node is expanded once, so the cost grows with the size of the subgraph and
+never with the number of paths through it (a reflection over reflections can
+have thousands of paths to the same messages). Every node reached must pass
+the tenant predicate, so a walk never steps into another user's data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import LiteralString
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
+from graph.driver import GraphDriver, fetch
+from graph.records import node_from
+from hippograph.ids import IdKind, kind_of
+from hippograph.models import Direction, Edge, EdgeType, Provenance, ProvenanceNode
+
+_RETURN: LiteralString = (
+    "RETURN fid, type(r) AS type, n.id AS id, labels(n) AS labels, " + NODE_PROPS_N + " AS props"
+)
+
+ROOT = {
+    IdKind.MEMORY: cypher(
+        "provenance.ROOT_MEMORY",
+        "MATCH (n:Memory {id: $id}) WHERE "
+        + VISIBLE_N
+        + " RETURN labels(n) AS labels, "
+        + NODE_PROPS_N
+        + " AS props",
+    ),
+    IdKind.MEMUNIT: cypher(
+        "provenance.ROOT_MEMUNIT",
+        "MATCH (n:MemUnit {id: $id}) WHERE "
+        + VISIBLE_N
+        + " RETURN labels(n) AS labels, "
+        + NODE_PROPS_N
+        + " AS props",
+    ),
+    IdKind.MESSAGE: cypher(
+        "provenance.ROOT_MESSAGE",
+        "MATCH (n:Message {id: $id}) WHERE "
+        + VISIBLE_N
+        + " RETURN labels(n) AS labels, "
+        + NODE_PROPS_N
+        + " AS props",
+    ),
+}
+
+# One expansion query per (direction, label of the frontier node).
+STEP: dict[tuple[Direction, IdKind], LiteralString] = {
+    (Direction.DOWN, IdKind.MEMORY): cypher(
+        "provenance.DOWN_FROM_MEMORY",
+        "UNWIND $frontier AS fid "
+        "MATCH (:Memory {id: fid})-[r:DERIVED_FROM|SUMMARIZES|SUPERSEDES]->(n) "
+        "WHERE " + VISIBLE_N + " " + _RETURN,
+    ),
+    (Direction.DOWN, IdKind.MEMUNIT): cypher(
+        "provenance.DOWN_FROM_MEMUNIT",
+        "UNWIND $frontier AS fid "
+        "MATCH (:MemUnit {id: fid})-[r:DERIVED_FROM]->(n) "
+        "WHERE " + VISIBLE_N + " " + _RETURN,
+    ),
+    (Direction.UP, IdKind.MEMORY): cypher(
+        "provenance.UP_FROM_MEMORY",
+        "UNWIND $frontier AS fid "
+        "MATCH (:Memory {id: fid})<-[r:DERIVED_FROM|SUMMARIZES|SUPERSEDES]-(n) "
+        "WHERE " + VISIBLE_N + " " + _RETURN,
+    ),
+    (Direction.UP, IdKind.MEMUNIT): cypher(
+        "provenance.UP_FROM_MEMUNIT",
+        "UNWIND $frontier AS fid "
+        "MATCH (:MemUnit {id: fid})<-[r:DERIVED_FROM]-(n) "
+        "WHERE " + VISIBLE_N + " " + _RETURN,
+    ),
+    (Direction.UP, IdKind.MESSAGE): cypher(
+        "provenance.UP_FROM_MESSAGE",
+        "UNWIND $frontier AS fid "
+        "MATCH (:Message {id: fid})<-[r:DERIVED_FROM]-(n) "
+        "WHERE " + VISIBLE_N + " " + _RETURN,
+    ),
+}
+
+
+class ProvenanceGraph:
+    """Walks provenance edges."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def walk(
+        self, root_id: str, depth: int, direction: Direction, scope: list[str] | None
+    ) -> Provenance | None:
+        """The subgraph within ``depth`` hops of ``root_id``; None if the root is not visible."""
+        root_kind = kind_of(root_id)
+        if root_kind not in ROOT:
+            return None
+
+        async def work(tx: AsyncManagedTransaction) -> Provenance | None:
+            rows = await fetch(tx, ROOT[root_kind], {"id": root_id, "scope": scope})
+            if not rows:
+                return None
+            nodes: dict[str, ProvenanceNode] = {
+                root_id: node_from(rows[0]["labels"], rows[0]["props"])
+            }
+            edges: dict[tuple[str, str, str], Edge] = {}
+            frontier = [root_id]
+            for _ in range(depth):
+                frontier = await _expand(tx, frontier, direction, scope, nodes, edges)
+                if not frontier:
+                    break
+            return Provenance(
+                root_id=root_id,
+                nodes=tuple(sorted(nodes.values(), key=lambda n: n.id)),
+                edges=tuple(sorted(edges.values(), key=lambda e: (e.source, e.type, e.target))),
+            )
+
+        return await self._graph.read(work)
+
+
+async def _expand(
+    tx: AsyncManagedTransaction,
+    frontier: Sequence[str],
+    direction: Direction,
+    scope: list[str] | None,
+    nodes: dict[str, ProvenanceNode],
+    edges: dict[tuple[str, str, str], Edge],
+) -> list[str]:
+    """Follow one hop from ``frontier``; record nodes and edges; return nodes new to the walk."""
+    by_kind: dict[IdKind, list[str]] = {}
+    for node_id in frontier:
+        kind = kind_of(node_id)
+        if kind is not None and (direction, kind) in STEP:
+            by_kind.setdefault(kind, []).append(node_id)
+    new: list[str] = []
+    for kind, ids in by_kind.items():
+        rows = await fetch(tx, STEP[(direction, kind)], {"frontier": ids, "scope": scope})
+        for row in rows:
+            near, far = row["fid"], row["id"]
+            source, target = (near, far) if direction is Direction.DOWN else (far, near)
+            edge = Edge(source=source, type=EdgeType(row["type"]), target=target)
+            edges[(edge.source, edge.type.value, edge.target)] = edge
+            if far not in nodes:
+                nodes[far] = node_from(row["labels"], row["props"])
+                new.append(far)
+    return new

@@ -1,0 +1,328 @@
+"""Search candidates from the graph's indexes; ranking is not done here but in hippograph/.
+
+Neither server's vector index can filter before ranking, so scoping a vector
+search to one user takes one of two paths, chosen by the caller from the
+user's memory count (DESIGN.md §1): an exact scan of that user's memories, or
+the index asked for more candidates than needed and filtered afterwards.
+Keyword search is scoped inside the full-text index (``user_key:<token>^0``,
+which matches without adding to the score), and every keyword hit brings its
+cosine to the query along, computed by the server. Scores come back as plain
+cosine similarity whatever the server reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction, Record
+
+from graph.cypher import cypher
+from graph.dialect import IndexDialect
+from graph.driver import GraphDriver, fetch
+from graph.filters import FILTER_M, filter_params
+from graph.records import to_utc
+from hippograph.models import MemoryFilter
+from hippograph.scoring import Candidate
+from hippograph.text import user_token
+
+MAX_QUERY_TERMS = 64
+
+# Candidates carry only what ranking reads; the few hits that make the cut are
+# fetched whole afterwards (reading a hundred full memories per query through
+# the driver costs more than the second round trip).
+CANDIDATE_M = "m {.id, .importance, .created_at, .last_accessed_at, .session_id, .seq}"
+CANDIDATE_N = "n {.id, .ts, .session_id}"
+
+# Cosine of a node to $vector, or null when there is no vector to compare.
+_COSINE_M = (
+    "CASE WHEN $vector IS NULL OR m.embedding IS NULL THEN null "
+    "ELSE vector.similarity.cosine(m.embedding, $vector) END"
+)
+_COSINE_N = (
+    "CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN null "
+    "ELSE vector.similarity.cosine(n.embedding, $vector) END"
+)
+FILTER_U = (
+    "($session_id IS NULL OR n.session_id = $session_id)"
+    " AND ($created_after IS NULL OR n.ts >= $created_after)"
+    " AND ($created_before IS NULL OR n.ts < $created_before)"
+)
+
+VECTOR_EXACT = cypher(
+    "search.VECTOR_EXACT",
+    "MATCH (m:Memory {user_id: $user_id}) "
+    "WHERE m.embedding IS NOT NULL AND " + FILTER_M + " "
+    "WITH m, vector.similarity.cosine(m.embedding, $vector) AS score "
+    "ORDER BY score DESC, m.id ASC LIMIT $k "
+    "RETURN " + CANDIDATE_M + " AS props, score",
+)
+VECTOR_INDEX = cypher(
+    "search.VECTOR_INDEX",
+    "CALL db.index.vector.queryNodes($index, $candidates, $vector) YIELD node AS m, score "
+    "WHERE m.user_id = $user_id AND " + FILTER_M + " "
+    "RETURN " + CANDIDATE_M + " AS props, score",
+)
+KEYWORD = cypher(
+    "search.KEYWORD",
+    "CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $candidates}) "
+    "YIELD node AS m, score "
+    "WHERE m.user_id = $user_id AND " + FILTER_M + " "
+    "RETURN " + CANDIDATE_M + " AS props, score, " + _COSINE_M + " AS similarity",
+)
+UNIT_VECTOR_EXACT = cypher(
+    "search.UNIT_VECTOR_EXACT",
+    "MATCH (s:Session {user_id: $user_id}) MATCH (n:MemUnit {session_id: s.id}) "
+    "WHERE $user_id IN n.user_ids AND n.embedding IS NOT NULL AND " + FILTER_U + " "
+    "WITH n, vector.similarity.cosine(n.embedding, $vector) AS score "
+    "ORDER BY score DESC, n.id ASC LIMIT $k "
+    "RETURN " + CANDIDATE_N + " AS props, score",
+)
+UNIT_VECTOR_INDEX = cypher(
+    "search.UNIT_VECTOR_INDEX",
+    "CALL db.index.vector.queryNodes($index, $candidates, $vector) YIELD node AS n, score "
+    "WHERE $user_id IN n.user_ids AND " + FILTER_U + " "
+    "RETURN " + CANDIDATE_N + " AS props, score",
+)
+UNIT_KEYWORD = cypher(
+    "search.UNIT_KEYWORD",
+    "CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $candidates}) "
+    "YIELD node AS n, score "
+    "WHERE $user_id IN n.user_ids AND " + FILTER_U + " "
+    "RETURN " + CANDIDATE_N + " AS props, score, " + _COSINE_N + " AS similarity",
+)
+COUNT_USER_MEMUNITS = cypher(
+    "search.COUNT_USER_MEMUNITS",
+    "MATCH (s:Session {user_id: $user_id}) MATCH (n:MemUnit {session_id: s.id}) "
+    "WHERE $user_id IN n.user_ids RETURN count(n) AS n",
+)
+COUNT_MEMUNITS = cypher("search.COUNT_MEMUNITS", "MATCH (n:MemUnit) RETURN count(n) AS n")
+COSINES = cypher(
+    "search.COSINES",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.embedding IS NOT NULL "
+    "RETURN id, vector.similarity.cosine(m.embedding, $vector) AS score",
+)
+UNIT_COSINES = cypher(
+    "search.UNIT_COSINES",
+    "UNWIND $ids AS id MATCH (n:MemUnit {id: id}) WHERE n.embedding IS NOT NULL "
+    "RETURN id, vector.similarity.cosine(n.embedding, $vector) AS score",
+)
+TOUCH = cypher(
+    "search.TOUCH",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
+    "SET m.last_accessed_at = $now, m.access_count = coalesce(m.access_count, 0) + 1 "
+    "RETURN count(m) AS touched",
+)
+
+
+def lucene_query(user_id: str, terms: Sequence[str], scoped: bool = True) -> str:
+    """The full-text query: any of ``terms``, only among ``user_id``'s nodes when ``scoped``.
+
+    ``terms`` come from :func:`hippograph.text.query_terms`, which emits word
+    characters only, so none of them can be read as Lucene syntax. The user
+    clause has boost 0: it filters without changing BM25 scores. It costs a
+    walk of the user's whole posting list, though, so for a user who owns most
+    of the index the caller drops it, asks for more hits and lets the Cypher
+    ``user_id`` test filter (see ``SearchService``).
+    """
+    words = " OR ".join([t for t in terms if t.isalnum()][:MAX_QUERY_TERMS])
+    return f"user_key:{user_token(user_id)}^0 AND ({words})" if scoped else words
+
+
+def _candidate(
+    p: Any, unit: bool, similarity: float | None = None, keyword_score: float | None = None
+) -> Candidate:
+    """A ranking candidate from a candidate projection (MemUnits: importance 0.5)."""
+    if unit:
+        at = to_utc(p["ts"])
+        return Candidate(
+            id=p["id"],
+            importance=0.5,
+            created_at=at,
+            last_accessed_at=at,
+            session_id=p.get("session_id"),
+            similarity=similarity,
+            keyword_score=keyword_score,
+        )
+    return Candidate(
+        id=p["id"],
+        importance=float(p["importance"]),
+        created_at=to_utc(p["created_at"]),
+        last_accessed_at=to_utc(p["last_accessed_at"]),
+        session_id=p.get("session_id"),
+        seq=p.get("seq"),
+        similarity=similarity,
+        keyword_score=keyword_score,
+    )
+
+
+def _unit_params(memory_filter: MemoryFilter) -> dict[str, Any]:
+    return {
+        "session_id": memory_filter.session_id,
+        "created_after": memory_filter.created_after,
+        "created_before": memory_filter.created_before,
+    }
+
+
+class SearchGraph:
+    """Search candidates from the graph's indexes."""
+
+    def __init__(self, graph: GraphDriver, dialect: IndexDialect) -> None:
+        self._graph = graph
+        self._dialect = dialect
+
+    async def _rows(self, query: Any, params: dict[str, Any]) -> list[Record]:
+        async def work(tx: AsyncManagedTransaction) -> list[Record]:
+            return await fetch(tx, query, params)
+
+        return await self._graph.read(work)
+
+    def _by_vector(self, rows: list[Record], exact: bool, unit: bool) -> list[Candidate]:
+        cosine = self._dialect.exact_cosine if exact else self._dialect.index_cosine
+        hits = [_candidate(r["props"], unit, similarity=cosine(r["score"])) for r in rows]
+        hits.sort(key=lambda c: (-(c.similarity or 0.0), c.id))
+        return hits
+
+    def _by_keyword(self, rows: list[Record], unit: bool) -> list[Candidate]:
+        exact = self._dialect.exact_cosine
+        hits = [
+            _candidate(
+                r["props"],
+                unit,
+                similarity=exact(r["similarity"]) if r["similarity"] is not None else None,
+                keyword_score=float(r["score"]),
+            )
+            for r in rows
+        ]
+        hits.sort(key=lambda c: (-(c.keyword_score or 0.0), c.id))
+        return hits
+
+    async def vector_exact(
+        self,
+        user_id: str,
+        vector: Sequence[float],
+        k: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[Candidate]:
+        """The ``k`` most similar of the user's memories, by exact cosine."""
+        params = filter_params(memory_filter, now) | {
+            "user_id": user_id,
+            "vector": list(vector),
+            "k": k,
+        }
+        return self._by_vector(await self._rows(VECTOR_EXACT, params), exact=True, unit=False)
+
+    async def vector_index(
+        self,
+        user_id: str,
+        vector: Sequence[float],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[Candidate]:
+        """The user's memories among the index's ``candidates`` nearest, most similar first."""
+        params = filter_params(memory_filter, now) | {
+            "index": self._dialect.indexes.memory_vector,
+            "user_id": user_id,
+            "vector": list(vector),
+            "candidates": candidates,
+        }
+        return self._by_vector(await self._rows(VECTOR_INDEX, params), exact=False, unit=False)
+
+    async def keyword(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+        vector: Sequence[float] | None = None,
+        scoped: bool = True,
+    ) -> list[Candidate]:
+        """The user's best BM25 matches for ``terms``, each with its cosine to ``vector``."""
+        if not terms:
+            return []
+        params = filter_params(memory_filter, now) | {
+            "index": self._dialect.indexes.memory_text,
+            "lucene": lucene_query(user_id, terms, scoped),
+            "user_id": user_id,
+            "candidates": candidates,
+            "vector": list(vector) if vector is not None else None,
+        }
+        return self._by_keyword(await self._rows(KEYWORD, params), unit=False)
+
+    async def unit_vector_exact(
+        self, user_id: str, vector: Sequence[float], k: int, memory_filter: MemoryFilter
+    ) -> list[Candidate]:
+        """The ``k`` most similar of the user's MemUnits, by exact cosine."""
+        params = _unit_params(memory_filter) | {"user_id": user_id, "vector": list(vector), "k": k}
+        return self._by_vector(await self._rows(UNIT_VECTOR_EXACT, params), exact=True, unit=True)
+
+    async def unit_vector_index(
+        self, user_id: str, vector: Sequence[float], candidates: int, memory_filter: MemoryFilter
+    ) -> list[Candidate]:
+        """The user's MemUnits among the index's ``candidates`` nearest."""
+        params = _unit_params(memory_filter) | {
+            "index": self._dialect.indexes.memunit_vector,
+            "user_id": user_id,
+            "vector": list(vector),
+            "candidates": candidates,
+        }
+        return self._by_vector(await self._rows(UNIT_VECTOR_INDEX, params), exact=False, unit=True)
+
+    async def unit_keyword(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        vector: Sequence[float] | None = None,
+        scoped: bool = True,
+    ) -> list[Candidate]:
+        """The user's best BM25 MemUnit matches for ``terms``."""
+        if not terms:
+            return []
+        params = _unit_params(memory_filter) | {
+            "index": self._dialect.indexes.memunit_text,
+            "lucene": lucene_query(user_id, terms, scoped),
+            "user_id": user_id,
+            "candidates": candidates,
+            "vector": list(vector) if vector is not None else None,
+        }
+        return self._by_keyword(await self._rows(UNIT_KEYWORD, params), unit=True)
+
+    async def cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
+        """Cosine of each memory in ``ids`` to ``vector``."""
+        return await self._cosines(COSINES, ids, vector)
+
+    async def unit_cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
+        """Cosine of each MemUnit in ``ids`` to ``vector``."""
+        return await self._cosines(UNIT_COSINES, ids, vector)
+
+    async def _cosines(
+        self, query: Any, ids: Sequence[str], vector: Sequence[float]
+    ) -> dict[str, float]:
+        if not ids:
+            return {}
+        rows = await self._rows(query, {"ids": list(ids), "vector": list(vector)})
+        return {r["id"]: self._dialect.exact_cosine(r["score"]) for r in rows}
+
+    async def count_units(self, user_id: str | None) -> int:
+        """How many MemUnits ``user_id`` has (everyone's when None)."""
+        if user_id is None:
+            rows = await self._rows(COUNT_MEMUNITS, {})
+        else:
+            rows = await self._rows(COUNT_USER_MEMUNITS, {"user_id": user_id})
+        return int(rows[0]["n"])
+
+    async def touch(self, memory_ids: Sequence[str], now: datetime) -> bool:
+        """Mark memories as just recalled; best effort (see ``GraphDriver.write_once``)."""
+        if not memory_ids:
+            return True
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await fetch(tx, TOUCH, {"ids": list(memory_ids), "now": now})
+
+        return await self._graph.write_once(work)

@@ -1,0 +1,138 @@
+"""The store: one driver, one dialect, and the per-concern graph modules over them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from neo4j import AsyncGraphDatabase
+
+from graph.dialect import ArcadeDBDialect, IndexDialect, Neo4jDialect
+from graph.driver import GraphDriver
+from graph.embedded import EmbeddedArcadeDB
+from graph.keys import KeyGraph
+from graph.memories import MemoryGraph
+from graph.memunits import MemUnitGraph
+from graph.messages import MessageGraph
+from graph.provenance import ProvenanceGraph
+from graph.search import SearchGraph
+from graph.setup import ensure_schema
+from graph.users import UserGraph
+from hippograph.errors import ConfigError
+from hippograph.settings import GraphSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class GraphStore:
+    """Everything the services need from the graph, grouped by concern."""
+
+    graph: GraphDriver
+    dialect: IndexDialect
+    users: UserGraph = field(init=False)
+    messages: MessageGraph = field(init=False)
+    memunits: MemUnitGraph = field(init=False)
+    memories: MemoryGraph = field(init=False)
+    search: SearchGraph = field(init=False)
+    provenance: ProvenanceGraph = field(init=False)
+    keys: KeyGraph = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.users = UserGraph(self.graph)
+        self.messages = MessageGraph(self.graph)
+        self.memunits = MemUnitGraph(self.graph)
+        self.memories = MemoryGraph(self.graph)
+        self.search = SearchGraph(self.graph, self.dialect)
+        self.provenance = ProvenanceGraph(self.graph)
+        self.keys = KeyGraph(self.graph)
+
+    async def setup(self, *, model: str, dimensions: int) -> None:
+        """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""
+        await ensure_schema(self.graph, self.dialect, model=model, dimensions=dimensions)
+
+
+@dataclass
+class GraphConnection:
+    """An open store and, in embedded mode, the server behind it."""
+
+    store: GraphStore
+    embedded: EmbeddedArcadeDB | None = None
+    owns_embedded: bool = False
+
+    async def close(self) -> None:
+        """Close the driver, then stop the embedded server if this connection started it."""
+        try:
+            await self.store.graph.close()
+        finally:
+            if self.embedded is not None and self.owns_embedded:
+                self.embedded.stop()  # on this (the main) thread: see graph.embedded
+
+
+async def connect(
+    settings: GraphSettings,
+    *,
+    embedded: EmbeddedArcadeDB | None = None,
+    database: str | None = None,
+) -> GraphConnection:
+    """Open the graph that ``settings`` describe.
+
+    In embedded mode the server is started here (unless a running one is
+    passed in, as tests do) and the database is created if it is missing.
+    """
+    name = database or settings.database
+    password = settings.password.get_secret_value() if settings.password else None
+    if settings.server == "arcadedb" and settings.embedded:
+        owns = embedded is None
+        server = embedded or EmbeddedArcadeDB(
+            settings.data_dir, heap=settings.heap, password=password
+        )
+        try:
+            # On the loop's thread, blocking for a second or two at start-up:
+            # Java must only be called from the main thread (see graph.embedded).
+            endpoints = server.start()
+            await asyncio.to_thread(server.create_database, name)
+        except BaseException:
+            if owns:
+                server.stop()
+            raise
+        uri, http_url = endpoints.bolt_uri, endpoints.http_url
+        user, password = endpoints.user, endpoints.password
+        dialect: IndexDialect = ArcadeDBDialect(
+            http_url, user, password, name, settings.vector_ef_search
+        )
+        return GraphConnection(_store(uri, user, password, name, settings, dialect), server, owns)
+    if not settings.uri:
+        raise ConfigError("HIPPOGRAPH_GRAPH__URI is not set")
+    if password is None:
+        raise ConfigError("HIPPOGRAPH_GRAPH__PASSWORD is not set")
+    user = settings.effective_user
+    if settings.server == "arcadedb":
+        assert settings.http_url is not None  # checked by GraphSettings
+        dialect = ArcadeDBDialect(
+            settings.http_url, user, password, name, settings.vector_ef_search
+        )
+    else:
+        dialect = Neo4jDialect()
+    return GraphConnection(_store(settings.uri, user, password, name, settings, dialect))
+
+
+def _store(
+    uri: str,
+    user: str,
+    password: str,
+    database: str,
+    settings: GraphSettings,
+    dialect: IndexDialect,
+) -> GraphStore:
+    driver = AsyncGraphDatabase.driver(
+        uri,
+        auth=(user, password),
+        max_connection_pool_size=settings.max_connection_pool_size,
+        connection_timeout=settings.connection_timeout_s,
+        connection_acquisition_timeout=settings.connection_timeout_s,
+        max_transaction_retry_time=15.0,
+        notifications_min_severity="OFF",
+    )
+    return GraphStore(GraphDriver(driver, database), dialect)

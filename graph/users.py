@@ -1,0 +1,130 @@
+"""Users and their sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import cypher
+from graph.driver import GraphDriver, fetch
+from graph.records import SESSION_MAP, USER_MAP, session_from, user_from
+from hippograph.errors import Conflict
+from hippograph.models import Page, Session, User
+from hippograph.pagination import TimeCursor, encode_time_cursor
+
+CREATE_USER = cypher(
+    "users.CREATE_USER",
+    "CREATE (n:User {id: $id, name: $name, created_at: $created_at}) RETURN n.id AS id",
+)
+GET_USERS = cypher(
+    "users.GET_USERS",
+    "UNWIND $ids AS id MATCH (n:User {id: id}) RETURN n " + USER_MAP + " AS props",
+)
+CREATE_SESSION = cypher(
+    "users.CREATE_SESSION",
+    "MATCH (u:User {id: $user_id}) "
+    "CREATE (u)-[:HAS_SESSION]->(s:Session "
+    "{id: $id, user_id: $user_id, title: $title, started_at: $started_at}) "
+    "RETURN s.id AS id",
+)
+GET_SESSIONS = cypher(
+    "users.GET_SESSIONS",
+    "UNWIND $ids AS id MATCH (s:Session {id: id}) RETURN s " + SESSION_MAP + " AS props",
+)
+SESSIONS_OF_USERS = cypher(
+    "users.SESSIONS_OF_USERS",
+    "UNWIND $user_ids AS uid "
+    "CALL (uid) { "
+    "MATCH (s:Session {user_id: uid}) "
+    "WHERE $after_ts IS NULL OR s.started_at < $after_ts "
+    "OR (s.started_at = $after_ts AND s.id < $after_id) "
+    "RETURN s ORDER BY s.started_at DESC, s.id DESC LIMIT $limit } "
+    "RETURN uid, s " + SESSION_MAP + " AS props",
+)
+
+
+class UserGraph:
+    """Users and sessions in the graph."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def create_user(self, user: User) -> None:
+        """Create ``user``; ``Conflict`` if the id is taken."""
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await fetch(
+                tx, CREATE_USER, {"id": user.id, "name": user.name, "created_at": user.created_at}
+            )
+
+        try:
+            await self._graph.write(work)
+        except Conflict as exc:
+            raise Conflict(f"user {user.id!r} already exists") from exc
+
+    async def get_users(self, ids: Sequence[str]) -> dict[str, User]:
+        """The users among ``ids`` that exist, by id."""
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, User]:
+            rows = await fetch(tx, GET_USERS, {"ids": list(ids)})
+            return {row["props"]["id"]: user_from(row["props"]) for row in rows}
+
+        return await self._graph.read(work)
+
+    async def create_session(self, session: Session) -> bool:
+        """Create ``session`` under its user; False if the user does not exist."""
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            rows = await fetch(
+                tx,
+                CREATE_SESSION,
+                {
+                    "id": session.id,
+                    "user_id": session.user_id,
+                    "title": session.title,
+                    "started_at": session.started_at,
+                },
+            )
+            return bool(rows)
+
+        return await self._graph.write(work)
+
+    async def get_sessions(self, ids: Sequence[str]) -> dict[str, Session]:
+        """The sessions among ``ids`` that exist, by id."""
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Session]:
+            rows = await fetch(tx, GET_SESSIONS, {"ids": list(ids)})
+            return {row["props"]["id"]: session_from(row["props"]) for row in rows}
+
+        return await self._graph.read(work)
+
+    async def sessions_of_users(
+        self, user_ids: Sequence[str], first: int, after: TimeCursor | None
+    ) -> dict[str, Page[Session]]:
+        """A page of each user's sessions, newest first."""
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, list[Session]]:
+            rows = await fetch(
+                tx,
+                SESSIONS_OF_USERS,
+                {
+                    "user_ids": list(user_ids),
+                    "limit": first + 1,
+                    "after_ts": after.at if after else None,
+                    "after_id": after.id if after else None,
+                },
+            )
+            found: dict[str, list[Session]] = {uid: [] for uid in user_ids}
+            for row in rows:
+                found[row["uid"]].append(session_from(row["props"]))
+            return found
+
+        found = await self._graph.read(work)
+        return {uid: _time_page(items, first) for uid, items in found.items()}
+
+
+def _time_page(items: list[Session], first: int) -> Page[Session]:
+    shown = tuple(items[:first])
+    cursor = encode_time_cursor(shown[-1].started_at, shown[-1].id) if shown else None
+    return Page(items=shown, has_next=len(items) > first, end_cursor=cursor)

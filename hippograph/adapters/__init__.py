@@ -1,0 +1,1 @@
+"""Adapters: the ports implemented over real libraries (sentence-transformers, HTTP LLMs)."""

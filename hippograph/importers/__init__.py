@@ -1,0 +1,1 @@
+"""Readers of conversation files (LoCoMo, JSONL) into plain records."""

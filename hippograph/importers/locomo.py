@@ -1,0 +1,128 @@
+"""The LoCoMo benchmark's file format, read into plain records.
+
+Only the raw conversation is read (speakers, session dates, turns, image
+captions) and the questions with their evidence; the file's observations and
+summaries are never used to build memories.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+_SESSION = re.compile(r"^session_(\d+)$")
+_DIA = re.compile(r"^D:?(\d+):(\d+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One turn: who said what (image turns: the text and what was shared)."""
+
+    dia_id: str
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class LocomoSession:
+    """One session: when it happened and its turns in order."""
+
+    number: int
+    started_at: datetime
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A benchmark question and the turns that hold its answer."""
+
+    question: str
+    category: str
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One LoCoMo sample."""
+
+    sample_id: str
+    speakers: tuple[str, str]
+    sessions: tuple[LocomoSession, ...]
+    questions: tuple[Question, ...]
+
+    @property
+    def turn_count(self) -> int:
+        """How many turns it has."""
+        return sum(len(s.turns) for s in self.sessions)
+
+
+def parse_session_date(value: str) -> datetime:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as an aware UTC datetime."""
+    return datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def turn_text(raw: dict[str, Any]) -> str:
+    """A turn's text; an image turn adds "and shared <blip_caption>"."""
+    text = str(raw.get("text", "")).strip()
+    caption = raw.get("blip_caption")
+    return f"{text} and shared {caption}" if caption else text
+
+
+def normalise_evidence(raw: list[Any], known: set[str]) -> tuple[str, ...]:
+    """Evidence ids as the official evaluation reads them.
+
+    Malformed strings are repaired where they can be parsed ("D8:6; D9:17",
+    "D:11:26", "D30:05"); ids of turns that do not exist are dropped.
+    """
+    found: list[str] = []
+    for item in raw:
+        for part in re.split(r"[;,\s]+", str(item)):
+            match = _DIA.match(part.strip())
+            if match:
+                dia = f"D{int(match[1])}:{int(match[2])}"
+                if dia in known and dia not in found:
+                    found.append(dia)
+    return tuple(found)
+
+
+def parse_sample(sample: dict[str, Any]) -> Conversation:
+    """One sample of the file."""
+    conversation = sample["conversation"]
+    sessions = []
+    for key in conversation:
+        match = _SESSION.match(key)
+        if not match or not conversation[key]:
+            continue
+        number = int(match[1])
+        turns = tuple(
+            Turn(dia_id=t["dia_id"], speaker=t["speaker"], text=turn_text(t))
+            for t in conversation[key]
+            if turn_text(t)
+        )
+        started = parse_session_date(conversation[f"session_{number}_date_time"])
+        sessions.append(LocomoSession(number=number, started_at=started, turns=turns))
+    sessions.sort(key=lambda s: s.number)
+    known = {t.dia_id for s in sessions for t in s.turns}
+    questions = tuple(
+        Question(
+            question=q["question"],
+            category=CATEGORIES.get(int(q.get("category", 0)), "unknown"),
+            evidence=normalise_evidence(q.get("evidence") or [], known),
+        )
+        for q in sample.get("qa", [])
+    )
+    speakers = (conversation["speaker_a"], conversation["speaker_b"])
+    return Conversation(sample["sample_id"], speakers, tuple(sessions), questions)
+
+
+def load_locomo(path: Path) -> list[Conversation]:
+    """Every sample of a LoCoMo-format file."""
+    data = json.loads(path.read_text())
+    if not isinstance(data, list):
+        raise ValueError(f"{path} is not a LoCoMo file: expected a list of samples")
+    return [parse_sample(sample) for sample in data]

@@ -1,0 +1,249 @@
+"""Domain records: what the graph holds, as plain frozen dataclasses.
+
+Embeddings are write-only here: reads never carry them back (they are large
+and no client needs them), so they travel beside a record in ``IndexedText``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+
+class MemoryKind(StrEnum):
+    """What a memory is (DESIGN.md §3)."""
+
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROFILE = "profile"
+    EVENT = "event"
+    REFLECTION = "reflection"
+
+
+class MemoryLevel(StrEnum):
+    """How sharp a memory still is (seed 002's five levels)."""
+
+    FULL = "full"
+    SUMMARY = "summary"
+    TAG = "tag"
+    TRACE = "trace"
+    ARCHIVE = "archive"
+
+
+class MemoryCategory(StrEnum):
+    """Decay class (seed 004): system and core never decay."""
+
+    SYSTEM = "system"
+    CORE = "core"
+    FACT = "fact"
+    EPISODE = "episode"
+
+
+class MemorySource(StrEnum):
+    """Who wrote a memory."""
+
+    USER = "user"
+    AGENT = "agent"
+    EXTRACTION = "extraction"
+    REFLECTION = "reflection"
+    SYSTEM = "system"
+    IMPORT = "import"
+
+
+class Role(StrEnum):
+    """The role of a message's speaker in the conversation."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class Direction(StrEnum):
+    """Which way a provenance walk goes: DOWN toward raw messages, UP toward derivations."""
+
+    DOWN = "down"
+    UP = "up"
+
+
+class EdgeType(StrEnum):
+    """Relationship types; the only ones Cypher in graph/ ever names."""
+
+    HAS_SESSION = "HAS_SESSION"
+    HAS_MESSAGE = "HAS_MESSAGE"
+    DERIVED_FROM = "DERIVED_FROM"
+    SUMMARIZES = "SUMMARIZES"
+    SUPERSEDES = "SUPERSEDES"
+
+
+DEFAULT_CATEGORY: dict[MemoryKind, MemoryCategory] = {
+    MemoryKind.EPISODIC: MemoryCategory.EPISODE,
+    MemoryKind.SEMANTIC: MemoryCategory.FACT,
+    MemoryKind.PROFILE: MemoryCategory.FACT,
+    MemoryKind.EVENT: MemoryCategory.FACT,
+    MemoryKind.REFLECTION: MemoryCategory.FACT,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A person whose memories the service keeps."""
+
+    id: str
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A conversation of one user."""
+
+    id: str
+    user_id: str
+    title: str
+    started_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A raw message: the ground truth every memory traces back to."""
+
+    id: str
+    session_id: str
+    user_id: str
+    speaker: str
+    role: Role
+    content: str
+    ts: datetime
+    seq: int
+    client_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemUnit:
+    """The smallest unit extracted from a run of messages (seed 003)."""
+
+    id: str
+    user_ids: tuple[str, ...]
+    session_id: str
+    summary: str
+    narrative: str
+    subject: str
+    ts: datetime
+    source_type: str = "conversation"
+    group_id: str | None = None
+    participants: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """A memory of one user, of any kind; reflections are memories too."""
+
+    id: str
+    user_id: str
+    kind: MemoryKind
+    content: str
+    importance: float
+    created_at: datetime
+    last_accessed_at: datetime
+    category: MemoryCategory = MemoryCategory.FACT
+    level: MemoryLevel = MemoryLevel.FULL
+    source: MemorySource = MemorySource.USER
+    verified: bool = False
+    access_count: int = 0
+    original_content: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    consolidated: bool = False
+    domain: str | None = None
+    session_id: str | None = None
+    deleted_at: datetime | None = None
+    seq: int | None = None  # where in its session it starts (its first source message)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedText:
+    """What retrieval needs of a text besides the text: its vector and its tokens."""
+
+    embedding: Sequence[float]
+    search_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A typed, directed edge between two node ids."""
+
+    source: str
+    type: EdgeType
+    target: str
+
+
+ProvenanceNode = Memory | MemUnit | Message
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """A subgraph reached from ``root_id``: its nodes and the edges between them."""
+
+    root_id: str
+    nodes: tuple[ProvenanceNode, ...]
+    edges: tuple[Edge, ...]
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """One page of a keyset-paginated list."""
+
+    items: tuple[T, ...]
+    has_next: bool
+    end_cursor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AddedMessages:
+    """The outcome of an idempotent append: every message, and which were new."""
+
+    messages: tuple[Message, ...]
+    created_ids: frozenset[str] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFilter:
+    """Which memories a list or a search may return.
+
+    By default only what is current: not consolidated into a reflection, not
+    superseded or expired (``valid_to`` in the past), not deleted.
+    """
+
+    kinds: tuple[MemoryKind, ...] | None = None
+    levels: tuple[MemoryLevel, ...] | None = None
+    categories: tuple[MemoryCategory, ...] | None = None
+    session_id: str | None = None
+    min_importance: float | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    domain: str | None = None
+    include_consolidated: bool = False
+    include_superseded: bool = False
+    include_deleted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """What a new memory is derived from, by label."""
+
+    message_ids: tuple[str, ...] = ()
+    memunit_ids: tuple[str, ...] = ()
+    memory_ids: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        """How many sources in all."""
+        return len(self.message_ids) + len(self.memunit_ids) + len(self.memory_ids)

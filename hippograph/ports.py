@@ -1,0 +1,183 @@
+"""Ports: what the services need from the outside world, as Protocols.
+
+The graph package implements the store ports (``graph.store.GraphStore`` has
+one attribute per port); ``hippograph.adapters`` implements the embedder.
+Services depend on these Protocols only, so the domain never imports a driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from hippograph.auth import ApiKeyRecord
+from hippograph.models import (
+    AddedMessages,
+    Direction,
+    IndexedText,
+    Memory,
+    MemoryFilter,
+    MemUnit,
+    Message,
+    Page,
+    Provenance,
+    ProvenanceNode,
+    Session,
+    Sources,
+    User,
+)
+from hippograph.pagination import SeqCursor, TimeCursor
+from hippograph.scoring import Candidate
+
+
+class Embedder(Protocol):
+    """Turns texts into unit vectors, off the event loop."""
+
+    @property
+    def model_name(self) -> str:
+        """The model's name as configured."""
+        ...
+
+    @property
+    def dimensions(self) -> int:
+        """Length of every vector."""
+        ...
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One normalised vector per text, in order."""
+        ...
+
+
+class UserStore(Protocol):
+    """Users and sessions."""
+
+    async def create_user(self, user: User) -> None: ...
+    async def get_users(self, ids: Sequence[str]) -> dict[str, User]: ...
+    async def create_session(self, session: Session) -> bool: ...
+    async def get_sessions(self, ids: Sequence[str]) -> dict[str, Session]: ...
+    async def sessions_of_users(
+        self, user_ids: Sequence[str], first: int, after: TimeCursor | None
+    ) -> dict[str, Page[Session]]: ...
+
+
+class MessageStore(Protocol):
+    """Raw messages."""
+
+    async def append(self, session_id: str, messages: Sequence[Message]) -> AddedMessages: ...
+    async def get_messages(self, ids: Sequence[str]) -> dict[str, Message]: ...
+    async def messages_of_sessions(
+        self,
+        session_ids: Sequence[str],
+        first: int,
+        after: SeqCursor | None,
+        scope: list[str] | None,
+    ) -> dict[str, Page[Message]]: ...
+    async def messages_of_memunits(
+        self, memunit_ids: Sequence[str], scope: list[str] | None
+    ) -> dict[str, list[Message]]: ...
+
+
+class MemUnitStore(Protocol):
+    """MemUnits."""
+
+    async def add(self, unit: MemUnit, indexed: IndexedText, message_ids: Sequence[str]) -> int: ...
+    async def get_memunits(
+        self, ids: Sequence[str], scope: list[str] | None
+    ) -> dict[str, MemUnit]: ...
+
+
+class MemoryStore(Protocol):
+    """Memories and their provenance edges."""
+
+    async def add(self, memory: Memory, indexed: IndexedText, sources: Sources) -> None: ...
+    async def add_many(self, items: Sequence[tuple[Memory, IndexedText, Sources]]) -> int: ...
+    async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]: ...
+    async def list_memories(
+        self,
+        user_id: str,
+        memory_filter: MemoryFilter,
+        first: int,
+        after: TimeCursor | None,
+        now: datetime,
+    ) -> Page[Memory]: ...
+    async def update(self, memory_id: str, changes: Mapping[str, Any]) -> Memory | None: ...
+    async def supersede(
+        self, old_id: str, memory: Memory, indexed: IndexedText, sources: Sources, now: datetime
+    ) -> bool: ...
+    async def soft_delete(self, memory_id: str, now: datetime) -> bool: ...
+    async def hard_delete(self, memory_id: str) -> bool: ...
+    async def derived_from(
+        self, memory_ids: Sequence[str], scope: list[str] | None
+    ) -> dict[str, list[ProvenanceNode]]: ...
+    async def count(self, user_id: str | None = None) -> int: ...
+
+
+class SearchStore(Protocol):
+    """Candidate generation (see graph/search.py)."""
+
+    async def vector_exact(
+        self,
+        user_id: str,
+        vector: Sequence[float],
+        k: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[Candidate]: ...
+    async def vector_index(
+        self,
+        user_id: str,
+        vector: Sequence[float],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[Candidate]: ...
+    async def keyword(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+        vector: Sequence[float] | None = None,
+        scoped: bool = True,
+    ) -> list[Candidate]: ...
+    async def unit_vector_exact(
+        self, user_id: str, vector: Sequence[float], k: int, memory_filter: MemoryFilter
+    ) -> list[Candidate]: ...
+    async def unit_vector_index(
+        self, user_id: str, vector: Sequence[float], candidates: int, memory_filter: MemoryFilter
+    ) -> list[Candidate]: ...
+    async def unit_keyword(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        vector: Sequence[float] | None = None,
+        scoped: bool = True,
+    ) -> list[Candidate]: ...
+    async def cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]: ...
+    async def unit_cosines(
+        self, ids: Sequence[str], vector: Sequence[float]
+    ) -> dict[str, float]: ...
+    async def count_units(self, user_id: str | None) -> int: ...
+    async def touch(self, memory_ids: Sequence[str], now: datetime) -> bool: ...
+
+
+class ProvenanceStore(Protocol):
+    """Provenance walks."""
+
+    async def walk(
+        self, root_id: str, depth: int, direction: Direction, scope: list[str] | None
+    ) -> Provenance | None: ...
+
+
+class KeyStore(Protocol):
+    """API keys by hash."""
+
+    async def create(self, record: ApiKeyRecord) -> None: ...
+    async def by_hash(self, key_hash: str) -> ApiKeyRecord | None: ...
+    async def list(self) -> list[ApiKeyRecord]: ...
+    async def revoke(self, key_id: str) -> bool: ...
+    async def has_admin(self) -> bool: ...

@@ -1,0 +1,162 @@
+"""The period a query names, if any: "on 13 October 2023", "in July", "去年", "last week".
+
+Search uses it to favour memories from that period (time-aware scoring). Only
+explicit mentions count; a question that merely asks "when" names no period.
+Relative expressions are resolved against ``now``. Windows are half-open
+``[start, end)`` in UTC; a month named without a year matches that month in
+any year.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
+_MONTH = r"(" + "|".join(_MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+_DAY_SLACK = timedelta(days=3)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    """A period a query names."""
+
+    start: datetime | None = None
+    end: datetime | None = None
+    month: int | None = None  # a month with no year: that month of any year
+    label: str = ""
+
+    def contains(self, moment: datetime) -> bool:
+        """Whether ``moment`` falls in the period."""
+        if self.month is not None:
+            return moment.month == self.month
+        if self.start is None or self.end is None:
+            return False
+        return self.start <= moment < self.end
+
+
+def _month_number(name: str) -> int:
+    name = name.lower().rstrip(".")
+    return (
+        _MONTHS.index(name) + 1
+        if name in _MONTHS
+        else _MONTH_ABBR[name[:4] if name == "sept" else name[:3]]
+    )
+
+
+def _day_window(day: date, label: str) -> TimeWindow:
+    start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    # A few days either side: people say "on Monday" of something told on Tuesday.
+    return TimeWindow(start - _DAY_SLACK, start + timedelta(days=1) + _DAY_SLACK, label=label)
+
+
+def _month_window(year: int, month: int, label: str) -> TimeWindow:
+    start = datetime(year, month, 1, tzinfo=UTC)
+    end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
+    return TimeWindow(start, end, label=label)
+
+
+def _year_window(year: int, label: str) -> TimeWindow:
+    return TimeWindow(
+        datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), label=label
+    )
+
+
+def _safe_day(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def parse_time_window(query: str, now: datetime) -> TimeWindow | None:
+    """The period ``query`` names, or None; the first, most specific mention wins."""
+    text = query.lower()
+    for finder in (_absolute_english, _absolute_chinese, _relative):
+        window = finder(text, now)
+        if window is not None:
+            return window
+    return None
+
+
+def _absolute_english(text: str, now: datetime) -> TimeWindow | None:
+    if m := re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", text):
+        day = _safe_day(int(m[1]), int(m[2]), int(m[3]))
+        return _day_window(day, m[0]) if day else None
+    if m := re.search(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", text):
+        day = _safe_day(int(m[3]), _month_number(m[1]), int(m[2]))
+        return _day_window(day, m[0]) if day else None
+    if m := re.search(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", text):
+        day = _safe_day(int(m[3]), _month_number(m[2]), int(m[1]))
+        return _day_window(day, m[0]) if day else None
+    if m := re.search(rf"\b{_MONTH},?\s+(\d{{4}})\b", text):
+        return _month_window(int(m[2]), _month_number(m[1]), m[0])
+    # "in May" is a month; a bare "may" is far too often the verb.
+    if m := re.search(rf"\b(?:in|during|since|of|last)\s+{_MONTH}\b(?!\s+\d)", text):
+        return TimeWindow(month=_month_number(m[1]), label=m[0])
+    if m := re.search(r"\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b", text):
+        return _year_window(int(m[1]), m[0])
+    return None
+
+
+def _absolute_chinese(text: str, now: datetime) -> TimeWindow | None:
+    if m := re.search(r"(\d{4})年(\d{1,2})月(\d{1,2})[日号]", text):
+        day = _safe_day(int(m[1]), int(m[2]), int(m[3]))
+        return _day_window(day, m[0]) if day else None
+    if m := re.search(r"(\d{4})年(\d{1,2})月", text):
+        month = int(m[2])
+        return _month_window(int(m[1]), month, m[0]) if 1 <= month <= 12 else None
+    if m := re.search(r"(\d{1,2})月(\d{1,2})[日号]", text):
+        day = _safe_day(now.year, int(m[1]), int(m[2]))
+        return _day_window(day, m[0]) if day else None
+    if m := re.search(r"(\d{4})年", text):
+        return _year_window(int(m[1]), m[0])
+    if m := re.search(r"(\d{1,2})月份?", text):
+        month = int(m[1])
+        return TimeWindow(month=month, label=m[0]) if 1 <= month <= 12 else None
+    return None
+
+
+def _relative(text: str, now: datetime) -> TimeWindow | None:
+    today = datetime(now.year, now.month, now.day, tzinfo=UTC)
+    if re.search(r"\byesterday\b|昨天", text):
+        return TimeWindow(today - timedelta(days=1), today, label="yesterday")
+    if re.search(r"\btoday\b|今天", text):
+        return TimeWindow(today, today + timedelta(days=1), label="today")
+    if m := re.search(r"\b(\d{1,3}|a|one|two|three)\s+(day|week|month|year)s?\s+ago\b", text):
+        count = {"a": 1, "one": 1, "two": 2, "three": 3}.get(m[1]) or int(m[1])
+        span = {"day": 1, "week": 7, "month": 30, "year": 365}[m[2]]
+        centre = today - timedelta(days=count * span)
+        slack = timedelta(days=max(1, span // 2))
+        return TimeWindow(centre - slack, centre + slack + timedelta(days=1), label=m[0])
+    if m := re.search(r"(\d{1,3})(天|周|个月|年)前", text):
+        span = {"天": 1, "周": 7, "个月": 30, "年": 365}[m[2]]
+        centre = today - timedelta(days=int(m[1]) * span)
+        slack = timedelta(days=max(1, span // 2))
+        return TimeWindow(centre - slack, centre + slack + timedelta(days=1), label=m[0])
+    if re.search(r"\blast week\b|上周|上个星期", text):
+        return TimeWindow(today - timedelta(days=14), today, label="last week")
+    if re.search(r"\blast month\b|上个月", text):
+        first = datetime(today.year, today.month, 1, tzinfo=UTC)
+        previous = first - timedelta(days=1)
+        return _month_window(previous.year, previous.month, "last month")
+    if re.search(r"\blast year\b|去年", text):
+        return _year_window(today.year - 1, "last year")
+    if re.search(r"\bthis year\b|今年", text):
+        return _year_window(today.year, "this year")
+    return None

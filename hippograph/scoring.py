@@ -1,0 +1,269 @@
+"""Ranking search candidates: every score a hit gets, and why.
+
+The graph only produces candidates (a cosine similarity from the vector side,
+a BM25 score from the keyword side, their ranks). Everything else is here, in
+stages, each visible in the hit's breakdown:
+
+1. relevance, by method: VECTOR the cosine (clipped to [0, 1]); KEYWORD BM25
+   divided by the best BM25 of the query; HYBRID a convex combination
+   ``w·semantic + (1-w)·keyword`` (``w`` = ``vector_weight``), or, for the RRF
+   strategy, reciprocal-rank fusion ``Σ 1/(k + rank)`` scaled to [0, 1].
+   When the vector side found nothing, every keyword hit gets relevance 0.5
+   (seed 000's keyword fallback).
+2. context: a memory next to a relevant one in the same conversation (its
+   source message one step away) gains ``context_weight`` times that
+   neighbour's relevance: questions are answered by the turn after them.
+3. time: when the query names a period, memories from that period gain
+   ``time_weight``.
+4. fused = (relevance + context + time) / (1 + context_weight [+ time_weight]),
+   back in [0, 1].
+5. final, by strategy: WEIGHTED (seed 001) ``α·fused + β·decay^hours + γ·importance``
+   with hours since last access; MULTIPLICATIVE (seed 000)
+   ``(0.8·fused + 0.2/(1 + age_days))·(0.8 + 0.4·importance)``; RRF as WEIGHTED
+   over the rank-fused relevance.
+
+Ties are broken by fused score, then keyword score, then id, so the order is
+the same on every run and every server.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+
+from hippograph.querytime import TimeWindow
+
+
+class SearchMethod(StrEnum):
+    """Where candidates come from."""
+
+    KEYWORD = "keyword"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+
+class ScoringStrategy(StrEnum):
+    """How relevance, recency and importance combine."""
+
+    WEIGHTED = "weighted"
+    MULTIPLICATIVE = "multiplicative"
+    RRF = "rrf"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringWeights:
+    """Every knob of the ranking, with the seeds' defaults."""
+
+    alpha: float = 0.5  # relevance (seed 001)
+    beta: float = 0.2  # recency (seed 001)
+    gamma: float = 0.3  # importance (seed 001)
+    decay_rate: float = 0.99  # per hour since last access (seed 001)
+    vector_weight: float = 0.6  # HYBRID: share of the semantic score
+    rrf_k: int = 60
+    context_weight: float = 0.2
+    time_weight: float = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What the graph said about one memory (or MemUnit) for this query."""
+
+    id: str
+    importance: float
+    created_at: datetime
+    last_accessed_at: datetime
+    similarity: float | None = None  # cosine to the query
+    keyword_score: float | None = None  # raw BM25
+    vector_rank: int | None = None  # 1-based
+    keyword_rank: int | None = None
+    session_id: str | None = None
+    seq: int | None = None  # position of its source message in the session
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """Why a hit ranks where it does."""
+
+    semantic: float | None
+    keyword: float | None
+    relevance: float
+    context: float
+    time_match: float
+    fused: float
+    recency: float
+    importance: float
+    final: float
+    vector_rank: int | None
+    keyword_rank: int | None
+    methods: tuple[SearchMethod, ...]
+    fallback: bool
+
+
+def clip01(value: float) -> float:
+    """``value`` limited to [0, 1]."""
+    return min(1.0, max(0.0, value))
+
+
+def weighted_score(
+    fused: float, hours_since_access: float, importance: float, w: ScoringWeights
+) -> tuple[float, float]:
+    """Seed 001: ``α·fused + β·decay^hours + γ·importance``; returns (final, recency)."""
+    recency = w.decay_rate ** max(0.0, hours_since_access)
+    return w.alpha * fused + w.beta * recency + w.gamma * importance, recency
+
+
+def multiplicative_score(fused: float, age_days: float, importance: float) -> tuple[float, float]:
+    """Seed 000: ``(0.8·fused + 0.2/(1 + age_days))·(0.8 + 0.4·importance)``; (final, recency)."""
+    recency = 1.0 / (1.0 + max(0.0, age_days))
+    return (0.8 * fused + 0.2 * recency) * (0.8 + 0.4 * importance), recency
+
+
+def rrf_relevance(ranks: Sequence[int | None], k: int, methods: int) -> float:
+    """Reciprocal-rank fusion scaled so that rank 1 in every method gives 1."""
+    total = sum(1.0 / (k + rank) for rank in ranks if rank is not None)
+    return total / (methods / (k + 1))
+
+
+def _relevance(
+    c: Candidate,
+    method: SearchMethod,
+    strategy: ScoringStrategy,
+    w: ScoringWeights,
+    keyword_norm: float | None,
+    fallback: bool,
+) -> float:
+    if fallback:
+        return 0.5
+    if strategy is ScoringStrategy.RRF:
+        ranks = {
+            SearchMethod.VECTOR: [c.vector_rank],
+            SearchMethod.KEYWORD: [c.keyword_rank],
+            SearchMethod.HYBRID: [c.vector_rank, c.keyword_rank],
+        }[method]
+        return rrf_relevance(ranks, w.rrf_k, len(ranks))
+    semantic = clip01(c.similarity) if c.similarity is not None else 0.0
+    keyword = keyword_norm or 0.0
+    if method is SearchMethod.VECTOR:
+        return semantic
+    if method is SearchMethod.KEYWORD:
+        return keyword
+    return w.vector_weight * semantic + (1.0 - w.vector_weight) * keyword
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    *,
+    method: SearchMethod,
+    strategy: ScoringStrategy,
+    weights: ScoringWeights,
+    now: datetime,
+    window: TimeWindow | None = None,
+    fallback: bool = False,
+    moments: dict[str, datetime] | None = None,
+) -> list[tuple[Candidate, Breakdown]]:
+    """Score and order ``candidates``; see the module docstring for the stages.
+
+    ``moments`` gives the time a candidate is about, for the time stage
+    (default: its creation time).
+    """
+    best_keyword = max((c.keyword_score or 0.0 for c in candidates), default=0.0)
+    keyword_norm = {
+        c.id: (c.keyword_score / best_keyword)
+        if c.keyword_score is not None and best_keyword > 0
+        else None
+        for c in candidates
+    }
+    relevance = {
+        c.id: _relevance(c, method, strategy, weights, keyword_norm[c.id], fallback)
+        for c in candidates
+    }
+    by_position = {
+        (c.session_id, c.seq): c.id for c in candidates if c.session_id and c.seq is not None
+    }
+    divisor = 1.0 + weights.context_weight + (weights.time_weight if window else 0.0)
+    ranked: list[tuple[Candidate, Breakdown]] = []
+    for c in candidates:
+        neighbours = [
+            relevance[by_position[key]]
+            for key in ((c.session_id, (c.seq or 0) - 1), (c.session_id, (c.seq or 0) + 1))
+            if c.seq is not None and key in by_position
+        ]
+        context = weights.context_weight * max(neighbours, default=0.0)
+        moment = (moments or {}).get(c.id, c.created_at)
+        time_match = weights.time_weight if window and window.contains(moment) else 0.0
+        fused = (relevance[c.id] + context + time_match) / divisor
+        if strategy is ScoringStrategy.MULTIPLICATIVE:
+            age_days = (now - c.created_at).total_seconds() / 86400
+            final, recency = multiplicative_score(fused, age_days, c.importance)
+        else:
+            hours = (now - c.last_accessed_at).total_seconds() / 3600
+            final, recency = weighted_score(fused, hours, c.importance, weights)
+        methods = tuple(
+            m
+            for m, rank_ in (
+                (SearchMethod.VECTOR, c.vector_rank),
+                (SearchMethod.KEYWORD, c.keyword_rank),
+            )
+            if rank_ is not None
+        )
+        ranked.append(
+            (
+                c,
+                Breakdown(
+                    semantic=clip01(c.similarity) if c.similarity is not None else None,
+                    keyword=keyword_norm[c.id],
+                    relevance=relevance[c.id],
+                    context=context,
+                    time_match=time_match,
+                    fused=fused,
+                    recency=recency,
+                    importance=c.importance,
+                    final=final,
+                    vector_rank=c.vector_rank,
+                    keyword_rank=c.keyword_rank,
+                    methods=methods,
+                    fallback=fallback,
+                ),
+            )
+        )
+    ranked.sort(
+        key=lambda item: (-item[1].final, -item[1].fused, -(item[1].keyword or 0.0), item[0].id)
+    )
+    return ranked
+
+
+def with_ranks(vector: Sequence[Candidate], keyword: Sequence[Candidate]) -> list[Candidate]:
+    """Merge the two sides' candidates by id, numbering each side's ranks from 1.
+
+    A keyword hit brings its cosine along (computed by the graph), so only a
+    vector-only hit lacks a keyword score: it did not match the words.
+    """
+    merged: dict[str, Candidate] = {}
+    for position, c in enumerate(vector, start=1):
+        merged[c.id] = replace(c, vector_rank=position, keyword_score=None, keyword_rank=None)
+    for position, c in enumerate(keyword, start=1):
+        known = merged.get(c.id)
+        if known is None:
+            merged[c.id] = replace(c, keyword_rank=position, vector_rank=None)
+        else:
+            merged[c.id] = replace(known, keyword_score=c.keyword_score, keyword_rank=position)
+    return list(merged.values())
+
+
+def is_finite_weights(w: ScoringWeights) -> bool:
+    """Whether every weight is a finite number."""
+    return all(
+        math.isfinite(v)
+        for v in (
+            w.alpha,
+            w.beta,
+            w.gamma,
+            w.decay_rate,
+            w.vector_weight,
+            w.context_weight,
+            w.time_weight,
+        )
+    )

@@ -1,0 +1,178 @@
+"""`hippograph bench locomo`: retrieval recall on LoCoMo-format conversations.
+
+For each conversation: one user, its sessions and every turn as a message
+(client id = the turn's dia_id, time = the session's date), memories built by
+the pipeline at the chosen granularity, then every question searched with
+each method; hits are mapped back to dia_ids through provenance and scored
+with the official recall (k is a budget of distinct turns).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from hippograph.evaluation import mean, percentile, recall_at_k
+from hippograph.importers.locomo import Conversation, load_locomo
+from hippograph.models import Direction, Message, Role
+from hippograph.modes import SearchMode
+from hippograph.scoring import SearchMethod
+from hippograph.server.runtime import Runtime
+from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.messages import MessageInput
+from hippograph.services.search import SearchRequest
+from hippograph.settings import GraphSettings, Settings
+
+GRANULARITIES = ("turn",)
+
+
+async def load_conversation(runtime: Runtime, conversation: Conversation, granularity: str) -> str:
+    """Store one conversation as a user's messages and memories; returns the user id."""
+    services = runtime.services
+    user_id = conversation.sample_id
+    await services.users.create_user(SETTINGS_ADMIN, user_id, " & ".join(conversation.speakers))
+    for locomo_session in conversation.sessions:
+        session = await services.users.create_session(
+            SETTINGS_ADMIN, user_id, f"session {locomo_session.number}"
+        )
+        turns = list(locomo_session.turns)
+        for start in range(0, len(turns), 500):
+            await services.messages.add_messages(
+                SETTINGS_ADMIN,
+                session.id,
+                [
+                    MessageInput(
+                        speaker=t.speaker,
+                        content=t.text,
+                        role=Role.USER,
+                        ts=locomo_session.started_at,
+                        client_id=t.dia_id,
+                    )
+                    for t in turns[start : start + 500]
+                ],
+            )
+        if granularity == "turn":
+            await services.turns.build(SETTINGS_ADMIN, session.id)
+    return user_id
+
+
+async def _dia_ids(runtime: Runtime, node_id: str, cache: dict[str, list[str]]) -> list[str]:
+    """The dia_ids a hit stands for: its source messages' client ids, in order."""
+    if node_id not in cache:
+        walk = await runtime.services.provenance.provenance(
+            SETTINGS_ADMIN, node_id, 6, Direction.DOWN
+        )
+        messages = sorted(
+            (n for n in (walk.nodes if walk else ()) if isinstance(n, Message)),
+            key=lambda m: (m.ts, m.seq),
+        )
+        cache[node_id] = [m.client_id for m in messages if m.client_id]
+    return cache[node_id]
+
+
+async def evaluate(
+    runtime: Runtime,
+    conversations: Sequence[Conversation],
+    methods: Sequence[SearchMethod],
+    ks: Sequence[int],
+    granularity: str,
+    progress: bool,
+) -> dict[str, Any]:
+    """Load every conversation, ask every question with every method, aggregate."""
+    total = sum(len(c.questions) for c in conversations) * len(methods)
+    bar = tqdm(
+        total=total, disable=not progress, file=sys.stderr, desc="questions", mininterval=1.0
+    )
+    recalls: dict[SearchMethod, dict[str, dict[int, list[float]]]] = {m: {} for m in methods}
+    latencies: dict[SearchMethod, list[float]] = {m: [] for m in methods}
+    for conversation in conversations:
+        bar.set_postfix_str(f"loading {conversation.sample_id}")
+        user_id = await load_conversation(runtime, conversation, granularity)
+        bar.set_postfix_str(f"searching {conversation.sample_id}")
+        cache: dict[str, list[str]] = {}
+        for method in methods:
+            for question in conversation.questions:
+                request = SearchRequest(
+                    user_id=user_id,
+                    query=question.question,
+                    top_k=max(ks),
+                    method=method,
+                    mode=SearchMode.NORMAL,
+                    touch=False,
+                )
+                started = time.perf_counter()
+                result = await runtime.services.search.search(SETTINGS_ADMIN, request)
+                latencies[method].append((time.perf_counter() - started) * 1000)
+                ranked = [await _dia_ids(runtime, hit.id, cache) for hit in result.hits]
+                for category in (question.category, "overall"):
+                    per_k = recalls[method].setdefault(category, {k: [] for k in ks})
+                    for k in ks:
+                        per_k[k].append(recall_at_k(ranked, question.evidence, k))
+                bar.update(1)
+    bar.close()
+    report: dict[str, Any] = {}
+    for method in methods:
+        by_category = {
+            category: {f"recall@{k}": round(mean(values[k]), 4) for k in ks}
+            for category, values in sorted(recalls[method].items())
+            if category != "overall"
+        }
+        report[method.value] = {
+            "overall": {f"recall@{k}": round(mean(recalls[method]["overall"][k]), 4) for k in ks},
+            "by_category": by_category,
+            "latency_ms": {
+                "p50": round(percentile(latencies[method], 0.5), 2),
+                "p95": round(percentile(latencies[method], 0.95), 2),
+            },
+        }
+    return report
+
+
+async def run_locomo(
+    data: Path,
+    methods: Sequence[SearchMethod],
+    ks: Sequence[int],
+    granularity: str = "turn",
+    progress: bool = True,
+    data_dir: Path | None = None,
+) -> dict[str, Any]:
+    """The benchmark on a fresh embedded store; the result as one JSON-ready dict."""
+    if granularity not in GRANULARITIES:
+        raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}")
+    conversations = load_locomo(data)
+    directory = data_dir or Path(tempfile.mkdtemp(prefix="hippograph-locomo-"))
+    runtime = await Runtime.start(Settings(graph=GraphSettings(data_dir=directory)))
+    try:
+        report = await evaluate(runtime, conversations, methods, ks, granularity, progress)
+    finally:
+        await runtime.stop()
+    report["data"] = str(data)
+    report["questions"] = sum(len(c.questions) for c in conversations)
+    report["granularity"] = granularity
+    return report
+
+
+def format_table(report: dict[str, Any], methods: Sequence[SearchMethod], ks: Sequence[int]) -> str:
+    """The report as a readable table."""
+    header = f"{'method':8} {'category':12} " + " ".join(f"{f'R@{k}':>6}" for k in ks)
+    lines = [
+        f"{report['questions']} questions from {report['data']} ({report['granularity']})",
+        header,
+    ]
+    for method in methods:
+        entry = report[method.value]
+        rows = [("overall", entry["overall"]), *entry["by_category"].items()]
+        for category, values in rows:
+            cells = " ".join(f"{values[f'recall@{k}']:6.3f}" for k in ks)
+            lines.append(f"{method.value:8} {category:12} {cells}")
+        latency = entry["latency_ms"]
+        lines.append(
+            f"{method.value:8} {'latency':12} p50 {latency['p50']} ms, p95 {latency['p95']} ms"
+        )
+    return "\n".join(lines)

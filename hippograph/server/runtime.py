@@ -1,0 +1,117 @@
+"""Start-up and shut-down of everything a process needs: graph, model, services."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from graph.embedded import EmbeddedArcadeDB
+from graph.store import GraphConnection, connect
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.clock import Clock, utc_now
+from hippograph.ports import Embedder
+from hippograph.services import Services, Stores
+from hippograph.services.keys import KeyService
+from hippograph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    """The live parts of one process."""
+
+    settings: Settings
+    connection: GraphConnection
+    embedder: Embedder
+    services: Services
+    owns_embedder: bool
+
+    @classmethod
+    async def start(
+        cls,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        embedded: EmbeddedArcadeDB | None = None,
+        database: str | None = None,
+        clock: Clock = utc_now,
+    ) -> Runtime:
+        """Load the model and open the graph (concurrently), set up the schema, wire services.
+
+        Passing ``embedder`` or ``embedded`` reuses them (tests share one model
+        and one embedded server across many runtimes); they are then not closed
+        by :meth:`stop`.
+        """
+        owns_embedder = embedder is None
+        model_task = asyncio.ensure_future(
+            SentenceTransformerEmbedder.load(settings.embedding)
+            if embedder is None
+            else _ready(embedder)
+        )
+        try:
+            connection = await connect(settings.graph, embedded=embedded, database=database)
+        except BaseException:
+            model_task.cancel()
+            raise
+        try:
+            model = await model_task
+            await connection.store.setup(model=model.model_name, dimensions=model.dimensions)
+            store = connection.store
+            stores = Stores(
+                users=store.users,
+                messages=store.messages,
+                memunits=store.memunits,
+                memories=store.memories,
+                search=store.search,
+                provenance=store.provenance,
+                keys=store.keys,
+            )
+            services = Services.build(stores, model, clock, settings)
+            await ensure_admin_key(services.keys, settings.graph.data_dir)
+        except BaseException:
+            await connection.close()
+            raise
+        # Torch leaves ~400k tracked objects; freezing them keeps the collector
+        # from walking them all on the event loop (stalls of up to 300 ms).
+        gc.collect()
+        gc.freeze()
+        return cls(settings, connection, model, services, owns_embedder)
+
+    async def stop(self) -> None:
+        """Close the graph (and stop an embedded server this runtime started) and the model."""
+        try:
+            await self.connection.close()
+        finally:
+            close = getattr(self.embedder, "close", None)
+            if self.owns_embedder and close is not None:
+                await close()
+
+
+async def _ready(embedder: Embedder) -> Embedder:
+    return embedder
+
+
+async def ensure_admin_key(keys: KeyService, data_dir: Path) -> Path | None:
+    """Make sure someone can administer this service; returns where a new key was written.
+
+    With no admin key in settings and none stored, one is created and written
+    to ``<data_dir>/admin.key`` (mode 600): the first start of ``make run``
+    then has a key to paste into GraphiQL.
+    """
+    if await keys.has_admin():
+        return None
+    _, key = await keys.issue("admin (created at first start)", True, [])
+    path = data_dir / "admin.key"
+    await asyncio.to_thread(_write_secret, path, key)
+    log.warning("created an admin API key; it is in %s", path)
+    return path
+
+
+def _write_secret(path: Path, secret: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(secret + "\n")

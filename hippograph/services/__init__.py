@@ -1,0 +1,80 @@
+"""Use cases: what the API and the jobs can ask of HippoGraph."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hippograph.clock import Clock
+from hippograph.ports import (
+    Embedder,
+    KeyStore,
+    MemoryStore,
+    MemUnitStore,
+    MessageStore,
+    ProvenanceStore,
+    SearchStore,
+    UserStore,
+)
+from hippograph.services.keys import KeyService
+from hippograph.services.memories import MemoryService
+from hippograph.services.messages import MessageService
+from hippograph.services.provenance import ProvenanceService
+from hippograph.services.search import SearchService
+from hippograph.services.turns import TurnMemoryService
+from hippograph.services.users import UserService
+from hippograph.settings import Settings
+
+
+@dataclass(frozen=True)
+class Stores:
+    """The store ports the services are built on."""
+
+    users: UserStore
+    messages: MessageStore
+    memunits: MemUnitStore
+    memories: MemoryStore
+    search: SearchStore
+    provenance: ProvenanceStore
+    keys: KeyStore
+
+
+@dataclass(frozen=True)
+class Services:
+    """Every use case, wired."""
+
+    users: UserService
+    messages: MessageService
+    memories: MemoryService
+    search: SearchService
+    provenance: ProvenanceService
+    keys: KeyService
+    turns: TurnMemoryService
+
+    @classmethod
+    def build(
+        cls, stores: Stores, embedder: Embedder, clock: Clock, settings: Settings
+    ) -> Services:
+        """Wire the services over ``stores``."""
+        limits = settings.limits
+        users = UserService(stores.users, clock, limits)
+        admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
+        return cls(
+            users=users,
+            messages=MessageService(stores.messages, users, clock, limits),
+            memories=MemoryService(
+                stores.memories, stores.messages, stores.memunits, users, embedder, clock, limits
+            ),
+            search=SearchService(
+                stores.search,
+                stores.memories,
+                stores.memunits,
+                users,
+                embedder,
+                clock,
+                settings.search,
+                limits,
+            ),
+            provenance=ProvenanceService(stores.provenance, limits),
+            keys=KeyService(stores.keys, clock, admin_key, settings.api.key_cache_ttl_s),
+            turns=TurnMemoryService(stores.messages, stores.memories, users, embedder),
+        )

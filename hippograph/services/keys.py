@@ -1,0 +1,102 @@
+"""API keys: create, revoke, authenticate (with a short cache)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from hippograph.auth import ApiKeyRecord, Principal, generate_key, hash_key, keys_match
+from hippograph.clock import Clock
+from hippograph.errors import Forbidden, InvalidInput, Unauthenticated
+from hippograph.ids import IdKind, new_id, require_user_id
+from hippograph.ports import KeyStore
+from hippograph.validation import require_count, require_text
+
+SETTINGS_ADMIN = Principal(key_id="settings-admin", admin=True)
+_MAX_KEY_USERS = 1000
+
+
+class KeyService:
+    """Turns presented keys into principals; manages stored keys."""
+
+    def __init__(
+        self, store: KeyStore, clock: Clock, admin_key: str | None, cache_ttl_s: float
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._admin_hash = hash_key(admin_key) if admin_key else None
+        self._ttl = cache_ttl_s
+        self._cache: dict[str, tuple[float, Principal | None]] = {}
+
+    async def authenticate(self, key: str | None) -> Principal:
+        """The principal behind ``key``; ``Unauthenticated`` if missing, unknown or revoked.
+
+        Lookups are cached for ``cache_ttl_s`` (misses too), so a revoked key
+        stops working within that time and a flood of bad keys costs no reads.
+        """
+        if not key:
+            raise Unauthenticated("send an API key: Authorization: Bearer <key>")
+        if self._admin_hash is not None and keys_match(key, self._admin_hash):
+            return SETTINGS_ADMIN
+        if len(key) > 256:
+            raise Unauthenticated("unknown API key")
+        digest = hash_key(key)
+        cached = self._cache.get(digest)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < self._ttl:
+            principal = cached[1]
+        else:
+            record = await self._store.by_hash(digest)
+            principal = record.principal() if record and not record.revoked else None
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+            self._cache[digest] = (now, principal)
+        if principal is None:
+            raise Unauthenticated("unknown or revoked API key")
+        return principal
+
+    async def create_key(
+        self, principal: Principal, name: str, admin: bool, user_ids: Sequence[str]
+    ) -> tuple[ApiKeyRecord, str]:
+        """A new key (returned once, in plain text) and its stored record; admins only."""
+        if not principal.admin:
+            raise Forbidden("only an admin key may create API keys")
+        return await self.issue(name, admin, user_ids)
+
+    async def issue(
+        self, name: str, admin: bool, user_ids: Sequence[str]
+    ) -> tuple[ApiKeyRecord, str]:
+        """Create and store a key without a principal check (the CLI, first start)."""
+        name = require_text(name, "name", 200)
+        require_count(len(user_ids), "userIds", 0, _MAX_KEY_USERS)
+        for index, user_id in enumerate(user_ids):
+            require_user_id(user_id, f"userIds[{index}]")
+        if not admin and not user_ids:
+            raise InvalidInput("a key that is not admin needs at least one user id", "userIds")
+        key = generate_key()
+        now = self._clock()
+        record = ApiKeyRecord(
+            id=new_id(IdKind.API_KEY, now),
+            key_hash=hash_key(key),
+            name=name,
+            admin=admin,
+            user_ids=tuple(dict.fromkeys(user_ids)),
+            created_at=now,
+        )
+        await self._store.create(record)
+        return record, key
+
+    async def revoke(self, principal: Principal, key_id: str) -> bool:
+        """Revoke a stored key; admins only."""
+        if not principal.admin:
+            raise Forbidden("only an admin key may revoke API keys")
+        self._cache.clear()
+        return await self._store.revoke(key_id)
+
+    async def list_keys(self) -> list[ApiKeyRecord]:
+        """Every stored key (hashes only)."""
+        return await self._store.list()
+
+    async def has_admin(self) -> bool:
+        """Whether an admin key exists in settings or in the store."""
+        return self._admin_hash is not None or await self._store.has_admin()

@@ -1,0 +1,117 @@
+"""Appending raw messages to a session, idempotently."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from hippograph.auth import Principal
+from hippograph.clock import Clock
+from hippograph.errors import InvalidInput
+from hippograph.ids import IdKind, derived_id, require_client_id
+from hippograph.models import AddedMessages, Message, Page, Role
+from hippograph.pagination import decode_seq_cursor
+from hippograph.ports import MessageStore
+from hippograph.services.users import UserService
+from hippograph.settings import LimitSettings
+from hippograph.validation import require_aware, require_count, require_text
+
+_MAX_SPEAKER = 200
+
+
+@dataclass(frozen=True, slots=True)
+class MessageInput:
+    """One message as a client sends it."""
+
+    speaker: str
+    content: str
+    role: Role = Role.USER
+    ts: datetime | None = None
+    client_id: str | None = None
+
+
+def message_id(session_id: str, item: MessageInput, ts: datetime) -> str:
+    """The id a message gets: the same input always gets the same id.
+
+    With a client id, that id decides; without one, the speaker, time and a
+    hash of the content do, so a replay of the same message at the same time
+    is recognised and creates nothing.
+    """
+    if item.client_id is not None:
+        return derived_id(IdKind.MESSAGE, session_id, "client", item.client_id)
+    digest = hashlib.sha256(item.content.encode()).hexdigest()
+    return derived_id(IdKind.MESSAGE, session_id, "content", item.speaker, ts.isoformat(), digest)
+
+
+class MessageService:
+    """Appends and reads messages for a principal."""
+
+    def __init__(
+        self, store: MessageStore, users: UserService, clock: Clock, limits: LimitSettings
+    ) -> None:
+        self._store = store
+        self._users = users
+        self._clock = clock
+        self._limits = limits
+
+    def build(self, session_id: str, user_id: str, items: Sequence[MessageInput]) -> list[Message]:
+        """Validated ``Message`` records for ``items`` (sequence numbers come from the store)."""
+        if not items:
+            raise InvalidInput("messages must not be empty", "messages")
+        require_count(len(items), "messages", 1, self._limits.max_messages_per_call)
+        now = self._clock()
+        built: list[Message] = []
+        for index, item in enumerate(items):
+            field = f"messages[{index}]"
+            speaker = require_text(item.speaker, f"{field}.speaker", _MAX_SPEAKER)
+            content = require_text(
+                item.content, f"{field}.content", self._limits.max_content_length
+            )
+            ts = require_aware(item.ts, f"{field}.ts") if item.ts else now
+            client_id = (
+                require_client_id(item.client_id, f"{field}.clientId") if item.client_id else None
+            )
+            clean = MessageInput(speaker, content, item.role, ts, client_id)
+            built.append(
+                Message(
+                    id=message_id(session_id, clean, ts),
+                    session_id=session_id,
+                    user_id=user_id,
+                    speaker=speaker,
+                    role=item.role,
+                    content=content,
+                    ts=ts,
+                    seq=0,
+                    client_id=client_id,
+                )
+            )
+        return built
+
+    async def add_messages(
+        self, principal: Principal, session_id: str, items: Sequence[MessageInput]
+    ) -> AddedMessages:
+        """Append ``items`` to a visible session; replays create nothing."""
+        session = await self._users.require_session(principal, session_id, "sessionId")
+        messages = self.build(session.id, session.user_id, items)
+        return await self._store.append(session.id, messages)
+
+    async def messages_of_sessions(
+        self, principal: Principal, session_ids: Sequence[str], first: int, after: str | None
+    ) -> dict[str, Page[Message]]:
+        """A page of each session's messages (sessions already resolved for ``principal``)."""
+        require_count(first, "first", 1, self._limits.max_page_size)
+        cursor = decode_seq_cursor(after)
+        return await self._store.messages_of_sessions(session_ids, first, cursor, principal.scope)
+
+    async def messages_of_memunits(
+        self, principal: Principal, memunit_ids: Sequence[str]
+    ) -> dict[str, list[Message]]:
+        """The messages each MemUnit came from."""
+        return await self._store.messages_of_memunits(memunit_ids, principal.scope)
+
+    async def get_messages(self, principal: Principal, ids: Sequence[str]) -> dict[str, Message]:
+        """The visible messages among ``ids``."""
+        found = await self._store.get_messages(list(ids))
+        return {i: m for i, m in found.items() if principal.can_access(m.user_id)}

@@ -1,0 +1,250 @@
+"""Search: candidates from the graph, ranking from :mod:`hippograph.scoring`.
+
+Order of work for one query: check the request, resolve the mode (AUTO looks
+back when the query asks about the past) and any period the query names,
+embed the query, fetch vector and keyword candidates concurrently, fall back
+to keyword matching when the vector side finds nothing, rank, and touch the
+returned memories (one best-effort write).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+
+from hippograph.auth import Principal
+from hippograph.clock import Clock
+from hippograph.errors import InvalidInput
+from hippograph.models import Memory, MemoryFilter, MemUnit
+from hippograph.modes import SearchMode, levels_for, resolve_mode
+from hippograph.ports import Embedder, MemoryStore, MemUnitStore, SearchStore
+from hippograph.querytime import TimeWindow, parse_time_window
+from hippograph.scoring import (
+    Breakdown,
+    Candidate,
+    ScoringStrategy,
+    ScoringWeights,
+    SearchMethod,
+    rank,
+    with_ranks,
+)
+from hippograph.services.candidates import (
+    MAX_KEYWORD_POOL,
+    MemorySides,
+    MemUnitSides,
+    Sides,
+    gather,
+)
+from hippograph.services.users import UserService
+from hippograph.services.vectors import MemoryCounts, ScopedNearest
+from hippograph.settings import LimitSettings, SearchSettings
+from hippograph.text import query_terms
+from hippograph.validation import require_count, require_fraction, require_text
+
+
+class SearchTarget(StrEnum):
+    """What a search returns."""
+
+    MEMORY = "memory"
+    MEMUNIT = "memunit"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """One search, with every knob; defaults are the seeds'."""
+
+    user_id: str
+    query: str
+    top_k: int = 10
+    method: SearchMethod = SearchMethod.HYBRID
+    strategy: ScoringStrategy = ScoringStrategy.WEIGHTED
+    weights: ScoringWeights = field(default_factory=ScoringWeights)
+    mode: SearchMode = SearchMode.AUTO
+    filter: MemoryFilter = field(default_factory=MemoryFilter)
+    candidates: int = 50
+    radius: float | None = None
+    touch: bool = True
+    target: SearchTarget = SearchTarget.MEMORY
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A ranked memory (or MemUnit) and why it ranks there."""
+
+    breakdown: Breakdown
+    memory: Memory | None = None
+    unit: MemUnit | None = None
+
+    @property
+    def id(self) -> str:
+        """The hit's node id."""
+        node = self.memory or self.unit
+        assert node is not None
+        return node.id
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Hits, best first, and how the search was run."""
+
+    hits: tuple[SearchHit, ...]
+    method: SearchMethod
+    strategy: ScoringStrategy
+    mode: SearchMode
+    fallback: bool
+    period: TimeWindow | None
+    touched: bool
+
+
+def _is_narrow(f: MemoryFilter) -> bool:
+    """Whether the filter may drop many of the full-text index's hits."""
+    return any(
+        value is not None
+        for value in (
+            f.kinds,
+            f.categories,
+            f.session_id,
+            f.min_importance,
+            f.created_after,
+            f.created_before,
+            f.domain,
+        )
+    )
+
+
+class SearchService:
+    """Searches a user's memories or MemUnits."""
+
+    def __init__(
+        self,
+        store: SearchStore,
+        memories: MemoryStore,
+        memunits: MemUnitStore,
+        users: UserService,
+        embedder: Embedder,
+        clock: Clock,
+        settings: SearchSettings,
+        limits: LimitSettings,
+    ) -> None:
+        self._store = store
+        self._memory_store = memories
+        self._memunit_store = memunits
+        self._users = users
+        self._embedder = embedder
+        self._clock = clock
+        self._limits = limits
+        self._memories = ScopedNearest(
+            MemoryCounts(memories.count, settings.count_cache_ttl_s), settings
+        )
+        self._units = ScopedNearest(
+            MemoryCounts(store.count_units, settings.count_cache_ttl_s), settings
+        )
+
+    def _check(self, request: SearchRequest) -> str:
+        require_count(request.top_k, "topK", 1, self._limits.max_top_k)
+        require_count(request.candidates, "candidates", 1, self._limits.max_candidates)
+        if request.radius is not None and not (
+            math.isfinite(request.radius) and -1.0 <= request.radius <= 1.0
+        ):
+            raise InvalidInput("radius must be a cosine similarity between -1 and 1", "radius")
+        w = request.weights
+        for name in ("alpha", "beta", "gamma", "vector_weight", "context_weight", "time_weight"):
+            require_fraction(getattr(w, name), f"scoring.{name}")
+        if not (math.isfinite(w.decay_rate) and 0.0 < w.decay_rate <= 1.0):
+            raise InvalidInput("scoring.decayRate must be in (0, 1]", "scoring.decayRate")
+        require_count(w.rrf_k, "scoring.rrfK", 1, 1000)
+        f = request.filter
+        if request.target is SearchTarget.MEMUNIT and any(
+            v is not None for v in (f.kinds, f.levels, f.categories, f.min_importance, f.domain)
+        ):
+            raise InvalidInput(
+                "kinds, levels, categories, minImportance and domain apply to memories, "
+                "not MemUnits",
+                "filter",
+            )
+        if f.min_importance is not None:
+            require_fraction(f.min_importance, "filter.minImportance")
+        return require_text(request.query, "query", self._limits.max_query_length)
+
+    async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
+        """Rank a visible user's memories (or MemUnits) for ``request.query``."""
+        query = self._check(request)
+        user = await self._users.require_user(principal, request.user_id)
+        request = replace(request, user_id=user.id, query=query)
+        now = self._clock()
+        mode = resolve_mode(request.mode, query)
+        period = parse_time_window(query, now)
+
+        async def embed() -> list[float]:
+            [vector] = await self._embedder.embed([query])
+            return vector
+
+        by_vector, by_keyword, fallback = await gather(
+            request.method, self._sides(request, mode, now), embed
+        )
+        ranked = rank(
+            with_ranks(by_vector, by_keyword),
+            method=request.method,
+            strategy=request.strategy,
+            weights=request.weights,
+            now=now,
+            window=period,
+            fallback=fallback,
+        )[: request.top_k]
+        hits = await self._fetch(principal, request.target, ranked)
+        touched = False
+        if request.touch and request.target is SearchTarget.MEMORY and hits:
+            touched = await self._store.touch([h.id for h in hits], now)
+        return SearchResult(
+            hits=hits,
+            method=request.method,
+            strategy=request.strategy,
+            mode=mode,
+            fallback=fallback,
+            period=period,
+            touched=touched,
+        )
+
+    def _sides(self, request: SearchRequest, mode: SearchMode, now: datetime) -> Sides:
+        """Where this request's candidates come from."""
+        terms = query_terms(request.query)
+        pool = max(request.candidates, request.top_k)
+        if request.target is SearchTarget.MEMUNIT:
+            return MemUnitSides(
+                self._store,
+                self._units,
+                request.user_id,
+                terms,
+                request.filter,
+                pool,
+                request.radius,
+            )
+        f = replace(request.filter, levels=levels_for(mode, request.filter.levels))
+        keyword_pool = min(MAX_KEYWORD_POOL, pool * 4) if _is_narrow(f) else pool
+        return MemorySides(
+            self._store,
+            self._memories,
+            request.user_id,
+            terms,
+            f,
+            now,
+            pool,
+            keyword_pool,
+            request.radius,
+        )
+
+    async def _fetch(
+        self,
+        principal: Principal,
+        target: SearchTarget,
+        ranked: list[tuple[Candidate, Breakdown]],
+    ) -> tuple[SearchHit, ...]:
+        """The ranked hits, whole; one deleted in between drops out."""
+        ids = [c.id for c, _ in ranked]
+        if target is SearchTarget.MEMUNIT:
+            units = await self._memunit_store.get_memunits(ids, principal.scope)
+            return tuple(SearchHit(b, unit=units[c.id]) for c, b in ranked if c.id in units)
+        memories = await self._memory_store.get_memories(ids)
+        return tuple(SearchHit(b, memory=memories[c.id]) for c, b in ranked if c.id in memories)

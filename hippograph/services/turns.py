@@ -1,0 +1,98 @@
+"""Building turn memories for a session (the ``turn`` granularity), idempotently."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hippograph import text
+from hippograph.auth import Principal
+from hippograph.ids import IdKind, derived_id
+from hippograph.models import (
+    IndexedText,
+    Memory,
+    MemoryCategory,
+    MemoryKind,
+    MemorySource,
+    Message,
+    Sources,
+)
+from hippograph.pagination import SeqCursor
+from hippograph.ports import Embedder, MemoryStore, MessageStore
+from hippograph.services.users import UserService
+from hippograph.turns import blend, turn_texts
+
+_PAGE = 500
+
+
+def turn_memory_id(message_id: str) -> str:
+    """The id of a message's turn memory: rebuilding finds, not duplicates, it."""
+    return derived_id(IdKind.MEMORY, "turn", message_id)
+
+
+class TurnMemoryService:
+    """One memory per message of a session, derived from it."""
+
+    def __init__(
+        self,
+        messages: MessageStore,
+        memories: MemoryStore,
+        users: UserService,
+        embedder: Embedder,
+    ) -> None:
+        self._messages = messages
+        self._memories = memories
+        self._users = users
+        self._embedder = embedder
+
+    async def build(self, principal: Principal, session_id: str) -> int:
+        """Create the turn memories a session lacks; returns how many were created."""
+        session = await self._users.require_session(principal, session_id, "sessionId")
+        messages: list[Message] = []
+        cursor: SeqCursor | None = None
+        while True:
+            pages = await self._messages.messages_of_sessions(
+                [session.id], _PAGE, cursor, principal.scope
+            )
+            page = pages[session.id]
+            messages.extend(page.items)
+            if not page.has_next or not page.items:
+                break
+            cursor = SeqCursor(page.items[-1].seq)
+        return await self._create(messages)
+
+    async def _create(self, messages: Sequence[Message]) -> int:
+        texts = turn_texts(messages)
+        existing = await self._memories.get_memories([turn_memory_id(m.id) for m in messages])
+        todo = [
+            (m, t)
+            for m, t in zip(messages, texts, strict=True)
+            if turn_memory_id(m.id) not in existing
+        ]
+        if not todo:
+            return 0
+        own = await self._embedder.embed([t.content for _, t in todo])
+        context = await self._embedder.embed([t.context for _, t in todo])
+        items = [
+            (
+                Memory(
+                    id=turn_memory_id(message.id),
+                    user_id=message.user_id,
+                    kind=MemoryKind.EPISODIC,
+                    content=texts_.content,
+                    importance=0.5,
+                    created_at=message.ts,
+                    last_accessed_at=message.ts,
+                    category=MemoryCategory.EPISODE,
+                    source=MemorySource.EXTRACTION,
+                    session_id=message.session_id,
+                    seq=message.seq,
+                ),
+                IndexedText(embedding=blend(a, b), search_text=text.search_text(texts_.context)),
+                Sources(message_ids=(message.id,)),
+            )
+            for (message, texts_), a, b in zip(todo, own, context, strict=True)
+        ]
+        created = 0
+        for start in range(0, len(items), _PAGE):
+            created += await self._memories.add_many(items[start : start + _PAGE])
+        return created

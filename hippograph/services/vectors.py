@@ -1,0 +1,98 @@
+"""Vector candidates scoped to one user: exact for small users, oversampled index for large ones."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from hippograph.errors import HippoError
+from hippograph.settings import SearchSettings
+
+T = TypeVar("T")
+
+
+class MemoryCounts:
+    """Per-user memory counts, served from a cache and refreshed behind the request.
+
+    A count only picks the search path, and both paths are correct, so a
+    count a little old costs at most a slower query, never a wrong answer.
+    Counting a large user's memories takes tens of milliseconds, so only the
+    first search of a user waits for it; later ones get the cached value and,
+    once it is ``ttl_s`` old, start a refresh that runs after them.
+    """
+
+    def __init__(self, count: Callable[[str | None], Awaitable[int]], ttl_s: float) -> None:
+        self._store_count = count
+        self._ttl = ttl_s
+        self._cache: dict[str | None, tuple[float, int]] = {}
+        self._refreshing: dict[str | None, asyncio.Task[None]] = {}
+
+    async def get(self, user_id: str | None) -> int:
+        """Memories of ``user_id`` (all users' for None)."""
+        hit = self._cache.get(user_id)
+        if hit is None:
+            return await self._count(user_id)
+        if time.monotonic() - hit[0] >= self._ttl and user_id not in self._refreshing:
+            task = asyncio.create_task(self._refresh(user_id))
+            self._refreshing[user_id] = task
+        return hit[1]
+
+    async def _count(self, user_id: str | None) -> int:
+        value = await self._store_count(user_id)
+        self._cache[user_id] = (time.monotonic(), value)
+        return value
+
+    async def _refresh(self, user_id: str | None) -> None:
+        try:
+            await self._count(user_id)
+        except HippoError:
+            pass  # the cached value stays; the next search tries again
+        finally:
+            self._refreshing.pop(user_id, None)
+
+
+class ScopedNearest:
+    """A user's nearest neighbours, whichever way is right for the user's size.
+
+    Neither server's vector index can filter before it ranks. A user with few
+    items is scanned exactly (fast and perfect at that size). For a larger
+    user the index is asked for enough neighbours that, at the user's share of
+    all items, about twice ``k`` of them should be the user's; when the
+    filters leave fewer than ``k``, the request grows fourfold up to a cap, and
+    past the cap the exact scan decides, so recall is never traded away.
+    """
+
+    def __init__(self, counts: MemoryCounts, settings: SearchSettings) -> None:
+        self._counts = counts
+        self._settings = settings
+
+    async def share(self, user_id: str) -> float:
+        """The fraction of all items that are ``user_id``'s (cached counts)."""
+        owned = await self._counts.get(user_id)
+        total = max(await self._counts.get(None), owned, 1)
+        return owned / total
+
+    async def nearest(
+        self,
+        user_id: str,
+        k: int,
+        exact: Callable[[int], Awaitable[list[T]]],
+        index: Callable[[int], Awaitable[list[T]]],
+    ) -> list[T]:
+        """Up to ``k`` items, from ``exact(k)`` or ``index(candidates)``."""
+        owned = await self._counts.get(user_id)
+        if owned <= self._settings.exact_scan_max:
+            return await exact(k)
+        total = max(await self._counts.get(None), owned)
+        cap = self._settings.max_index_candidates
+        candidates = min(cap, max(2 * k, math.ceil(2 * k * total / owned)))
+        while True:
+            hits = await index(candidates)
+            if len(hits) >= k:
+                return hits[:k]
+            if candidates >= cap:
+                return await exact(k)
+            candidates = min(cap, candidates * 4)

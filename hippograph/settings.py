@@ -1,0 +1,136 @@
+"""The one settings object, read once at start-up from ``HIPPOGRAPH_*`` env and ``.env``.
+
+Nested sections use ``__`` in variable names: ``HIPPOGRAPH_GRAPH__SERVER=neo4j``,
+``HIPPOGRAPH_API__PORT=9000``. Constructor arguments override the environment,
+which is how tests build settings without touching ``os.environ``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+GraphServer = Literal["arcadedb", "neo4j"]
+
+
+class GraphSettings(BaseModel):
+    """Where the graph lives.
+
+    ``arcadedb`` with ``embedded`` true (the default) starts ArcadeDB inside the
+    process, serving Bolt on a free loopback port, with its data under
+    ``data_dir``. ``arcadedb`` with ``embedded`` false and ``neo4j`` connect to a
+    running server at ``uri``.
+    """
+
+    server: GraphServer = "arcadedb"
+    embedded: bool = True
+    uri: str | None = None
+    http_url: str | None = Field(
+        default=None,
+        description="ArcadeDB's HTTP API (index DDL goes there); derived when embedded",
+    )
+    user: str | None = None
+    password: SecretStr | None = None
+    database: str = "hippograph"
+    data_dir: Path = Path("data")
+    heap: str = "2g"
+    vector_ef_search: int = Field(
+        default=400,
+        ge=10,
+        le=4000,
+        description="ArcadeDB's HNSW search breadth (index metadata; applies to new indexes)",
+    )
+    connection_timeout_s: float = 10.0
+    max_connection_pool_size: int = 50
+
+    @model_validator(mode="after")
+    def _check_server(self) -> GraphSettings:
+        if self.server == "neo4j" and not self.uri:
+            raise ValueError(
+                "HIPPOGRAPH_GRAPH__URI is required when HIPPOGRAPH_GRAPH__SERVER=neo4j"
+            )
+        if self.server == "arcadedb" and not self.embedded and not (self.uri and self.http_url):
+            raise ValueError(
+                "HIPPOGRAPH_GRAPH__URI and HIPPOGRAPH_GRAPH__HTTP_URL are required "
+                "when HIPPOGRAPH_GRAPH__EMBEDDED=false"
+            )
+        return self
+
+    @property
+    def effective_user(self) -> str:
+        """The login: ``neo4j`` for Neo4j, ``root`` for ArcadeDB, unless set."""
+        if self.user:
+            return self.user
+        return "neo4j" if self.server == "neo4j" else "root"
+
+
+class EmbeddingSettings(BaseModel):
+    """The sentence-transformers model, loaded from disk only (never from a hub)."""
+
+    model: str = "all-MiniLM-L6-v2"
+    batch_size: int = Field(default=64, ge=1, le=1024)
+    device: str = "cpu"
+
+
+class SearchSettings(BaseModel):
+    """How scoped vector search picks its path (DESIGN.md §1, filtered vector search)."""
+
+    exact_scan_max: int = Field(
+        default=2000,
+        ge=0,
+        description="users with at most this many memories are searched exactly",
+    )
+    max_index_candidates: int = Field(default=4000, ge=10)
+    count_cache_ttl_s: float = Field(default=30.0, ge=0)
+
+
+class LimitSettings(BaseModel):
+    """Caps on what one request may ask for."""
+
+    max_top_k: int = Field(default=100, ge=1)
+    max_candidates: int = Field(default=500, ge=1)
+    max_page_size: int = Field(default=200, ge=1)
+    max_content_length: int = Field(default=8000, ge=1)
+    max_query_length: int = Field(default=2000, ge=1)
+    max_messages_per_call: int = Field(default=500, ge=1)
+    max_provenance_depth: int = Field(default=8, ge=1, le=10)
+    max_query_depth: int = Field(default=12, ge=2)
+    max_tokens: int = Field(default=2000, ge=50)
+    max_aliases: int = Field(default=30, ge=1)
+
+
+class ApiSettings(BaseModel):
+    """The HTTP side: bind address and the admin key."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    admin_key: SecretStr | None = None
+    key_cache_ttl_s: float = Field(default=30.0, ge=0)
+
+
+class RedisSettings(BaseModel):
+    """The arq queue (server mode)."""
+
+    url: str = "redis://127.0.0.1:6379/0"
+
+
+class Settings(BaseSettings):
+    """Everything HippoGraph reads from its environment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="HIPPOGRAPH_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        extra="ignore",
+    )
+
+    graph: GraphSettings = GraphSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    search: SearchSettings = SearchSettings()
+    limits: LimitSettings = LimitSettings()
+    api: ApiSettings = ApiSettings()
+    redis: RedisSettings = RedisSettings()
+    log_level: Literal["debug", "info", "warning", "error"] = "info"

@@ -1,0 +1,56 @@
+"""Turn memories: one memory per message, indexed with its conversational context.
+
+This is the ``turn`` granularity: the simplest memory a conversation yields,
+and the baseline every richer pipeline must beat. A turn is often meaningless
+alone ("Yes, last Friday!"), so each is indexed with the turn before it in
+the same session: its keyword text is both turns, and its vector blends the
+turn's own embedding with that of the pair. Its content stays the turn alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hippograph.models import Message
+
+CONTEXT_WEIGHT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class TurnText:
+    """What one turn's memory says, and the text it is indexed with."""
+
+    content: str
+    context: str
+
+
+def turn_content(message: Message) -> str:
+    """``<speaker> said, "<text>"``: who said it is part of what a turn means."""
+    return f'{message.speaker} said, "{message.content}"'
+
+
+def turn_texts(messages: Sequence[Message]) -> list[TurnText]:
+    """Content and context of each message, in the order given.
+
+    The context of a turn is the previous turn of the same session (by
+    sequence number) followed by the turn itself.
+    """
+    previous: dict[tuple[str, int], Message] = {(m.session_id, m.seq): m for m in messages}
+    texts = []
+    for message in messages:
+        content = turn_content(message)
+        before = previous.get((message.session_id, message.seq - 1))
+        context = f"{turn_content(before)} {content}" if before else content
+        texts.append(TurnText(content=content, context=context))
+    return texts
+
+
+def blend(
+    own: Sequence[float], context: Sequence[float], weight: float = CONTEXT_WEIGHT
+) -> list[float]:
+    """``own + weight·context``, normalised to unit length."""
+    mixed = [a + weight * b for a, b in zip(own, context, strict=True)]
+    norm = math.sqrt(sum(x * x for x in mixed)) or 1.0
+    return [x / norm for x in mixed]

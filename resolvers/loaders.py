@@ -1,0 +1,101 @@
+"""Per-request DataLoaders: built in the context getter, never shared between requests.
+
+Each loader is scoped to the request's principal, so a batch can never return
+what the caller may not see, and its cache dies with the request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from strawberry.dataloader import DataLoader
+
+from hippograph import models
+from hippograph.auth import Principal
+from hippograph.errors import HippoError
+from hippograph.services import Services
+
+PageKey = tuple[str, int, str | None]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Loaders:
+    """The DataLoaders of one request."""
+
+    users: DataLoader[str, models.User | None]
+    sessions: DataLoader[str, models.Session | None]
+    memories: DataLoader[str, models.Memory | None]
+    derived_from: DataLoader[str, list[models.ProvenanceNode]]
+    memunit_messages: DataLoader[str, list[models.Message]]
+    session_messages: DataLoader[PageKey, models.Page[models.Message]]
+    user_sessions: DataLoader[PageKey, models.Page[models.Session]]
+
+
+def _by_id(
+    fetch: Callable[[Sequence[str]], Awaitable[dict[str, T]]],
+) -> Callable[[list[str]], Awaitable[list[T | None]]]:
+    async def load(keys: list[str]) -> list[T | None]:
+        found = await fetch(keys)
+        return [found.get(key) for key in keys]
+
+    return load
+
+
+def _paged(
+    fetch: Callable[[list[str], int, str | None], Awaitable[dict[str, models.Page[T]]]],
+) -> Callable[[list[PageKey]], Awaitable[list[models.Page[T] | BaseException]]]:
+    """Batch page requests that share (first, after) into one call each."""
+
+    async def load(keys: list[PageKey]) -> list[models.Page[T] | BaseException]:
+        groups: dict[tuple[int, str | None], list[str]] = {}
+        for parent, first, after in keys:
+            groups.setdefault((first, after), []).append(parent)
+        results: dict[PageKey, models.Page[T] | BaseException] = {}
+        for (first, after), parents in groups.items():
+            try:
+                pages = await fetch(parents, first, after)
+            except HippoError as exc:
+                for parent in parents:
+                    results[(parent, first, after)] = exc
+                continue
+            for parent in parents:
+                results[(parent, first, after)] = pages[parent]
+        return [results[key] for key in keys]
+
+    return load
+
+
+def build_loaders(services: Services, principal: Principal | None) -> Loaders:
+    """Fresh loaders for one request by ``principal`` (no principal: every load fails)."""
+    who = principal or Principal(key_id="anonymous", admin=False)
+
+    async def derived(keys: list[str]) -> list[list[models.ProvenanceNode]]:
+        found = await services.memories.derived_from(who, keys)
+        return [found.get(key, []) for key in keys]
+
+    async def unit_messages(keys: list[str]) -> list[list[models.Message]]:
+        found = await services.messages.messages_of_memunits(who, keys)
+        return [found.get(key, []) for key in keys]
+
+    async def session_pages(
+        ids: list[str], first: int, after: str | None
+    ) -> dict[str, models.Page[models.Message]]:
+        return await services.messages.messages_of_sessions(who, ids, first, after)
+
+    async def user_pages(
+        ids: list[str], first: int, after: str | None
+    ) -> dict[str, models.Page[models.Session]]:
+        return await services.users.sessions_of_users(who, ids, first, after)
+
+    return Loaders(
+        users=DataLoader(_by_id(lambda ids: services.users.get_users(who, ids))),
+        sessions=DataLoader(_by_id(lambda ids: services.users.get_sessions(who, ids))),
+        memories=DataLoader(_by_id(lambda ids: services.memories.get_memories(who, ids))),
+        derived_from=DataLoader(derived),
+        memunit_messages=DataLoader(unit_messages),
+        session_messages=DataLoader(_paged(session_pages)),
+        user_sessions=DataLoader(_paged(user_pages)),
+    )

@@ -1,0 +1,156 @@
+"""Root mutations: each returns its success type or the expected error, never half a write."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import strawberry
+
+from hippograph.errors import HippoError, NotFound
+from hippograph.ids import IdKind, require_id
+from schema.context import Info
+from schema.errors import error_type
+from schema.inputs import (
+    AddMemoryInput,
+    AddMessagesInput,
+    CreateApiKeyInput,
+    CreateSessionInput,
+    CreateUserInput,
+    DeleteMemoryInput,
+    UpdateMemoryInput,
+)
+from schema.memory import memory_type
+from schema.payloads import (
+    AddMessagesResult,
+    ApiKeyCreated,
+    ApiKeyRevoked,
+    CreateApiKeyResult,
+    CreateSessionResult,
+    CreateUserResult,
+    DeleteMemoryResult,
+    MemoryDeleted,
+    MemoryPayload,
+    MemoryResult,
+    MessagesAdded,
+    RevokeApiKeyResult,
+    SessionCreated,
+    UserCreated,
+)
+from schema.types import Message, Session, User
+
+T = TypeVar("T")
+
+
+async def _attempt(call: Callable[[], Awaitable[T]], ok: Callable[[T], Any]) -> Any:
+    """``ok(await call())``, or the schema error for an expected failure."""
+    try:
+        value = await call()
+    except HippoError as exc:
+        return error_type(exc)
+    return ok(value)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Create a user.")
+    async def create_user(self, info: Info, input: CreateUserInput) -> CreateUserResult:
+        principal = info.context.principal
+        result: CreateUserResult = await _attempt(
+            lambda: info.context.services.users.create_user(principal, str(input.id), input.name),
+            lambda user: UserCreated(user=User.of(user)),
+        )
+        return result
+
+    @strawberry.mutation(description="Start a session (a conversation) for a user.")
+    async def create_session(self, info: Info, input: CreateSessionInput) -> CreateSessionResult:
+        principal = info.context.principal
+        result: CreateSessionResult = await _attempt(
+            lambda: info.context.services.users.create_session(
+                principal, str(input.user_id), input.title
+            ),
+            lambda session: SessionCreated(session=Session.of(session)),
+        )
+        return result
+
+    @strawberry.mutation(description="Append messages to a session; replays create nothing.")
+    async def add_messages(self, info: Info, input: AddMessagesInput) -> AddMessagesResult:
+        principal = info.context.principal
+        result: AddMessagesResult = await _attempt(
+            lambda: info.context.services.messages.add_messages(
+                principal, str(input.session_id), [m.to_domain() for m in input.messages]
+            ),
+            lambda added: MessagesAdded(
+                messages=[Message.of(m) for m in added.messages],
+                created=len(added.created_ids),
+                existing=len(added.messages) - len(added.created_ids),
+            ),
+        )
+        return result
+
+    @strawberry.mutation(description="Store a memory with what it was derived from.")
+    async def add_memory(self, info: Info, input: AddMemoryInput) -> MemoryResult:
+        principal = info.context.principal
+        result: MemoryResult = await _attempt(
+            lambda: info.context.services.memories.add_memory(principal, input.to_domain()),
+            lambda memory: MemoryPayload(memory=memory_type(memory)),
+        )
+        return result
+
+    @strawberry.mutation(
+        description="Edit a memory. New content creates a new version that SUPERSEDES the old "
+        "one (which keeps its text and gets validTo); other fields change in place."
+    )
+    async def update_memory(self, info: Info, input: UpdateMemoryInput) -> MemoryResult:
+        principal = info.context.principal
+        result: MemoryResult = await _attempt(
+            lambda: info.context.services.memories.update_memory(
+                principal, str(input.id), input.to_domain()
+            ),
+            lambda memory: MemoryPayload(memory=memory_type(memory)),
+        )
+        return result
+
+    @strawberry.mutation(description="Delete a memory: soft by default, hard on request.")
+    async def delete_memory(self, info: Info, input: DeleteMemoryInput) -> DeleteMemoryResult:
+        principal = info.context.principal
+        result: DeleteMemoryResult = await _attempt(
+            lambda: info.context.services.memories.delete_memory(
+                principal, str(input.id), input.hard
+            ),
+            lambda memory_id: MemoryDeleted(id=strawberry.ID(memory_id), hard=input.hard),
+        )
+        return result
+
+    @strawberry.mutation(description="Create an API key (admin keys only). Shown once.")
+    async def create_api_key(self, info: Info, input: CreateApiKeyInput) -> CreateApiKeyResult:
+        principal = info.context.principal
+        result: CreateApiKeyResult = await _attempt(
+            lambda: info.context.services.keys.create_key(
+                principal, input.name, input.admin, [str(u) for u in input.user_ids]
+            ),
+            lambda created: ApiKeyCreated(
+                id=strawberry.ID(created[0].id),
+                key=created[1],
+                name=created[0].name,
+                admin=created[0].admin,
+                user_ids=[strawberry.ID(u) for u in created[0].user_ids],
+                created_at=created[0].created_at,
+            ),
+        )
+        return result
+
+    @strawberry.mutation(description="Revoke an API key (admin keys only).")
+    async def revoke_api_key(self, info: Info, id: strawberry.ID) -> RevokeApiKeyResult:
+        principal = info.context.principal
+
+        async def revoke() -> str:
+            key_id = require_id(str(id), IdKind.API_KEY, "id")
+            if not await info.context.services.keys.revoke(principal, key_id):
+                raise NotFound("API key", key_id)
+            return key_id
+
+        result: RevokeApiKeyResult = await _attempt(
+            revoke, lambda key_id: ApiKeyRevoked(id=strawberry.ID(key_id))
+        )
+        return result

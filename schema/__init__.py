@@ -1,0 +1,1 @@
+"""The GraphQL schema: types, inputs, payload unions, context and permissions."""

@@ -1,0 +1,182 @@
+"""Memories (one type per kind behind the ``Memory`` interface) and provenance."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from hippograph import models
+from hippograph.pagination import encode_time_cursor
+from schema.context import Info
+from schema.enums import EdgeType, MemoryCategory, MemoryKind, MemoryLevel, MemorySource
+from schema.types import MemUnit, Message, Node, PageInfo, Session, User
+
+
+@strawberry.interface(description="A memory of one user; each kind has its own type.")
+class Memory(Node):
+    user_id: strawberry.ID
+    kind: MemoryKind
+    content: str
+    original_content: str | None = strawberry.field(
+        description="The text before fuzzing rewrote `content`, when it did."
+    )
+    level: MemoryLevel
+    category: MemoryCategory
+    importance: float
+    source: MemorySource
+    verified: bool
+    created_at: datetime
+    last_accessed_at: datetime
+    access_count: int
+    valid_from: datetime | None
+    valid_to: datetime | None = strawberry.field(
+        description="Set when the memory was superseded or expired."
+    )
+    consolidated: bool = strawberry.field(
+        description="True once a reflection summarises it (it leaves default retrieval)."
+    )
+    domain: str | None
+    session_id: strawberry.ID | None
+    deleted_at: datetime | None
+
+    @strawberry.field(
+        description="What this memory was derived from: messages, MemUnits, memories."
+    )
+    async def derived_from(self, info: Info) -> list[Node]:
+        nodes = await info.context.loaders.derived_from.load(self.id)
+        return [node_type(n) for n in nodes]
+
+    @strawberry.field(description="The user this memory belongs to.")
+    async def user(self, info: Info) -> User | None:
+        user = await info.context.loaders.users.load(self.user_id)
+        return User.of(user) if user else None
+
+    @strawberry.field(description="The session it was recorded in, if any.")
+    async def session(self, info: Info) -> Session | None:
+        if self.session_id is None:
+            return None
+        session = await info.context.loaders.sessions.load(self.session_id)
+        return Session.of(session) if session else None
+
+
+@strawberry.type(description="What happened: a narrative of an episode.")
+class EpisodicMemory(Memory):
+    pass
+
+
+@strawberry.type(description="A fact or piece of general knowledge about the user.")
+class SemanticMemory(Memory):
+    pass
+
+
+@strawberry.type(description="A profile attribute of the user.")
+class ProfileMemory(Memory):
+    pass
+
+
+@strawberry.type(description="An atomic, dated event-log item.")
+class EventMemory(Memory):
+    pass
+
+
+@strawberry.type(description="A higher-level memory that summarises other memories.")
+class Reflection(Memory):
+    pass
+
+
+_KINDS: dict[models.MemoryKind, type[Memory]] = {
+    models.MemoryKind.EPISODIC: EpisodicMemory,
+    models.MemoryKind.SEMANTIC: SemanticMemory,
+    models.MemoryKind.PROFILE: ProfileMemory,
+    models.MemoryKind.EVENT: EventMemory,
+    models.MemoryKind.REFLECTION: Reflection,
+}
+
+MEMORY_TYPES: tuple[type[Memory], ...] = tuple(_KINDS.values())
+
+
+def memory_type(memory: models.Memory) -> Memory:
+    """The GraphQL object for a domain memory, typed by its kind."""
+    return _KINDS[memory.kind](
+        id=strawberry.ID(memory.id),
+        user_id=strawberry.ID(memory.user_id),
+        kind=memory.kind,
+        content=memory.content,
+        original_content=memory.original_content,
+        level=memory.level,
+        category=memory.category,
+        importance=memory.importance,
+        source=memory.source,
+        verified=memory.verified,
+        created_at=memory.created_at,
+        last_accessed_at=memory.last_accessed_at,
+        access_count=memory.access_count,
+        valid_from=memory.valid_from,
+        valid_to=memory.valid_to,
+        consolidated=memory.consolidated,
+        domain=memory.domain,
+        session_id=strawberry.ID(memory.session_id) if memory.session_id else None,
+        deleted_at=memory.deleted_at,
+    )
+
+
+def node_type(node: models.ProvenanceNode) -> Node:
+    """The GraphQL object for any provenance node."""
+    if isinstance(node, models.Memory):
+        return memory_type(node)
+    if isinstance(node, models.MemUnit):
+        return MemUnit.of(node)
+    return Message.of(node)
+
+
+@strawberry.type
+class MemoryEdge:
+    cursor: str
+    node: Memory
+
+
+@strawberry.type(description="A page of memories, newest first.")
+class MemoryConnection:
+    edges: list[MemoryEdge]
+    page_info: PageInfo
+
+    @classmethod
+    def of(cls, page: models.Page[models.Memory]) -> MemoryConnection:
+        """The GraphQL view of a page of memories."""
+        return cls(
+            edges=[
+                MemoryEdge(cursor=encode_time_cursor(m.created_at, m.id), node=memory_type(m))
+                for m in page.items
+            ],
+            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
+        )
+
+
+@strawberry.type(description="A typed edge between two nodes of a provenance subgraph.")
+class ProvenanceEdge:
+    source: strawberry.ID
+    type: EdgeType
+    target: strawberry.ID
+
+
+@strawberry.type(description="The subgraph reached from `root` along provenance edges.")
+class Provenance:
+    root: Node
+    nodes: list[Node]
+    edges: list[ProvenanceEdge]
+
+    @classmethod
+    def of(cls, provenance: models.Provenance) -> Provenance:
+        """The GraphQL view of a provenance walk."""
+        nodes = {n.id: node_type(n) for n in provenance.nodes}
+        return cls(
+            root=nodes[provenance.root_id],
+            nodes=list(nodes.values()),
+            edges=[
+                ProvenanceEdge(
+                    source=strawberry.ID(e.source), type=e.type, target=strawberry.ID(e.target)
+                )
+                for e in provenance.edges
+            ],
+        )

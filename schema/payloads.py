@@ -1,0 +1,80 @@
+"""Mutation results: a success type or one of the expected errors, as a union."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import strawberry
+
+from schema.errors import ConflictError, ForbiddenError, InputError, NotFoundError
+from schema.memory import Memory
+from schema.types import Message, Session, User
+
+
+@strawberry.type
+class UserCreated:
+    user: User
+
+
+@strawberry.type
+class SessionCreated:
+    session: Session
+
+
+@strawberry.type(description="Every message as stored, and how many this call created.")
+class MessagesAdded:
+    messages: list[Message]
+    created: int
+    existing: int
+
+
+@strawberry.type
+class MemoryPayload:
+    memory: Memory
+
+
+@strawberry.type
+class MemoryDeleted:
+    id: strawberry.ID
+    hard: bool
+
+
+@strawberry.type(description="The key is shown here once; only its hash is kept.")
+class ApiKeyCreated:
+    id: strawberry.ID
+    key: str
+    name: str
+    admin: bool
+    user_ids: list[strawberry.ID]
+    created_at: datetime
+
+
+@strawberry.type
+class ApiKeyRevoked:
+    id: strawberry.ID
+
+
+CreateUserResult = Annotated[
+    UserCreated | InputError | ConflictError | ForbiddenError,
+    strawberry.union("CreateUserResult"),
+]
+CreateSessionResult = Annotated[
+    SessionCreated | InputError | NotFoundError, strawberry.union("CreateSessionResult")
+]
+AddMessagesResult = Annotated[
+    MessagesAdded | InputError | NotFoundError, strawberry.union("AddMessagesResult")
+]
+MemoryResult = Annotated[
+    MemoryPayload | InputError | NotFoundError, strawberry.union("MemoryResult")
+]
+DeleteMemoryResult = Annotated[
+    MemoryDeleted | InputError | NotFoundError, strawberry.union("DeleteMemoryResult")
+]
+CreateApiKeyResult = Annotated[
+    ApiKeyCreated | InputError | ForbiddenError, strawberry.union("CreateApiKeyResult")
+]
+RevokeApiKeyResult = Annotated[
+    ApiKeyRevoked | InputError | NotFoundError | ForbiddenError,
+    strawberry.union("RevokeApiKeyResult"),
+]

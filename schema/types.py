@@ -1,0 +1,187 @@
+"""Users, sessions, messages and MemUnits as GraphQL types.
+
+Nested fields go through this request's DataLoaders (``info.context.loaders``),
+so a list of N sessions asking for their messages costs one query, not N.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+
+from hippograph import models
+from hippograph.pagination import encode_seq_cursor, encode_time_cursor
+from schema.context import Info
+from schema.enums import Role
+
+
+@strawberry.interface(description="Anything with an id: users, sessions, messages, memories.")
+class Node:
+    id: strawberry.ID
+
+
+@strawberry.type(description="Where a page ends and whether another follows.")
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+
+
+@strawberry.type(description="A person whose memories the service keeps.")
+class User(Node):
+    name: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, user: models.User) -> User:
+        """The GraphQL view of a domain user."""
+        return cls(id=strawberry.ID(user.id), name=user.name, created_at=user.created_at)
+
+    @strawberry.field(description="This user's sessions, newest first.")
+    async def sessions(
+        self, info: Info, first: int = 20, after: str | None = None
+    ) -> SessionConnection:
+        page = await info.context.loaders.user_sessions.load((self.id, first, after))
+        return SessionConnection.of(page)
+
+
+@strawberry.type(description="A conversation of one user.")
+class Session(Node):
+    user_id: strawberry.ID
+    title: str
+    started_at: datetime
+
+    @classmethod
+    def of(cls, session: models.Session) -> Session:
+        """The GraphQL view of a domain session."""
+        return cls(
+            id=strawberry.ID(session.id),
+            user_id=strawberry.ID(session.user_id),
+            title=session.title,
+            started_at=session.started_at,
+        )
+
+    @strawberry.field(description="The user this session belongs to.")
+    async def user(self, info: Info) -> User | None:
+        user = await info.context.loaders.users.load(self.user_id)
+        return User.of(user) if user else None
+
+    @strawberry.field(description="Messages in conversation order.")
+    async def messages(
+        self, info: Info, first: int = 50, after: str | None = None
+    ) -> MessageConnection:
+        page = await info.context.loaders.session_messages.load((self.id, first, after))
+        return MessageConnection.of(page)
+
+
+@strawberry.type(description="A raw message: what every memory traces back to.")
+class Message(Node):
+    session_id: strawberry.ID
+    user_id: strawberry.ID
+    speaker: str
+    role: Role
+    content: str
+    ts: datetime
+    seq: int
+    client_id: str | None
+
+    @classmethod
+    def of(cls, message: models.Message) -> Message:
+        """The GraphQL view of a domain message."""
+        return cls(
+            id=strawberry.ID(message.id),
+            session_id=strawberry.ID(message.session_id),
+            user_id=strawberry.ID(message.user_id),
+            speaker=message.speaker,
+            role=message.role,
+            content=message.content,
+            ts=message.ts,
+            seq=message.seq,
+            client_id=message.client_id,
+        )
+
+    @strawberry.field(description="The session this message belongs to.")
+    async def session(self, info: Info) -> Session | None:
+        session = await info.context.loaders.sessions.load(self.session_id)
+        return Session.of(session) if session else None
+
+
+@strawberry.type(description="The smallest unit extracted from a run of messages.")
+class MemUnit(Node):
+    user_ids: list[strawberry.ID]
+    group_id: str | None
+    session_id: strawberry.ID
+    summary: str
+    narrative: str
+    subject: str
+    participants: list[str]
+    keywords: list[str]
+    ts: datetime
+    source_type: str
+
+    @classmethod
+    def of(cls, unit: models.MemUnit) -> MemUnit:
+        """The GraphQL view of a domain MemUnit."""
+        return cls(
+            id=strawberry.ID(unit.id),
+            user_ids=[strawberry.ID(u) for u in unit.user_ids],
+            group_id=unit.group_id,
+            session_id=strawberry.ID(unit.session_id),
+            summary=unit.summary,
+            narrative=unit.narrative,
+            subject=unit.subject,
+            participants=list(unit.participants),
+            keywords=list(unit.keywords),
+            ts=unit.ts,
+            source_type=unit.source_type,
+        )
+
+    @strawberry.field(description="The messages this MemUnit was extracted from, in order.")
+    async def messages(self, info: Info) -> list[Message]:
+        messages = await info.context.loaders.memunit_messages.load(self.id)
+        return [Message.of(m) for m in messages]
+
+
+@strawberry.type
+class SessionEdge:
+    cursor: str
+    node: Session
+
+
+@strawberry.type(description="A page of sessions, newest first.")
+class SessionConnection:
+    edges: list[SessionEdge]
+    page_info: PageInfo
+
+    @classmethod
+    def of(cls, page: models.Page[models.Session]) -> SessionConnection:
+        """The GraphQL view of a page of sessions."""
+        return cls(
+            edges=[
+                SessionEdge(cursor=encode_time_cursor(s.started_at, s.id), node=Session.of(s))
+                for s in page.items
+            ],
+            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
+        )
+
+
+@strawberry.type
+class MessageEdge:
+    cursor: str
+    node: Message
+
+
+@strawberry.type(description="A page of messages in conversation order.")
+class MessageConnection:
+    edges: list[MessageEdge]
+    page_info: PageInfo
+
+    @classmethod
+    def of(cls, page: models.Page[models.Message]) -> MessageConnection:
+        """The GraphQL view of a page of messages."""
+        return cls(
+            edges=[
+                MessageEdge(cursor=encode_seq_cursor(m.seq), node=Message.of(m)) for m in page.items
+            ],
+            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
+        )

@@ -1,0 +1,156 @@
+"""The API over real HTTP handling (Starlette's TestClient), a fresh database per test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from graph.embedded import EmbeddedArcadeDB
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.server.app import create_app
+from hippograph.settings import ApiSettings, GraphSettings, Settings
+
+ADMIN_KEY = "hg_test-admin-key-for-the-api-tests"
+
+
+class Api:
+    """A GraphQL client bound to one API key."""
+
+    def __init__(self, client: TestClient, key: str | None) -> None:
+        self.client = client
+        self.key = key
+
+    def as_key(self, key: str | None) -> Api:
+        """The same client with another key."""
+        return Api(self.client, key)
+
+    def post(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON answer of one operation (any status)."""
+        headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
+        response = self.client.post(
+            "/graphql", json={"query": query, "variables": variables or {}}, headers=headers
+        )
+        body: dict[str, Any] = response.json()
+        body["_status"] = response.status_code
+        return body
+
+    def ok(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The ``data`` of an operation that must succeed without errors."""
+        body = self.post(query, variables)
+        assert body["_status"] == 200, body
+        assert not body.get("errors"), body
+        data: dict[str, Any] = body["data"]
+        return data
+
+    def error_codes(self, query: str, variables: dict[str, Any] | None = None) -> list[str]:
+        """The ``extensions.code`` of every error of an operation."""
+        body = self.post(query, variables)
+        return [e.get("extensions", {}).get("code") for e in body.get("errors") or []]
+
+    def create_key(self, user_ids: list[str]) -> str:
+        """A new key limited to ``user_ids`` (made with this client's admin key)."""
+        data = self.ok(
+            'mutation($u: [ID!]!) { createApiKey(input: {name: "t", userIds: $u}) '
+            "{ ... on ApiKeyCreated { key } ... on Error { message } } }",
+            {"u": user_ids},
+        )
+        key: str = data["createApiKey"]["key"]
+        return key
+
+
+def make_settings(data_dir: Path, **api: Any) -> Settings:
+    """Settings for an app on the test's embedded server."""
+    return Settings(
+        graph=GraphSettings(data_dir=data_dir),
+        api=ApiSettings(admin_key=ADMIN_KEY, key_cache_ttl_s=0, **api),
+    )
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """This test's settings."""
+    return make_settings(tmp_path)
+
+
+@pytest.fixture
+def client(
+    arcade: EmbeddedArcadeDB,
+    embedder: SentenceTransformerEmbedder,
+    database_name: str,
+    settings: Settings,
+) -> Iterator[TestClient]:
+    """The app, started (lifespan and all) on a fresh database."""
+    app = create_app(settings, embedder=embedder, embedded=arcade, database=database_name)
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def api(client: TestClient) -> Api:
+    """A GraphQL client with the admin key."""
+    return Api(client, ADMIN_KEY)
+
+
+CREATE_USER = """
+mutation($id: ID!, $name: String!) {
+  createUser(input: {id: $id, name: $name}) {
+    __typename
+    ... on UserCreated { user { id name } }
+    ... on Error { message code }
+  }
+}"""
+
+CREATE_SESSION = """
+mutation($userId: ID!) {
+  createSession(input: {userId: $userId, title: "chat"}) {
+    __typename
+    ... on SessionCreated { session { id } }
+    ... on Error { message code }
+  }
+}"""
+
+ADD_MESSAGES = """
+mutation($sessionId: ID!, $messages: [MessageInput!]!) {
+  addMessages(input: {sessionId: $sessionId, messages: $messages}) {
+    __typename
+    ... on MessagesAdded { created existing messages { id seq content } }
+    ... on InputError { message field }
+    ... on Error { message code }
+  }
+}"""
+
+ADD_MEMORY = """
+mutation($input: AddMemoryInput!) {
+  addMemory(input: $input) {
+    __typename
+    ... on MemoryPayload { memory { id content kind } }
+    ... on InputError { message field }
+    ... on Error { message code }
+  }
+}"""
+
+
+def seed_user(api: Api, user_id: str, texts: list[str]) -> tuple[str, list[str]]:
+    """A user with one session holding ``texts``; returns (session id, message ids)."""
+    assert api.ok(CREATE_USER, {"id": user_id, "name": user_id.title()})["createUser"]["user"]
+    session = api.ok(CREATE_SESSION, {"userId": user_id})["createSession"]["session"]["id"]
+    added = api.ok(
+        ADD_MESSAGES,
+        {"sessionId": session, "messages": [{"speaker": user_id, "content": t} for t in texts]},
+    )["addMessages"]
+    return session, [m["id"] for m in added["messages"]]
+
+
+def add_memory(api: Api, user_id: str, content: str, derived_from: list[str] | None = None) -> str:
+    """Add a memory and return its id."""
+    result = api.ok(
+        ADD_MEMORY,
+        {"input": {"userId": user_id, "content": content, "derivedFrom": derived_from or []}},
+    )["addMemory"]
+    assert result["__typename"] == "MemoryPayload", result
+    memory_id: str = result["memory"]["id"]
+    return memory_id

@@ -1,0 +1,272 @@
+"""search over HTTP: methods, strategies, modes, filters, fallback, touch, MemUnits."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from graph.store import GraphStore
+from hippograph.ids import IdKind, new_id
+from hippograph.models import IndexedText, Memory, MemoryKind, MemUnit, Sources
+from hippograph.text import search_text
+from tests.api.conftest import Api, add_memory, seed_user
+
+SEARCH = """
+query($q: String!, $method: SearchMethod!, $scoring: ScoringInput, $mode: SearchMode!,
+      $filter: MemoryFilterInput, $radius: Float, $touch: Boolean!, $target: SearchTarget!,
+      $topK: Int!, $candidates: Int!) {
+  search(userId: "ann", query: $q, method: $method, scoring: $scoring, mode: $mode,
+         filter: $filter, radius: $radius, touch: $touch, target: $target, topK: $topK,
+         candidates: $candidates) {
+    method strategy mode fallback touched period { label month start end }
+    hits {
+      score similarity level
+      node { __typename id }
+      memory { id content kind accessCount }
+      memUnit { id summary }
+      breakdown { semantic keyword relevance context timeMatch fused recency importance final
+                  vectorRank keywordRank methods fallback }
+    }
+  }
+}"""
+
+
+def search(api: Api, q: str, **overrides: Any) -> dict[str, Any]:
+    variables = {
+        "q": q,
+        "method": "HYBRID",
+        "scoring": None,
+        "mode": "AUTO",
+        "filter": None,
+        "radius": None,
+        "touch": False,
+        "target": "MEMORY",
+        "topK": 10,
+        "candidates": 50,
+    } | overrides
+    result: dict[str, Any] = api.ok(SEARCH, variables)["search"]
+    return result
+
+
+def store_of(client: TestClient) -> GraphStore:
+    store: GraphStore = client.app.state.runtime.connection.store  # type: ignore[attr-defined]
+    return store
+
+
+@pytest.fixture
+def ann(api: Api) -> dict[str, str]:
+    _, messages = seed_user(api, "ann", ["I love espresso", "My dog is called Rex"])
+    return {
+        "coffee": add_memory(api, "ann", "Ann drinks espresso every morning", messages[:1]),
+        "dog": add_memory(api, "ann", "Ann's dog Rex likes the park", messages[1:]),
+        "tea": add_memory(api, "ann", "Ann dislikes green tea"),
+    }
+
+
+def test_hybrid_explains_every_hit(api: Api, ann: dict[str, str]) -> None:
+    result = search(api, "what coffee does she drink")
+    assert (result["method"], result["strategy"], result["mode"]) == (
+        "HYBRID",
+        "WEIGHTED",
+        "NORMAL",
+    )
+    top = result["hits"][0]
+    assert top["memory"]["id"] == ann["coffee"]
+    b = top["breakdown"]
+    assert set(b["methods"]) == {"VECTOR", "KEYWORD"}
+    assert (b["vectorRank"], b["keywordRank"]) == (1, 1)
+    assert b["relevance"] == pytest.approx(0.6 * b["semantic"] + 0.4 * b["keyword"])
+    assert b["final"] == pytest.approx(
+        0.5 * b["fused"] + 0.2 * b["recency"] + 0.3 * b["importance"]
+    )
+    assert top["score"] == b["final"]
+    scores = [h["score"] for h in result["hits"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_each_method_alone(api: Api, ann: dict[str, str]) -> None:
+    keyword = search(api, "espresso", method="KEYWORD")
+    assert [h["memory"]["id"] for h in keyword["hits"]] == [ann["coffee"]]
+    assert keyword["hits"][0]["breakdown"]["semantic"] is None
+    vector = search(api, "a pet animal", method="VECTOR")
+    assert vector["hits"][0]["memory"]["id"] == ann["dog"]
+    assert all(h["breakdown"]["keyword"] is None for h in vector["hits"])
+
+
+def test_weights_and_strategies_apply_per_request(api: Api, ann: dict[str, str]) -> None:
+    pure = search(api, "espresso", scoring={"alpha": 1.0, "beta": 0.0, "gamma": 0.0})
+    assert all(h["score"] == pytest.approx(h["breakdown"]["fused"]) for h in pure["hits"])
+    rrf = search(api, "espresso", scoring={"strategy": "RRF"})
+    assert rrf["strategy"] == "RRF"
+    assert rrf["hits"][0]["breakdown"]["relevance"] == pytest.approx(1.0)
+    multiplicative = search(api, "espresso", scoring={"strategy": "MULTIPLICATIVE"})
+    b = multiplicative["hits"][0]["breakdown"]
+    assert b["final"] == pytest.approx(
+        (0.8 * b["fused"] + 0.2 * b["recency"]) * (0.8 + 0.4 * b["importance"])
+    )
+
+
+def test_radius_too_tight_falls_back_to_keywords_at_half_relevance(
+    api: Api, ann: dict[str, str]
+) -> None:
+    result = search(api, "espresso", radius=0.999)
+    assert result["fallback"] is True
+    assert [h["memory"]["id"] for h in result["hits"]] == [ann["coffee"]]
+    assert result["hits"][0]["breakdown"]["relevance"] == 0.5
+    assert result["hits"][0]["breakdown"]["fallback"] is True
+
+
+def test_touch_marks_returned_memories_recalled(api: Api, ann: dict[str, str]) -> None:
+    assert search(api, "espresso", touch=False)["touched"] is False
+    count = "query($id: ID!) { memory(id: $id) { accessCount lastAccessedAt } }"
+    before = api.ok(count, {"id": ann["coffee"]})["memory"]
+    result = search(api, "espresso", touch=True, topK=1)
+    assert result["touched"] is True
+    after = api.ok(count, {"id": ann["coffee"]})["memory"]
+    assert after["accessCount"] == before["accessCount"] + 1
+    assert after["lastAccessedAt"] > before["lastAccessedAt"]
+
+
+def _set(client: TestClient, memory_id: str, **changes: Any) -> None:
+    """Change stored fields directly (levels and consolidation have no mutation yet)."""
+
+    async def update() -> None:
+        await store_of(client).memories.update(memory_id, changes)
+
+    client.portal.call(update)  # type: ignore[union-attr]
+
+
+def test_normal_mode_hides_faded_memories_and_review_shows_them(
+    api: Api, client: TestClient, ann: dict[str, str]
+) -> None:
+    _set(client, ann["dog"], level="trace")
+    normal = search(api, "Ann's dog Rex", mode="NORMAL")
+    assert ann["dog"] not in [h["memory"]["id"] for h in normal["hits"]]
+    review = search(api, "Ann's dog Rex", mode="REVIEW")
+    assert review["hits"][0]["memory"]["id"] == ann["dog"]
+    assert review["hits"][0]["level"] == "TRACE"
+    auto = search(api, "what did Ann's dog do back then?")
+    assert auto["mode"] == "REVIEW"
+    assert ann["dog"] in [h["memory"]["id"] for h in auto["hits"]]
+    assert search(api, "我以前的狗叫什么")["mode"] == "REVIEW"
+
+
+def test_filters_narrow_both_sides(api: Api, client: TestClient, ann: dict[str, str]) -> None:
+    _set(client, ann["tea"], consolidated=True)
+    assert ann["tea"] not in [h["memory"]["id"] for h in search(api, "green tea")["hits"]]
+    with_consolidated = search(api, "green tea", filter={"includeConsolidated": True})
+    assert with_consolidated["hits"][0]["memory"]["id"] == ann["tea"]
+    only_important = search(api, "Ann", filter={"minImportance": 0.9})
+    assert only_important["hits"] == []
+    events = search(api, "Ann", filter={"kinds": ["EVENT"]})
+    assert events["hits"] == []
+    future = search(api, "Ann", filter={"createdAfter": "2999-01-01T00:00:00+00:00"})
+    assert future["hits"] == []
+
+
+def test_a_named_period_favours_memories_from_it(
+    api: Api, client: TestClient, ann: dict[str, str]
+) -> None:
+    old = datetime(2023, 10, 13, 12, tzinfo=UTC)
+
+    async def add_dated() -> str:
+        record = Memory(
+            id=new_id(IdKind.MEMORY, old),
+            user_id="ann",
+            kind=MemoryKind.EVENT,
+            content="Ann painted a sunset",
+            importance=0.5,
+            created_at=old,
+            last_accessed_at=old,
+        )
+        vector = (await client.app.state.runtime.embedder.embed([record.content]))[0]  # type: ignore[attr-defined]
+        await store_of(client).memories.add(
+            record, IndexedText(vector, search_text(record.content)), Sources()
+        )
+        return record.id
+
+    dated = client.portal.call(add_dated)  # type: ignore[union-attr]
+    result = search(api, "What did Ann paint on October 13, 2023?")
+    assert result["period"]["label"] == "october 13, 2023"
+    top = result["hits"][0]
+    assert top["memory"]["id"] == dated
+    assert top["breakdown"]["timeMatch"] == pytest.approx(0.1)
+
+
+def test_memunits_can_be_the_target(api: Api, client: TestClient, ann: dict[str, str]) -> None:
+    session = api.ok('{ user(id: "ann") { sessions { edges { node { id } } } } }')["user"][
+        "sessions"
+    ]["edges"][0]["node"]["id"]
+
+    async def add_unit() -> str:
+        unit = MemUnit(
+            id=new_id(IdKind.MEMUNIT, datetime.now(UTC)),
+            user_ids=("ann",),
+            session_id=session,
+            summary="Ann talked about her espresso habit",
+            narrative="",
+            subject="coffee",
+            ts=datetime.now(UTC),
+        )
+        vector = (await client.app.state.runtime.embedder.embed([unit.summary]))[0]  # type: ignore[attr-defined]
+        await store_of(client).memunits.add(
+            unit, IndexedText(vector, search_text(unit.summary)), []
+        )
+        return unit.id
+
+    unit_id = client.portal.call(add_unit)  # type: ignore[union-attr]
+    result = search(api, "espresso", target="MEMUNIT")
+    assert [h["memUnit"]["id"] for h in result["hits"]] == [unit_id]
+    assert result["hits"][0]["memory"] is None
+    assert result["hits"][0]["node"] == {"__typename": "MemUnit", "id": unit_id}
+
+
+def test_equal_scores_are_ordered_by_id(api: Api, ann: dict[str, str]) -> None:
+    twins = sorted(
+        [
+            add_memory(api, "ann", "identical twin text"),
+            add_memory(api, "ann", "identical twin text"),
+        ]
+    )
+    # recency off: the twins were written a few milliseconds apart
+    result = search(api, "identical twin text", scoring={"beta": 0.0})
+    ids = [h["memory"]["id"] for h in result["hits"][:2]]
+    assert ids == twins
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"candidates": 0}, "candidates"),
+        ({"candidates": 100000}, "candidates"),
+        ({"radius": 2.0}, "radius"),
+        ({"scoring": {"alpha": 1.5}}, "scoring.alpha"),
+        ({"scoring": {"decayRate": 0.0}}, "scoring.decayRate"),
+        ({"scoring": {"rrfK": 0}}, "scoring.rrfK"),
+        ({"scoring": {"vectorWeight": -0.1}}, "scoring.vector_weight"),
+        ({"target": "MEMUNIT", "filter": {"kinds": ["EVENT"]}}, "filter"),
+        ({"filter": {"minImportance": 3.0}}, "filter.minImportance"),
+    ],
+)
+def test_bad_search_arguments_are_clear_errors(
+    api: Api, ann: dict[str, str], overrides: dict[str, Any], field: str
+) -> None:
+    variables = {
+        "q": "espresso",
+        "method": "HYBRID",
+        "scoring": None,
+        "mode": "AUTO",
+        "filter": None,
+        "radius": None,
+        "touch": True,
+        "target": "MEMORY",
+        "topK": 10,
+        "candidates": 50,
+    } | overrides
+    body = api.post(SEARCH, variables)
+    assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "field": field}
+    count = api.ok("query($id: ID!) { memory(id: $id) { accessCount } }", {"id": ann["coffee"]})
+    assert count["memory"]["accessCount"] == 0  # a refused search touches nothing

@@ -1,0 +1,43 @@
+"""A real uvicorn server on a loopback port, for browsers and load."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from graph.embedded import EmbeddedArcadeDB, free_port
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.server.app import create_app
+from tests.api.conftest import make_settings
+
+
+@pytest.fixture
+def live_server(
+    arcade: EmbeddedArcadeDB,
+    embedder: SentenceTransformerEmbedder,
+    database_name: str,
+    tmp_path: Path,
+) -> Iterator[str]:
+    """The app under uvicorn in a thread; yields its base URL."""
+    port = free_port()
+    app = create_app(
+        make_settings(tmp_path), embedder=embedder, embedded=arcade, database=database_name
+    )
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the test server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

@@ -1,0 +1,89 @@
+"""`hippograph serve` as a user runs it: starts, answers, restarts on its data, exits on signals."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from graph.embedded import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
+
+
+def _start(data_dir: Path, port: int) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data_dir),
+        "HIPPOGRAPH_API__PORT": str(port),
+    }
+    env.pop("HIPPOGRAPH_API__ADMIN_KEY", None)
+    return subprocess.Popen(
+        [str(HIPPOGRAPH), "serve"],
+        env=env,
+        cwd=data_dir.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def _first_answer(process: subprocess.Popen[str], port: int, key: Path, timeout: float) -> float:
+    """Seconds until `viewer` answers with the admin key written at first start."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if process.poll() is not None:
+            pytest.fail(f"serve exited early:\n{process.stdout.read() if process.stdout else ''}")
+        if key.exists():
+            try:
+                response = httpx.post(
+                    f"http://127.0.0.1:{port}/graphql",
+                    json={"query": "{ viewer { admin } }"},
+                    headers={"Authorization": f"Bearer {key.read_text().strip()}"},
+                    timeout=5,
+                )
+                if response.status_code == 200 and response.json()["data"]["viewer"]["admin"]:
+                    return time.monotonic() - started
+            except httpx.HTTPError:
+                pass
+        time.sleep(0.1)
+    pytest.fail("serve did not answer in time")
+
+
+def _stop(process: subprocess.Popen[str], sig: signal.Signals) -> tuple[int, str, float]:
+    started = time.monotonic()
+    process.send_signal(sig)
+    try:
+        output, _ = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail(f"serve ignored {sig.name}")
+    return process.returncode, output, time.monotonic() - started
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_serve_answers_restarts_and_exits_on_signals(tmp_path: Path, sig: signal.Signals) -> None:
+    data_dir = tmp_path / "data"
+    port = free_port()
+    first = _start(data_dir, port)
+    cold = _first_answer(first, port, data_dir / "admin.key", timeout=60)
+    code, output, took = _stop(first, sig)
+    assert code in (0, -sig, 128 + sig), output
+    assert took < 15
+    assert "SIGSEGV" not in output
+    assert "hs_err" not in output
+    assert cold < 30, f"cold start took {cold:.1f}s"
+
+    # Same data again: the root password and the admin key from the first start still work.
+    second = _start(data_dir, port)
+    _first_answer(second, port, data_dir / "admin.key", timeout=60)
+    code, output, _ = _stop(second, sig)
+    assert code in (0, -sig, 128 + sig), output
+    assert not list(data_dir.glob("**/hs_err_pid*.log"))

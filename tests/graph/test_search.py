@@ -1,0 +1,144 @@
+"""Vector candidates: the exact path and the index path agree, and stay inside one user."""
+
+from __future__ import annotations
+
+from graph.store import GraphStore
+from hippograph.models import IndexedText, MemoryFilter, MemoryKind, Sources
+from tests.support import T0, add_user, memory, unit_vector
+
+
+async def _fill(store: GraphStore, user_id: str, count: int, offset: int) -> list[str]:
+    await add_user(store, user_id)
+    ids = []
+    for i in range(count):
+        record = memory(
+            user_id,
+            f"{user_id} memory {i}",
+            kind=MemoryKind.EVENT if i % 3 == 0 else MemoryKind.SEMANTIC,
+        )
+        await store.memories.add(
+            record, IndexedText(unit_vector(offset + i), f"{user_id} memory"), Sources()
+        )
+        ids.append(record.id)
+    return ids
+
+
+async def test_exact_search_ranks_by_cosine_within_the_user(store: GraphStore) -> None:
+    ann = await _fill(store, "ann", 30, 0)
+    await _fill(store, "bob", 30, 1000)
+    query = unit_vector(7)
+    hits = await store.search.vector_exact("ann", query, 5, MemoryFilter(), T0)
+    assert hits[0].id == ann[7]
+    assert abs((hits[0].similarity or 0.0) - 1.0) < 1e-5
+    assert {h.id for h in hits} <= set(ann)
+    similarities = [h.similarity or 0.0 for h in hits]
+    assert similarities == sorted(similarities, reverse=True)
+
+
+async def test_index_search_finds_what_the_exact_scan_finds(store: GraphStore) -> None:
+    ann = await _fill(store, "ann", 60, 0)
+    await _fill(store, "bob", 60, 1000)
+    for seed in (3, 17, 42):
+        query = unit_vector(seed)
+        exact = await store.search.vector_exact("ann", query, 10, MemoryFilter(), T0)
+        index = await store.search.vector_index("ann", query, 120, MemoryFilter(), T0)
+        assert {h.id for h in index} <= set(ann)
+        assert [h.id for h in index[:10]] == [h.id for h in exact]
+        for a, b in zip(index, exact, strict=False):
+            assert abs((a.similarity or 0.0) - (b.similarity or 0.0)) < 1e-4
+
+
+async def test_filters_apply_on_both_paths(store: GraphStore) -> None:
+    ann = await _fill(store, "ann", 30, 0)
+    only_events = MemoryFilter(kinds=(MemoryKind.EVENT,))
+    exact = await store.search.vector_exact("ann", unit_vector(1), 50, only_events, T0)
+    index = await store.search.vector_index("ann", unit_vector(1), 60, only_events, T0)
+    events = {i for n, i in enumerate(ann) if n % 3 == 0}
+    assert {h.id for h in exact} == events == {h.id for h in index}
+
+
+async def test_vectors_come_back_as_float32_whatever_the_server(store: GraphStore) -> None:
+    # ArcadeDB stores ARRAY_OF_FLOATS as float32: the store rounds every vector
+    # to float32 before writing, so a search with the original float64 vector
+    # still scores its own memory at cosine 1 on both servers.
+    await add_user(store, "ann")
+    vector = [0.1 + i * 1e-9 for i in range(384)]
+    record = memory("ann", "precise")
+    await store.memories.add(record, IndexedText(vector, "precise"), Sources())
+    [hit] = await store.search.vector_exact("ann", vector, 1, MemoryFilter(), T0)
+    assert hit.id == record.id
+    assert abs((hit.similarity or 0.0) - 1.0) < 1e-6
+
+
+async def _add_text(
+    store: GraphStore, user_id: str, content: str, seed: int, kind: MemoryKind = MemoryKind.SEMANTIC
+) -> str:
+    from hippograph.text import search_text
+
+    record = memory(user_id, content, kind=kind)
+    await store.memories.add(
+        record, IndexedText(unit_vector(seed), search_text(content)), Sources()
+    )
+    return record.id
+
+
+async def test_keyword_search_is_bm25_scoped_to_the_user(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    await add_user(store, "bob")
+    ann_coffee = await _add_text(store, "ann", "I drink coffee every morning", 1)
+    await _add_text(store, "ann", "I walk the dog", 2)
+    await _add_text(store, "bob", "coffee coffee coffee", 3)
+    hits = await store.search.keyword("ann", ["coffe"], 10, MemoryFilter(), T0)
+    assert [h.id for h in hits] == [ann_coffee]
+    assert (hits[0].keyword_score or 0) > 0
+    assert hits[0].similarity is None  # no query vector given
+
+
+async def test_chinese_phrases_find_the_words_inside_them(store: GraphStore) -> None:
+    from hippograph.text import query_terms
+
+    await add_user(store, "ann")
+    coffee = await _add_text(store, "ann", "咖啡", 1)
+    await _add_text(store, "ann", "我喜欢喝茶", 2)
+    hits = await store.search.keyword("ann", query_terms("我喜欢喝咖啡"), 10, MemoryFilter(), T0)
+    assert hits[0].id == coffee
+    phrase = await _add_text(store, "ann", "我喜欢喝咖啡", 3)
+    found = await store.search.keyword("ann", query_terms("咖啡"), 10, MemoryFilter(), T0)
+    assert {h.id for h in found} >= {coffee, phrase}
+
+
+async def test_keyword_hits_carry_their_cosine_and_respect_filters(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    event = await _add_text(store, "ann", "coffee at the station", 5, kind=MemoryKind.EVENT)
+    await _add_text(store, "ann", "coffee with milk", 6)
+    hits = await store.search.keyword(
+        "ann", ["coffe"], 10, MemoryFilter(kinds=(MemoryKind.EVENT,)), T0, unit_vector(5)
+    )
+    assert [h.id for h in hits] == [event]
+    assert abs((hits[0].similarity or 0.0) - 1.0) < 1e-5
+
+
+async def test_touch_marks_memories_recalled(store: GraphStore) -> None:
+    from datetime import timedelta
+
+    await add_user(store, "ann")
+    memory_id = await _add_text(store, "ann", "x", 1)
+    later = T0 + timedelta(days=2)
+    assert await store.search.touch([memory_id], later)
+    assert await store.search.touch([memory_id], later)
+    touched = (await store.memories.get_memories([memory_id]))[memory_id]
+    assert (touched.last_accessed_at, touched.access_count) == (later, 2)
+
+
+async def test_memunits_are_searched_by_vector_and_keyword(store: GraphStore) -> None:
+    from tests.support import add_memunit, conversation
+
+    session, messages = await conversation(store, "ann", ["a", "b"])
+    unit = await add_memunit(store, session, messages, seed=9)
+    exact = await store.search.unit_vector_exact("ann", unit_vector(9), 5, MemoryFilter())
+    index = await store.search.unit_vector_index("ann", unit_vector(9), 10, MemoryFilter())
+    assert [h.id for h in exact] == [h.id for h in index] == [unit.id]
+    words = await store.search.unit_keyword("ann", ["summari"], 5, MemoryFilter())
+    assert [h.id for h in words] == [unit.id]
+    assert await store.search.unit_vector_exact("bob", unit_vector(9), 5, MemoryFilter()) == []
+    assert await store.search.count_units("ann") == 1

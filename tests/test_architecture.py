@@ -1,0 +1,49 @@
+"""The layering the design asks for, checked on the source."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FRAMEWORKS = {"strawberry", "starlette", "neo4j", "arq", "sentence_transformers", "uvicorn"}
+# The framework edge of hippograph/: the composition root and the adapters.
+EDGE = {"server", "adapters", "cli.py"}
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_domain_imports_no_framework() -> None:
+    offenders = {}
+    for path in (ROOT / "hippograph").rglob("*.py"):
+        if path.relative_to(ROOT / "hippograph").parts[0] in EDGE:
+            continue
+        bad = (_imports(path) & FRAMEWORKS) | (
+            _imports(path) & {"graph", "schema", "resolvers", "jobs"}
+        )
+        if bad:
+            offenders[str(path.relative_to(ROOT))] = sorted(bad)
+    assert offenders == {}
+
+
+def test_only_graph_talks_to_the_driver() -> None:
+    for package in ("schema", "resolvers", "jobs", "hippograph"):
+        for path in (ROOT / package).rglob("*.py"):
+            assert "neo4j" not in _imports(path), path
+
+
+def test_modules_stay_small() -> None:
+    sizes = {
+        str(p.relative_to(ROOT)): len(p.read_text().splitlines())
+        for package in ("hippograph", "schema", "resolvers", "graph", "jobs")
+        for p in (ROOT / package).rglob("*.py")
+    }
+    assert {name: n for name, n in sizes.items() if n > 400} == {}

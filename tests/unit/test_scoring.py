@@ -1,0 +1,226 @@
+"""Each formula pinned to a value computed by hand."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from hippograph.querytime import TimeWindow
+from hippograph.scoring import (
+    Candidate,
+    ScoringStrategy,
+    ScoringWeights,
+    SearchMethod,
+    multiplicative_score,
+    rank,
+    rrf_relevance,
+    weighted_score,
+    with_ranks,
+)
+from tests.support import T0
+
+W = ScoringWeights()
+
+
+def test_weighted_is_seed_001() -> None:
+    # 0.5·0.8 + 0.2·0.99^10 + 0.3·0.5 = 0.4 + 0.2·0.904382075 + 0.15
+    final, recency = weighted_score(0.8, 10, 0.5, W)
+    assert recency == pytest.approx(0.904382075)
+    assert final == pytest.approx(0.730876415)
+
+
+def test_weighted_takes_weights_per_request() -> None:
+    final, _ = weighted_score(1.0, 0, 0.0, ScoringWeights(alpha=1, beta=0, gamma=0))
+    assert final == 1.0
+    assert weighted_score(0.5, -5, 0.0, W)[1] == 1.0  # a future access is "just now"
+
+
+def test_multiplicative_is_seed_000() -> None:
+    # (0.8·0.8 + 0.2·1/(1+1))·(0.8 + 0.4·0.5) = 0.74·1.0
+    assert multiplicative_score(0.8, 1, 0.5) == pytest.approx((0.74, 0.5))
+    # (0.64 + 0.2·0.25)·(0.8 + 0.4) = 0.69·1.2
+    assert multiplicative_score(0.8, 3, 1.0)[0] == pytest.approx(0.828)
+
+
+def test_rrf_is_scaled_to_one_for_first_everywhere() -> None:
+    assert rrf_relevance([1, 1], 60, 2) == pytest.approx(1.0)
+    # (1/61 + 1/63) / (2/61) = 7564/7686
+    assert rrf_relevance([1, 3], 60, 2) == pytest.approx(7564 / 7686)
+    assert rrf_relevance([None, 1], 60, 2) == pytest.approx(0.5)
+
+
+def _c(id: str, sim: float | None, kw: float | None, **kw_args: object) -> Candidate:
+    return Candidate(
+        id=id,
+        importance=0.5,
+        created_at=T0,
+        last_accessed_at=T0,
+        similarity=sim,
+        keyword_score=kw,
+        vector_rank=1 if sim is not None else None,
+        keyword_rank=1 if kw is not None else None,
+        **kw_args,  # type: ignore[arg-type]
+    )
+
+
+def test_hybrid_is_a_convex_combination_of_cosine_and_normalised_bm25() -> None:
+    a, b = _c("a", 0.9, 10.0), _c("b", 0.5, 20.0)
+    ranked = rank(
+        [b, a], method=SearchMethod.HYBRID, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
+    )
+    by_id = {c.id: br for c, br in ranked}
+    # keyword: a 10/20 = 0.5, b 1.0; relevance a = 0.6·0.9 + 0.4·0.5 = 0.74, b = 0.3 + 0.4 = 0.70
+    assert (by_id["a"].keyword, by_id["b"].keyword) == (0.5, 1.0)
+    assert by_id["a"].relevance == pytest.approx(0.74)
+    assert by_id["b"].relevance == pytest.approx(0.70)
+    # no neighbours, no period named: fused = relevance / (1 + 0.2)
+    assert by_id["a"].fused == pytest.approx(0.74 / 1.2)
+    # final = 0.5·fused + 0.2·0.99^0 + 0.3·0.5
+    assert by_id["a"].final == pytest.approx(0.5 * 0.74 / 1.2 + 0.2 + 0.15)
+    assert [c.id for c, _ in ranked] == ["a", "b"]
+
+
+def test_vector_and_keyword_alone_use_their_own_score() -> None:
+    a, b = _c("a", 0.9, 10.0), _c("b", 0.5, 20.0)
+    vector = rank(
+        [a, b], method=SearchMethod.VECTOR, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
+    )
+    keyword = rank(
+        [a, b], method=SearchMethod.KEYWORD, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
+    )
+    assert [c.id for c, _ in vector] == ["a", "b"]
+    assert vector[0][1].relevance == pytest.approx(0.9)
+    assert [c.id for c, _ in keyword] == ["b", "a"]
+    assert keyword[0][1].relevance == 1.0
+
+
+def test_a_neighbour_in_the_conversation_lends_relevance() -> None:
+    a = _c("a", 0.9, 10.0, session_id="s", seq=4)
+    b = _c("b", 0.5, 20.0, session_id="s", seq=5)
+    far = _c("c", 0.5, 20.0, session_id="s", seq=9)
+    by_id = {
+        c.id: br
+        for c, br in rank(
+            [a, b, far],
+            method=SearchMethod.HYBRID,
+            strategy=ScoringStrategy.WEIGHTED,
+            weights=W,
+            now=T0,
+        )
+    }
+    assert by_id["a"].context == pytest.approx(0.2 * 0.70)
+    assert by_id["b"].context == pytest.approx(0.2 * 0.74)
+    assert by_id["c"].context == 0.0
+    assert by_id["b"].fused == pytest.approx((0.70 + 0.148) / 1.2)
+
+
+def test_a_named_period_favours_memories_from_it() -> None:
+    inside = _c("in", 0.5, None)
+    outside = Candidate(
+        id="out",
+        importance=0.5,
+        created_at=T0 - timedelta(days=400),
+        last_accessed_at=T0,
+        similarity=0.52,
+        vector_rank=2,
+    )
+    window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
+    ranked = rank(
+        [outside, inside],
+        method=SearchMethod.VECTOR,
+        strategy=ScoringStrategy.WEIGHTED,
+        weights=W,
+        now=T0,
+        window=window,
+    )
+    assert [c.id for c, _ in ranked] == ["in", "out"]
+    assert ranked[0][1].time_match == 0.1
+    assert ranked[0][1].fused == pytest.approx((0.5 + 0.1) / 1.3)
+
+
+def test_fallback_gives_every_keyword_hit_half_relevance() -> None:
+    ranked = rank(
+        [_c("a", None, 3.0), _c("b", None, 6.0)],
+        method=SearchMethod.VECTOR,
+        strategy=ScoringStrategy.WEIGHTED,
+        weights=W,
+        now=T0,
+        fallback=True,
+    )
+    assert {br.relevance for _, br in ranked} == {0.5}
+    # equal finals: the better keyword match first
+    assert [c.id for c, _ in ranked] == ["b", "a"]
+    assert all(br.fallback for _, br in ranked)
+
+
+def test_rrf_strategy_ranks_by_fused_ranks() -> None:
+    a = _c("a", 0.9, None)
+    b = _c("b", None, 5.0)
+    both = Candidate(
+        id="both",
+        importance=0.5,
+        created_at=T0,
+        last_accessed_at=T0,
+        similarity=0.8,
+        keyword_score=4.0,
+        vector_rank=2,
+        keyword_rank=2,
+    )
+    ranked = rank(
+        [a, b, both], method=SearchMethod.HYBRID, strategy=ScoringStrategy.RRF, weights=W, now=T0
+    )
+    assert ranked[0][0].id == "both"
+    assert ranked[0][1].relevance == pytest.approx((2 / 62) / (2 / 61))
+
+
+def test_multiplicative_strategy_uses_age_since_creation() -> None:
+    old = Candidate(
+        id="old",
+        importance=0.5,
+        created_at=T0 - timedelta(days=3),
+        last_accessed_at=T0,
+        similarity=0.8,
+        vector_rank=1,
+    )
+    [(_, br)] = rank(
+        [old],
+        method=SearchMethod.VECTOR,
+        strategy=ScoringStrategy.MULTIPLICATIVE,
+        weights=ScoringWeights(context_weight=0.0),
+        now=T0,
+    )
+    assert br.recency == pytest.approx(0.25)
+    assert br.final == pytest.approx((0.8 * 0.8 + 0.2 * 0.25) * 1.0)
+
+
+def test_ties_are_broken_by_id() -> None:
+    ranked = rank(
+        [_c("b", 0.5, None), _c("a", 0.5, None)],
+        method=SearchMethod.VECTOR,
+        strategy=ScoringStrategy.WEIGHTED,
+        weights=W,
+        now=T0,
+    )
+    assert [c.id for c, _ in ranked] == ["a", "b"]
+
+
+def test_merging_numbers_each_side_and_keeps_both_scores() -> None:
+    vector = [_c("x", 0.9, None), _c("y", 0.8, None)]
+    keyword = [_c("y", 0.8, 7.0), _c("z", 0.1, 3.0)]
+    merged = {c.id: c for c in with_ranks(vector, keyword)}
+    assert (merged["x"].vector_rank, merged["x"].keyword_rank, merged["x"].keyword_score) == (
+        1,
+        None,
+        None,
+    )
+    assert (merged["y"].vector_rank, merged["y"].keyword_rank, merged["y"].keyword_score) == (
+        2,
+        1,
+        7.0,
+    )
+    assert (merged["z"].vector_rank, merged["z"].keyword_rank, merged["z"].similarity) == (
+        None,
+        2,
+        0.1,
+    )

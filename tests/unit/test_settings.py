@@ -1,0 +1,37 @@
+"""Settings come from HIPPOGRAPH_* env (nested with __) and fail naming the setting."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from hippograph.cli import main
+from hippograph.settings import Settings
+
+
+def test_defaults_are_the_embedded_service_on_loopback() -> None:
+    settings = Settings(_env_file=None)
+    assert settings.graph.server == "arcadedb"
+    assert settings.graph.embedded
+    assert str(settings.graph.data_dir) == "data"
+    assert (settings.api.host, settings.api.port) == ("127.0.0.1", 8000)
+
+
+def test_nested_env_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_API__PORT", "9001")
+    monkeypatch.setenv("HIPPOGRAPH_LIMITS__MAX_TOP_K", "7")
+    settings = Settings(_env_file=None)
+    assert settings.api.port == 9001
+    assert settings.limits.max_top_k == 7
+
+
+def test_neo4j_without_a_uri_fails_naming_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVER", "neo4j")
+    with pytest.raises(ValidationError, match="HIPPOGRAPH_GRAPH__URI"):
+        Settings(_env_file=None)
+
+
+def test_the_cli_reports_bad_configuration_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_API__PORT", "not-a-port")
+    with pytest.raises(SystemExit, match="HIPPOGRAPH_API__PORT"):
+        main(["export-schema", "--output", "-"])
