@@ -118,7 +118,8 @@ _LINKS: tuple[tuple[str, LiteralString, LiteralString], ...] = (
 )
 
 
-def _write_params(memory: Memory, indexed: IndexedText) -> dict[str, Any]:
+def memory_row(memory: Memory, indexed: IndexedText) -> dict[str, Any]:
+    """The parameters that write ``memory`` with its vector and tokens."""
     return {
         "props": memory_props(memory),
         "embedding": float32(indexed.embedding),
@@ -149,14 +150,14 @@ class MemoryGraph:
         """Store ``memory`` with a DERIVED_FROM edge to each source, all or nothing."""
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            await fetch(tx, CREATE_MEMORY, _write_params(memory, indexed))
+            await fetch(tx, CREATE_MEMORY, memory_row(memory, indexed))
             await _link_sources(tx, memory.id, sources)
 
         await self._graph.write(work)
 
     async def add_many(self, items: Sequence[tuple[Memory, IndexedText, Sources]]) -> int:
         """Store many memories and their edges in one transaction (bulk writes, imports)."""
-        rows = [_write_params(memory, indexed) for memory, indexed, _ in items]
+        rows = [memory_row(memory, indexed) for memory, indexed, _ in items]
 
         async def work(tx: AsyncManagedTransaction) -> int:
             created = await fetch(tx, CREATE_MEMORIES, {"rows": rows})
@@ -227,7 +228,7 @@ class MemoryGraph:
         """
 
         async def work(tx: AsyncManagedTransaction) -> bool:
-            params = _write_params(memory, indexed) | {"old_id": old_id, "now": now}
+            params = memory_row(memory, indexed) | {"old_id": old_id, "now": now}
             rows = await fetch(tx, SUPERSEDE_MEMORY, params)
             if not rows:
                 return False

@@ -35,7 +35,7 @@ MEMUNIT_MAP = (
 MEMORY_MAP = (
     "{.id, .user_id, .kind, .content, .original_content, .level, .category, .importance,"
     " .source, .verified, .created_at, .last_accessed_at, .access_count, .valid_from,"
-    " .valid_to, .consolidated, .domain, .session_id, .deleted_at, .seq}"
+    " .valid_to, .consolidated, .domain, .session_id, .deleted_at, .seq, .topic}"
 )
 
 Props = Mapping[str, Any]
@@ -123,6 +123,7 @@ def memory_from(p: Props) -> Memory:
         session_id=p.get("session_id"),
         deleted_at=to_utc_or_none(p.get("deleted_at")),
         seq=p.get("seq"),
+        topic=p.get("topic"),
     )
 
 
@@ -149,6 +150,7 @@ def memory_props(memory: Memory) -> dict[str, Any]:
         "session_id": memory.session_id,
         "deleted_at": memory.deleted_at,
         "seq": memory.seq,
+        "topic": memory.topic,
     }
 
 

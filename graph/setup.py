@@ -44,6 +44,10 @@ CONSTRAINTS = [
         "CREATE CONSTRAINT apikey_hash IF NOT EXISTS FOR (n:ApiKey) REQUIRE n.key_hash IS UNIQUE",
     ),
     cypher(
+        "setup.JOB_ID",
+        "CREATE CONSTRAINT job_id IF NOT EXISTS FOR (n:Job) REQUIRE n.id IS UNIQUE",
+    ),
+    cypher(
         "setup.META_ID",
         "CREATE CONSTRAINT meta_id IF NOT EXISTS FOR (n:Meta) REQUIRE n.id IS UNIQUE",
     ),
@@ -69,6 +73,10 @@ PROPERTY_INDEXES = [
     cypher(
         "setup.MEMUNIT_SESSION",
         "CREATE INDEX memunit_session IF NOT EXISTS FOR (n:MemUnit) ON (n.session_id)",
+    ),
+    cypher(
+        "setup.JOB_STATUS",
+        "CREATE INDEX job_status IF NOT EXISTS FOR (n:Job) ON (n.status)",
     ),
 ]
 

@@ -11,6 +11,8 @@ from neo4j import AsyncGraphDatabase
 from graph.dialect import ArcadeDBDialect, IndexDialect, Neo4jDialect
 from graph.driver import GraphDriver
 from graph.embedded import EmbeddedArcadeDB
+from graph.ingest import IngestGraph
+from graph.jobs import JobGraph
 from graph.keys import KeyGraph
 from graph.memories import MemoryGraph
 from graph.memunits import MemUnitGraph
@@ -38,6 +40,8 @@ class GraphStore:
     search: SearchGraph = field(init=False)
     provenance: ProvenanceGraph = field(init=False)
     keys: KeyGraph = field(init=False)
+    ingest: IngestGraph = field(init=False)
+    jobs: JobGraph = field(init=False)
 
     def __post_init__(self) -> None:
         self.users = UserGraph(self.graph)
@@ -47,6 +51,8 @@ class GraphStore:
         self.search = SearchGraph(self.graph, self.dialect)
         self.provenance = ProvenanceGraph(self.graph)
         self.keys = KeyGraph(self.graph)
+        self.ingest = IngestGraph(self.graph)
+        self.jobs = JobGraph(self.graph)
 
     async def setup(self, *, model: str, dimensions: int) -> None:
         """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""

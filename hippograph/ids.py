@@ -28,9 +28,10 @@ class IdKind(StrEnum):
     MEMUNIT = "mu"
     MEMORY = "mem"
     API_KEY = "key"
+    JOB = "job"
 
 
-_GENERATED = re.compile(r"^(ses|msg|mu|mem|key)_[0-9A-HJKMNP-TV-Z]{26}$")
+_GENERATED = re.compile(r"^(ses|msg|mu|mem|key|job)_[0-9A-HJKMNP-TV-Z]{26}$")
 _USER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 _CLIENT_ID = re.compile(r"^[\x21-\x7e]{1,128}$")
 

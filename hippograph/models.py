@@ -163,6 +163,8 @@ class Memory:
     session_id: str | None = None
     deleted_at: datetime | None = None
     seq: int | None = None  # where in its session it starts (its first source message)
+    # what a profile attribute is about ("city", "job"): a new value supersedes the old
+    topic: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,3 +249,20 @@ class Sources:
     def count(self) -> int:
         """How many sources in all."""
         return len(self.message_ids) + len(self.memunit_ids) + len(self.memory_ids)
+
+
+@dataclass(frozen=True, slots=True)
+class IngestBatch:
+    """What one memorize run writes."""
+
+    units: Sequence[tuple[MemUnit, IndexedText, Sequence[str]]]
+    memories: Sequence[tuple[Memory, IndexedText, Sources]]
+
+
+@dataclass(frozen=True, slots=True)
+class IngestCounts:
+    """What a write created (existing records are not counted)."""
+
+    memunits: int
+    memories: int
+    superseded: int

@@ -12,10 +12,14 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from hippograph.auth import ApiKeyRecord
+from hippograph.extraction.schema import Extraction, ExtractionRequest
+from hippograph.jobs import Job, JobStatus
 from hippograph.models import (
     AddedMessages,
     Direction,
     IndexedText,
+    IngestBatch,
+    IngestCounts,
     Memory,
     MemoryFilter,
     MemUnit,
@@ -46,6 +50,21 @@ class Embedder(Protocol):
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One normalised vector per text, in order."""
+        ...
+
+
+class LLM(Protocol):
+    """Understands a MemUnit: summary, narrative, facts, profile (DESIGN.md §5)."""
+
+    @property
+    def name(self) -> str:
+        """What extracts (``offline`` or the model's name), recorded on jobs."""
+        ...
+
+    async def extract(
+        self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
+    ) -> Extraction:
+        """Everything the unit yields; ``vectors`` are its messages' embeddings, if known."""
         ...
 
 
@@ -181,3 +200,37 @@ class KeyStore(Protocol):
     async def list(self) -> list[ApiKeyRecord]: ...
     async def revoke(self, key_id: str) -> bool: ...
     async def has_admin(self) -> bool: ...
+
+
+class IngestStore(Protocol):
+    """Memorize's reads and its one write (graph/ingest.py)."""
+
+    async def unprocessed(self, session_id: str, limit: int) -> list[Message]: ...
+    async def previous(self, session_id: str, seq: int) -> Message | None: ...
+    async def write(self, batch: IngestBatch) -> IngestCounts: ...
+
+
+class JobStore(Protocol):
+    """Job records (graph/jobs.py)."""
+
+    async def submit(self, job: Job) -> tuple[Job, bool]: ...
+    async def get_jobs(self, ids: list[str]) -> dict[str, Job]: ...
+    async def start(self, job_id: str, now: datetime) -> Job | None: ...
+    async def finish(
+        self,
+        job_id: str,
+        status: JobStatus,
+        now: datetime,
+        counts: Mapping[str, int],
+        error: str | None,
+        usage: Mapping[str, int],
+    ) -> Job | None: ...
+    async def unfinished(self, limit: int = 1000) -> list[str]: ...
+
+
+class JobQueue(Protocol):
+    """Where submitted jobs go to be run: the in-process runner or arq."""
+
+    async def enqueue(self, job_id: str) -> None:
+        """Have the job run soon (enqueueing a queued job again is harmless)."""
+        ...

@@ -117,6 +117,50 @@ class RedisSettings(BaseModel):
     url: str = "redis://127.0.0.1:6379/0"
 
 
+class LLMSettings(BaseModel):
+    """Which extractor turns MemUnits into memories.
+
+    ``offline`` (the default) needs no model and no network. ``openai`` speaks
+    the OpenAI chat-completions protocol, which OpenAI, DeepSeek, Qwen, Ollama
+    and vLLM all serve: set ``base_url``, ``api_key`` and ``model``.
+    """
+
+    provider: Literal["offline", "openai"] = "offline"
+    base_url: str = "https://api.openai.com/v1"
+    api_key: SecretStr | None = None
+    model: str = "gpt-4o-mini"
+    language: Literal["en", "zh"] = Field(default="en", description="language of the prompts")
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    backoff_s: float = Field(default=1.0, ge=0)
+    max_backoff_s: float = Field(default=30.0, ge=0)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+
+
+class MemorizeSettings(BaseModel):
+    """How conversations become memories (seed 001 keeps facts scoring at least 0.7)."""
+
+    keep_fact: float = Field(default=0.7, ge=0, le=1)
+    keep_event: float = Field(default=0.2, ge=0, le=1)
+    async_threshold: int = Field(
+        default=200, ge=1, description="inputs with more messages become a job"
+    )
+    max_gap_minutes: float = Field(default=30.0, gt=0)
+    topic_shift: float = Field(default=0.2, ge=-1, le=1)
+    min_unit: int = Field(default=3, ge=1)
+    max_unit: int = Field(default=12, ge=1)
+
+
+class JobSettings(BaseModel):
+    """Where background jobs run: in this process (embedded) or on arq workers (Redis)."""
+
+    mode: Literal["inprocess", "arq"] = "inprocess"
+    queue: str = "hippograph"
+    poll_delay_s: float = Field(default=0.05, gt=0)
+    timeout_s: float = Field(default=600.0, gt=0)
+    max_tries: int = Field(default=3, ge=1)
+
+
 class Settings(BaseSettings):
     """Everything HippoGraph reads from its environment."""
 
@@ -133,4 +177,7 @@ class Settings(BaseSettings):
     limits: LimitSettings = LimitSettings()
     api: ApiSettings = ApiSettings()
     redis: RedisSettings = RedisSettings()
+    llm: LLMSettings = LLMSettings()
+    memorize: MemorizeSettings = MemorizeSettings()
+    jobs: JobSettings = JobSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"

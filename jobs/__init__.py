@@ -1,0 +1,1 @@
+"""Background jobs: the in-process runner (embedded mode) and arq (server mode)."""

@@ -18,8 +18,10 @@ from schema.inputs import (
     CreateSessionInput,
     CreateUserInput,
     DeleteMemoryInput,
+    MemorizeInput,
     UpdateMemoryInput,
 )
+from schema.jobs import Job, JobCounts
 from schema.memory import memory_type
 from schema.payloads import (
     AddMessagesResult,
@@ -29,6 +31,8 @@ from schema.payloads import (
     CreateSessionResult,
     CreateUserResult,
     DeleteMemoryResult,
+    Memorized,
+    MemorizeResult,
     MemoryDeleted,
     MemoryPayload,
     MemoryResult,
@@ -84,6 +88,23 @@ class Mutation:
                 messages=[Message.of(m) for m in added.messages],
                 created=len(added.created_ids),
                 existing=len(added.messages) - len(added.created_ids),
+            ),
+        )
+        return result
+
+    @strawberry.mutation(
+        description="Remember a conversation: store its messages, cut them into MemUnits, and "
+        "derive episodic memories, facts, event items and profile attributes (DESIGN.md §5)."
+    )
+    async def memorize(self, info: Info, input: MemorizeInput) -> MemorizeResult:
+        principal = info.context.principal
+        result: MemorizeResult = await _attempt(
+            lambda: info.context.services.memorize.memorize(principal, input.to_domain()),
+            lambda outcome: Memorized(
+                messages=[Message.of(m) for m in outcome.added.messages],
+                created=len(outcome.added.created_ids),
+                counts=JobCounts(**outcome.counts.as_dict()) if outcome.counts else None,
+                job=Job.of(outcome.job) if outcome.job else None,
             ),
         )
         return result

@@ -5,11 +5,13 @@ from __future__ import annotations
 import strawberry
 
 from hippograph import models
+from hippograph.errors import NotFound
 from hippograph.ids import IdKind, require_id, require_user_id
 from hippograph.services import search as search_service
 from schema.context import Info
 from schema.enums import Direction, SearchMethod, SearchMode, SearchTarget
 from schema.inputs import MemoryFilterInput
+from schema.jobs import Job
 from schema.memory import Memory, MemoryConnection, Provenance, memory_type
 from schema.search import ScoringInput, SearchResult
 from schema.types import MemUnit, Message, Session, User
@@ -46,6 +48,14 @@ class Query:
             require_id(str(id), IdKind.SESSION, "id")
         )
         return Session.of(session) if session else None
+
+    @strawberry.field(description="A background job (status, counts, errors), or null.")
+    async def job(self, info: Info, id: strawberry.ID) -> Job | None:
+        principal = info.context.principal
+        try:
+            return Job.of(await info.context.services.jobs.get_job(principal, str(id)))
+        except NotFound:
+            return None
 
     @strawberry.field(description="A message, or null.")
     async def message(self, info: Info, id: strawberry.ID) -> Message | None:

@@ -33,6 +33,14 @@ class ForbiddenError(Error):
     pass
 
 
+@strawberry.type(
+    description="A dependency (an LLM, the job queue) failed; what was stored is named in "
+    "`message`, and repeating the call is safe."
+)
+class UnavailableError(Error):
+    pass
+
+
 def error_type(exc: errors.HippoError) -> Error:
     """The schema error for an expected error; anything else is re-raised."""
     if isinstance(exc, errors.InvalidInput):
@@ -43,4 +51,6 @@ def error_type(exc: errors.HippoError) -> Error:
         return ConflictError(message=exc.message, code=exc.code)
     if isinstance(exc, errors.Forbidden):
         return ForbiddenError(message=exc.message, code=exc.code)
+    if isinstance(exc, errors.Unavailable):
+        return UnavailableError(message=exc.message, code=exc.code)
     raise exc

@@ -8,6 +8,7 @@ import strawberry
 
 from hippograph import models
 from hippograph.services.memories import MemoryChanges, NewMemory
+from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.messages import MessageInput as DomainMessageInput
 from schema.enums import MemoryCategory, MemoryKind, MemoryLevel, MemorySource, Role
 
@@ -154,3 +155,43 @@ class CreateApiKeyInput:
     name: str
     admin: bool = False
     user_ids: list[strawberry.ID] = strawberry.field(default_factory=list)
+
+
+@strawberry.input(
+    description="A conversation to remember. Messages are stored first (idempotently: replays "
+    "create nothing); MemUnits, memories and facts follow now or in a job."
+)
+class MemorizeInput:
+    user_ids: list[strawberry.ID] = strawberry.field(
+        description="Whose memories these are; the session's user must be one of them."
+    )
+    session_id: strawberry.ID
+    messages: list[MessageInput]
+    history: list[MessageInput] = strawberry.field(
+        default_factory=list,
+        description="Earlier turns given as context only: not stored, nothing derived from them.",
+    )
+    group_id: str | None = None
+    source_type: str = "conversation"
+    run_async: bool | None = strawberry.field(
+        default=None,
+        name="async",
+        description="True: return a job at once. Default: a job when the input is large.",
+    )
+    flush: bool = strawberry.field(
+        default=True,
+        description="False keeps an unfinished last MemUnit open for the next call's messages.",
+    )
+
+    def to_domain(self) -> MemorizeRequest:
+        """The service's view of this input."""
+        return MemorizeRequest(
+            user_ids=tuple(str(u) for u in self.user_ids),
+            session_id=str(self.session_id),
+            messages=tuple(m.to_domain() for m in self.messages),
+            history=tuple(m.to_domain() for m in self.history),
+            group_id=self.group_id,
+            source_type=self.source_type,
+            run_async=self.run_async,
+            flush=self.flush,
+        )

@@ -37,6 +37,9 @@ class Memory(Node):
         description="True once a reflection summarises it (it leaves default retrieval)."
     )
     domain: str | None
+    topic: str | None = strawberry.field(
+        description="What a profile attribute or fact is about (`city`, `job`, `preference`)."
+    )
     session_id: strawberry.ID | None
     deleted_at: datetime | None
 
@@ -116,6 +119,7 @@ def memory_type(memory: models.Memory) -> Memory:
         valid_to=memory.valid_to,
         consolidated=memory.consolidated,
         domain=memory.domain,
+        topic=memory.topic,
         session_id=strawberry.ID(memory.session_id) if memory.session_id else None,
         deleted_at=memory.deleted_at,
     )

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import strawberry
 
-from schema.errors import ConflictError, ForbiddenError, InputError, NotFoundError
+from schema.errors import (
+    ConflictError,
+    ForbiddenError,
+    InputError,
+    NotFoundError,
+    UnavailableError,
+)
+from schema.jobs import Job, JobCounts
 from schema.memory import Memory
 from schema.types import Message, Session, User
 
@@ -27,6 +34,17 @@ class MessagesAdded:
     messages: list[Message]
     created: int
     existing: int
+
+
+@strawberry.type(
+    description="The messages as stored; `counts` when the work was done now, `job` when it "
+    "was queued (poll `job(id)`)."
+)
+class Memorized:
+    messages: list[Message]
+    created: int = strawberry.field(description="Messages this call stored (replays: 0).")
+    counts: JobCounts | None
+    job: Job | None
 
 
 @strawberry.type
@@ -77,4 +95,8 @@ CreateApiKeyResult = Annotated[
 RevokeApiKeyResult = Annotated[
     ApiKeyRevoked | InputError | NotFoundError | ForbiddenError,
     strawberry.union("RevokeApiKeyResult"),
+]
+MemorizeResult = Annotated[
+    Memorized | InputError | NotFoundError | UnavailableError,
+    strawberry.union("MemorizeResult"),
 ]

@@ -12,10 +12,13 @@ from graph.embedded import EmbeddedArcadeDB
 from graph.store import GraphConnection, connect
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.clock import Clock, utc_now
-from hippograph.ports import Embedder
+from hippograph.extraction.offline import OfflineExtractor, OfflineRules
+from hippograph.ports import LLM, Embedder
 from hippograph.services import Services, Stores
 from hippograph.services.keys import KeyService
 from hippograph.settings import Settings
+from jobs.arq_queue import ArqQueue
+from jobs.inprocess import InProcessQueue
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +32,8 @@ class Runtime:
     embedder: Embedder
     services: Services
     owns_embedder: bool
+    queue: InProcessQueue | ArqQueue
+    llm: LLM
 
     @classmethod
     async def start(
@@ -69,9 +74,13 @@ class Runtime:
                 search=store.search,
                 provenance=store.provenance,
                 keys=store.keys,
+                ingest=store.ingest,
+                jobs=store.jobs,
             )
-            services = Services.build(stores, model, clock, settings)
+            llm = build_llm(settings)
+            services = Services.build(stores, model, llm, clock, settings)
             await ensure_admin_key(services.keys, settings.graph.data_dir)
+            queue = await _queue(settings, services)
         except BaseException:
             await connection.close()
             raise
@@ -79,10 +88,19 @@ class Runtime:
         # from walking them all on the event loop (stalls of up to 300 ms).
         gc.collect()
         gc.freeze()
-        return cls(settings, connection, model, services, owns_embedder)
+        return cls(settings, connection, model, services, owns_embedder, queue, llm)
 
     async def stop(self) -> None:
-        """Close the graph (and stop an embedded server this runtime started) and the model."""
+        """Stop the jobs, close the graph (and an embedded server it started) and the model."""
+        try:
+            await self.queue.close()
+            aclose = getattr(self.llm, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            await self._close_graph()
+
+    async def _close_graph(self) -> None:
         try:
             await self.connection.close()
         finally:
@@ -93,6 +111,32 @@ class Runtime:
 
 async def _ready(embedder: Embedder) -> Embedder:
     return embedder
+
+
+def build_llm(settings: Settings) -> LLM:
+    """The extractor the settings choose: offline (default) or an OpenAI-compatible API."""
+    if settings.llm.provider == "openai":
+        from hippograph.adapters.openai_llm import OpenAICompatibleLLM
+
+        return OpenAICompatibleLLM(settings.llm)
+    rules = OfflineRules(
+        keep_fact=settings.memorize.keep_fact, keep_event=settings.memorize.keep_event
+    )
+    return OfflineExtractor(rules)
+
+
+async def _queue(settings: Settings, services: Services) -> InProcessQueue | ArqQueue:
+    """Where jobs run. In-process, jobs a stopped process left unfinished start again."""
+    queue: InProcessQueue | ArqQueue
+    if settings.jobs.mode == "arq":
+        queue = await ArqQueue.connect(settings.redis.url, settings.jobs.queue)
+        services.jobs.attach(queue)
+        return queue
+    queue = InProcessQueue(services.jobs.run)
+    services.jobs.attach(queue)
+    for job_id in await services.jobs.unfinished():
+        await queue.enqueue(job_id)
+    return queue
 
 
 async def ensure_admin_key(keys: KeyService, data_dir: Path) -> Path | None:

@@ -6,7 +6,10 @@ from dataclasses import dataclass
 
 from hippograph.clock import Clock
 from hippograph.ports import (
+    LLM,
     Embedder,
+    IngestStore,
+    JobStore,
     KeyStore,
     MemoryStore,
     MemUnitStore,
@@ -15,8 +18,10 @@ from hippograph.ports import (
     SearchStore,
     UserStore,
 )
+from hippograph.services.jobs import JobService
 from hippograph.services.keys import KeyService
 from hippograph.services.memories import MemoryService
+from hippograph.services.memorize import MemorizeService
 from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
 from hippograph.services.search import SearchService
@@ -36,6 +41,8 @@ class Stores:
     search: SearchStore
     provenance: ProvenanceStore
     keys: KeyStore
+    ingest: IngestStore
+    jobs: JobStore
 
 
 @dataclass(frozen=True)
@@ -49,18 +56,22 @@ class Services:
     provenance: ProvenanceService
     keys: KeyService
     turns: TurnMemoryService
+    jobs: JobService
+    memorize: MemorizeService
 
     @classmethod
     def build(
-        cls, stores: Stores, embedder: Embedder, clock: Clock, settings: Settings
+        cls, stores: Stores, embedder: Embedder, llm: LLM, clock: Clock, settings: Settings
     ) -> Services:
-        """Wire the services over ``stores``."""
+        """Wire the services over ``stores`` (a job queue is attached by the runtime)."""
         limits = settings.limits
         users = UserService(stores.users, clock, limits)
+        messages = MessageService(stores.messages, users, clock, limits)
+        jobs = JobService(stores.jobs, clock)
         admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
         return cls(
             users=users,
-            messages=MessageService(stores.messages, users, clock, limits),
+            messages=messages,
             memories=MemoryService(
                 stores.memories, stores.messages, stores.memunits, users, embedder, clock, limits
             ),
@@ -77,4 +88,17 @@ class Services:
             provenance=ProvenanceService(stores.provenance, limits),
             keys=KeyService(stores.keys, clock, admin_key, settings.api.key_cache_ttl_s),
             turns=TurnMemoryService(stores.messages, stores.memories, users, embedder),
+            jobs=jobs,
+            memorize=MemorizeService(
+                messages,
+                users,
+                stores.users,
+                stores.ingest,
+                embedder,
+                llm,
+                jobs,
+                clock,
+                settings.memorize,
+                limits,
+            ),
         )

@@ -20,21 +20,26 @@ import pytest
 import graph
 from graph.cypher import registered
 from graph.dialect import neo4j_vector_index_ddl
+from graph.jobs import JOB_MAP
 from graph.records import MEMORY_MAP, MEMUNIT_MAP, MESSAGE_MAP, SESSION_MAP, USER_MAP
 from hippograph.models import EdgeType
 
 ROOT = Path(__file__).resolve().parents[2]
 LINTER = ROOT / "web" / "cypher-lint.mjs"
 
-LABELS = ["User", "Session", "Message", "MemUnit", "Memory", "ApiKey", "Meta"]
+LABELS = ["User", "Session", "Message", "MemUnit", "Memory", "ApiKey", "Meta", "Job"]
 # Every property a node of ours carries, read off the record projections, plus
 # the few written elsewhere and the keys of parameter maps (the linter cannot
 # tell a map key from a property).
 PROPERTY_KEYS = sorted(
-    set(re.findall(r"\.(\w+)", USER_MAP + SESSION_MAP + MESSAGE_MAP + MEMUNIT_MAP + MEMORY_MAP))
+    set(
+        re.findall(
+            r"\.(\w+)", USER_MAP + SESSION_MAP + MESSAGE_MAP + MEMUNIT_MAP + MEMORY_MAP + JOB_MAP
+        )
+    )
     | {"embedding", "search_text", "user_key", "last_seq", "key_hash", "admin", "revoked"}
     | {"model", "dimensions", "user_ids", "name"}
-    | {"memory", "props"}
+    | {"memory", "props", "unit", "source"}
 )
 
 

@@ -1,0 +1,162 @@
+"""Memorize's write: MemUnits and the memories drawn from them, in one transaction.
+
+Everything a request produced is written together or not at all, so a
+crash never leaves a MemUnit without its memories. Ids are deterministic
+(hippograph/extraction/assemble.py): what exists is read first and skipped,
+so a replay or a job run twice writes nothing. Two runs racing past that
+read both CREATE the same id; the unique constraint fails the loser, which
+is retried and then finds the winner's nodes (``merge_only``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, LiteralString
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import cypher
+from graph.driver import GraphDriver, fetch
+from graph.memories import CREATE_MEMORIES, LINK_MANY_MEMUNITS, LINK_MANY_MESSAGES, memory_row
+from graph.memunits import memunit_user_key
+from graph.records import MESSAGE_MAP, float32, memunit_props, message_from
+from hippograph.errors import NotFound
+from hippograph.models import (
+    IndexedText,
+    IngestBatch,
+    IngestCounts,
+    MemoryKind,
+    MemUnit,
+    Message,
+)
+
+EXISTING_UNITS = cypher(
+    "ingest.EXISTING_UNITS",
+    "UNWIND $ids AS id MATCH (n:MemUnit {id: id}) RETURN n.id AS id",
+)
+EXISTING_MEMORIES = cypher(
+    "ingest.EXISTING_MEMORIES",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN m.id AS id",
+)
+CREATE_UNITS = cypher(
+    "ingest.CREATE_UNITS",
+    "UNWIND $rows AS row CREATE (n:MemUnit) SET n = row.props, n.embedding = row.embedding, "
+    "n.search_text = row.search_text, n.user_key = row.user_key RETURN count(n) AS created",
+)
+LINK_UNIT_MESSAGES = cypher(
+    "ingest.LINK_UNIT_MESSAGES",
+    "UNWIND $links AS link MATCH (n:MemUnit {id: link.unit}) MATCH (x:Message {id: link.source}) "
+    "MERGE (n)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+)
+# A new value of a profile attribute supersedes the current one (nothing is
+# destroyed: the old one keeps its text and gets valid_to). Only older values
+# are superseded, so importing conversations out of order keeps the newest.
+SUPERSEDE_PROFILE = cypher(
+    "ingest.SUPERSEDE_PROFILE",
+    "UNWIND $rows AS row "
+    "MATCH (new:Memory {id: row.id}) "
+    "MATCH (old:Memory {user_id: row.user_id}) "
+    "WHERE old.kind = 'profile' AND old.topic = row.topic AND old.id <> row.id "
+    "AND old.deleted_at IS NULL AND old.valid_to IS NULL AND old.created_at <= row.at "
+    "SET old.valid_to = row.at "
+    "MERGE (new)-[:SUPERSEDES]->(old) RETURN count(old) AS superseded",
+)
+# The messages of a session that no MemUnit was made from yet: what memorize
+# still has to do there (a pending tail, or a run cut short).
+UNPROCESSED_MESSAGES = cypher(
+    "ingest.UNPROCESSED_MESSAGES",
+    "MATCH (n:Message {session_id: $session_id}) "
+    "OPTIONAL MATCH (u:MemUnit)-[:DERIVED_FROM]->(n) "
+    "WITH n, count(u) AS units WHERE units = 0 "
+    "RETURN n " + MESSAGE_MAP + " AS props ORDER BY n.seq ASC LIMIT $limit",
+)
+PREVIOUS_MESSAGE = cypher(
+    "ingest.PREVIOUS_MESSAGE",
+    "MATCH (n:Message {session_id: $session_id}) WHERE n.seq < $seq "
+    "RETURN n " + MESSAGE_MAP + " AS props ORDER BY n.seq DESC LIMIT 1",
+)
+
+
+class IngestGraph:
+    """The memorize pipeline's reads and its one write."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def unprocessed(self, session_id: str, limit: int) -> list[Message]:
+        """Messages of a session not yet in any MemUnit, in order."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[Message]:
+            rows = await fetch(tx, UNPROCESSED_MESSAGES, {"session_id": session_id, "limit": limit})
+            return [message_from(row["props"]) for row in rows]
+
+        return await self._graph.read(work)
+
+    async def previous(self, session_id: str, seq: int) -> Message | None:
+        """The message just before ``seq`` in a session, if any."""
+
+        async def work(tx: AsyncManagedTransaction) -> Message | None:
+            rows = await fetch(tx, PREVIOUS_MESSAGE, {"session_id": session_id, "seq": seq})
+            return message_from(rows[0]["props"]) if rows else None
+
+        return await self._graph.read(work)
+
+    async def write(self, batch: IngestBatch) -> IngestCounts:
+        """Create what is new of ``batch`` with its edges, all in one transaction."""
+
+        async def work(tx: AsyncManagedTransaction) -> IngestCounts:
+            unit_ids = [u.id for u, _, _ in batch.units]
+            memory_ids = [m.id for m, _, _ in batch.memories]
+            have_units = {r["id"] for r in await fetch(tx, EXISTING_UNITS, {"ids": unit_ids})}
+            have = {r["id"] for r in await fetch(tx, EXISTING_MEMORIES, {"ids": memory_ids})}
+            units = [u for u in batch.units if u[0].id not in have_units]
+            memories = [m for m in batch.memories if m[0].id not in have]
+            if units:
+                await fetch(tx, CREATE_UNITS, {"rows": [_unit_row(*u[:2]) for u in units]})
+                links = [{"unit": u.id, "source": mid} for u, _, mids in units for mid in mids]
+                await _link(tx, LINK_UNIT_MESSAGES, links, "message")
+            if memories:
+                await fetch(
+                    tx, CREATE_MEMORIES, {"rows": [memory_row(m, i) for m, i, _ in memories]}
+                )
+                for query, attribute in (
+                    (LINK_MANY_MESSAGES, "message_ids"),
+                    (LINK_MANY_MEMUNITS, "memunit_ids"),
+                ):
+                    links = [
+                        {"memory": m.id, "source": source}
+                        for m, _, sources in memories
+                        for source in dict.fromkeys(getattr(sources, attribute))
+                    ]
+                    await _link(tx, query, links, attribute)
+            profile = [
+                {"id": m.id, "user_id": m.user_id, "topic": m.topic, "at": m.created_at}
+                for m, _, _ in memories
+                if m.kind is MemoryKind.PROFILE and m.topic
+            ]
+            superseded = 0
+            if profile:
+                rows = await fetch(tx, SUPERSEDE_PROFILE, {"rows": profile})
+                superseded = int(rows[0]["superseded"]) if rows else 0
+            return IngestCounts(memunits=len(units), memories=len(memories), superseded=superseded)
+
+        return await self._graph.write(work, merge_only=True)
+
+
+async def _link(
+    tx: AsyncManagedTransaction, query: LiteralString, links: list[dict[str, str]], what: str
+) -> None:
+    if not links:
+        return
+    rows = await fetch(tx, query, {"links": links})
+    if int(rows[0]["linked"]) != len(links):
+        # A source vanished (hard-deleted) between reading and writing: all or nothing.
+        raise NotFound("source", f"one of {len(links)} {what}")
+
+
+def _unit_row(unit: MemUnit, indexed: IndexedText) -> dict[str, Any]:
+    return {
+        "props": memunit_props(unit),
+        "embedding": float32(indexed.embedding),
+        "search_text": indexed.search_text,
+        "user_key": memunit_user_key(unit.user_ids),
+    }

@@ -1,0 +1,165 @@
+"""Job records: created once per id, then moved through their statuses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import cypher
+from graph.driver import GraphDriver, fetch
+from graph.records import Props, to_utc, to_utc_or_none
+from hippograph.jobs import Job, JobKind, JobStatus
+
+JOB_MAP = (
+    "{.id, .kind, .status, .user_ids, .params, .created_at, .started_at, .finished_at,"
+    " .attempts, .counts, .error, .prompt_tokens, .completion_tokens, .llm_calls}"
+)
+CREATE_JOB = cypher(
+    "jobs.CREATE_JOB",
+    "CREATE (j:Job) SET j = $props RETURN j " + JOB_MAP + " AS props",
+)
+# Submitting a failed job again is how it is retried (after an LLM outage, say).
+REQUEUE_FAILED_JOB = cypher(
+    "jobs.REQUEUE_FAILED_JOB",
+    "MATCH (j:Job {id: $id}) WHERE j.status = 'failed' "
+    "SET j.status = 'queued', j.error = null, j.finished_at = null "
+    "RETURN j " + JOB_MAP + " AS props",
+)
+GET_JOBS = cypher(
+    "jobs.GET_JOBS",
+    "UNWIND $ids AS id MATCH (j:Job {id: id}) RETURN j " + JOB_MAP + " AS props",
+)
+# A finished job is not started again: running it twice is then a no-op.
+START_JOB = cypher(
+    "jobs.START_JOB",
+    "MATCH (j:Job {id: $id}) WHERE j.status IN ['queued', 'running'] "
+    "SET j.status = 'running', j.started_at = $now, j.attempts = coalesce(j.attempts, 0) + 1, "
+    "j.error = null "
+    "RETURN j " + JOB_MAP + " AS props",
+)
+FINISH_JOB = cypher(
+    "jobs.FINISH_JOB",
+    "MATCH (j:Job {id: $id}) SET j.status = $status, j.finished_at = $now, "
+    "j.counts = $counts, j.error = $error, j.prompt_tokens = $prompt_tokens, "
+    "j.completion_tokens = $completion_tokens, j.llm_calls = $llm_calls "
+    "RETURN j " + JOB_MAP + " AS props",
+)
+UNFINISHED_JOBS = cypher(
+    "jobs.UNFINISHED_JOBS",
+    "MATCH (j:Job) WHERE j.status IN ['queued', 'running'] "
+    "RETURN j.id AS id ORDER BY j.created_at ASC LIMIT $limit",
+)
+
+
+def job_from(p: Props) -> Job:
+    """A ``Job`` from its projection (params and counts are stored as JSON text)."""
+    return Job(
+        id=p["id"],
+        kind=JobKind(p["kind"]),
+        status=JobStatus(p["status"]),
+        user_ids=tuple(p.get("user_ids") or ()),
+        params=json.loads(p.get("params") or "{}"),
+        created_at=to_utc(p["created_at"]),
+        started_at=to_utc_or_none(p.get("started_at")),
+        finished_at=to_utc_or_none(p.get("finished_at")),
+        attempts=int(p.get("attempts") or 0),
+        counts=json.loads(p.get("counts") or "{}"),
+        error=p.get("error"),
+        prompt_tokens=int(p.get("prompt_tokens") or 0),
+        completion_tokens=int(p.get("completion_tokens") or 0),
+        llm_calls=int(p.get("llm_calls") or 0),
+    )
+
+
+class JobGraph:
+    """Job records in the graph."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def submit(self, job: Job) -> tuple[Job, bool]:
+        """Store ``job`` unless its id exists (a failed one is queued again).
+
+        Returns the stored record and whether it now needs running: True when
+        it was created or re-queued, False when it is queued, running or done.
+        """
+        props: dict[str, Any] = {
+            "id": job.id,
+            "kind": job.kind.value,
+            "status": job.status.value,
+            "user_ids": list(job.user_ids),
+            "params": json.dumps(dict(job.params), sort_keys=True),
+            "created_at": job.created_at,
+            "attempts": 0,
+            "counts": "{}",
+        }
+
+        async def work(tx: AsyncManagedTransaction) -> tuple[Job, bool]:
+            found = await fetch(tx, GET_JOBS, {"ids": [job.id]})
+            if found:
+                requeued = await fetch(tx, REQUEUE_FAILED_JOB, {"id": job.id})
+                if requeued:
+                    return job_from(requeued[0]["props"]), True
+                return job_from(found[0]["props"]), False
+            rows = await fetch(tx, CREATE_JOB, {"props": props})
+            return job_from(rows[0]["props"]), True
+
+        return await self._graph.write(work, merge_only=True)
+
+    async def get_jobs(self, ids: list[str]) -> dict[str, Job]:
+        """The jobs among ``ids``, by id."""
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, Job]:
+            rows = await fetch(tx, GET_JOBS, {"ids": ids})
+            return {row["props"]["id"]: job_from(row["props"]) for row in rows}
+
+        return await self._graph.read(work)
+
+    async def start(self, job_id: str, now: datetime) -> Job | None:
+        """Mark a job running (one more attempt); None if it is finished or missing."""
+
+        async def work(tx: AsyncManagedTransaction) -> Job | None:
+            rows = await fetch(tx, START_JOB, {"id": job_id, "now": now})
+            return job_from(rows[0]["props"]) if rows else None
+
+        return await self._graph.write(work)
+
+    async def finish(
+        self,
+        job_id: str,
+        status: JobStatus,
+        now: datetime,
+        counts: Mapping[str, int],
+        error: str | None,
+        usage: Mapping[str, int],
+    ) -> Job | None:
+        """Record a job's outcome."""
+        params = {
+            "id": job_id,
+            "status": status.value,
+            "now": now,
+            "counts": json.dumps(dict(counts), sort_keys=True),
+            "error": error,
+            "prompt_tokens": usage.get("prompt_tokens", 0),
+            "completion_tokens": usage.get("completion_tokens", 0),
+            "llm_calls": usage.get("calls", 0),
+        }
+
+        async def work(tx: AsyncManagedTransaction) -> Job | None:
+            rows = await fetch(tx, FINISH_JOB, params)
+            return job_from(rows[0]["props"]) if rows else None
+
+        return await self._graph.write(work)
+
+    async def unfinished(self, limit: int = 1000) -> list[str]:
+        """Ids of jobs queued or running (to resume after a restart), oldest first."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[str]:
+            rows = await fetch(tx, UNFINISHED_JOBS, {"limit": limit})
+            return [row["id"] for row in rows]
+
+        return await self._graph.read(work)

@@ -1,0 +1,253 @@
+"""The LLM port over an OpenAI-compatible chat-completions endpoint.
+
+OpenAI, DeepSeek, Qwen, Ollama and vLLM all serve ``POST {base_url}/chat/completions``.
+The system prompt (``hippograph/prompts/extract.<language>.md``) describes the
+JSON to return; the user message is the MemUnit as compact JSON. Whatever
+comes back is validated against ``Extraction`` and against the request (known
+user ids, real message indices); nothing is dropped or repaired: an invalid
+answer is a failed attempt, retried like a 429, a 5xx, a timeout or a lost
+connection, with exponential backoff. Tokens are summed over every attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from hippograph.errors import ConfigError, Unavailable
+from hippograph.extraction.schema import (
+    Extraction,
+    ExtractionRequest,
+    Fact,
+    ProfileAttribute,
+    UnitMessage,
+    Usage,
+)
+from hippograph.settings import LLMSettings
+
+log = logging.getLogger(__name__)
+
+# 408 and 409 are transient by RFC and by OpenAI's own clients; other 4xx will not improve.
+_RETRIED_4XX = frozenset({408, 409, 429})
+_FENCED = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
+_DETAIL_CHARS = 500
+
+
+class LLMError(Unavailable):
+    """The model gave no usable extraction; ``status`` is the last HTTP status, if any."""
+
+    def __init__(self, message: str, status: int | None, usage: Usage) -> None:
+        super().__init__(message)
+        self.status = status
+        self.usage = usage  # what the failed attempts cost, for the job's record
+
+
+class _Failed(Exception):
+    """One attempt failed; ``retried`` says whether another attempt may fare better."""
+
+    def __init__(
+        self,
+        what: str,
+        detail: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        retried: bool = True,
+    ) -> None:
+        super().__init__(f"{what}: {detail}")
+        self.what = what
+        self.detail = detail
+        self.status = status
+        self.retry_after = retry_after
+        self.retried = retried
+
+
+@cache
+def system_prompt(language: str) -> str:
+    """The extraction prompt for ``language`` (``en`` or ``zh``), shipped with the package."""
+    prompt = resources.files("hippograph").joinpath("prompts").joinpath(f"extract.{language}.md")
+    try:
+        return prompt.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"HIPPOGRAPH_LLM__LANGUAGE={language!r} has no prompt") from None
+
+
+def _message(m: UnitMessage) -> dict[str, Any]:
+    return {"index": m.index, "speaker": m.speaker, "time": m.ts.isoformat(), "text": m.text}
+
+
+def request_json(request: ExtractionRequest) -> str:
+    """The MemUnit as the user message: compact JSON of users, history and messages."""
+    payload = {
+        "users": request.users,
+        "history": [_message(m) for m in request.history],
+        "messages": [_message(m) for m in request.messages],
+    }
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def _parse_extraction(content: str, request: ExtractionRequest) -> Extraction:
+    """The model's answer as an ``Extraction``; ``_Failed`` if anything in it is invalid."""
+    fenced = _FENCED.match(content)
+    try:
+        data = json.loads(fenced[1] if fenced else content)
+    except json.JSONDecodeError as error:
+        raise _Failed("returned invalid JSON", f"{error}; content: {content[:200]!r}") from None
+    if not isinstance(data, dict):
+        raise _Failed("returned invalid JSON", f"expected an object, got {type(data).__name__}")
+    data.pop("usage", None)  # never asked for; ours is measured, not reported by the model
+    try:
+        extraction = Extraction.model_validate(data)
+    except ValidationError as error:
+        raise _Failed("returned an invalid extraction", str(error)) from None
+    users, indices = set(request.users), {m.index for m in request.messages}
+    cites: list[Fact | ProfileAttribute] = [*extraction.facts, *extraction.profile]
+    owners = {e.user_id for e in extraction.episodes} | {item.user_id for item in cites}
+    if strangers := sorted(owners - users):
+        raise _Failed("returned an invalid extraction", f"unknown user ids {strangers}")
+    cited = {i for item in cites for i in item.message_indices}
+    if unknown := sorted(cited - indices):
+        raise _Failed("returned an invalid extraction", f"unknown message indices {unknown}")
+    return extraction
+
+
+def _server_message(response: httpx.Response) -> str:
+    try:
+        error = response.json().get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+    except (ValueError, AttributeError):
+        message = None
+    return str(message or response.text)[:_DETAIL_CHARS]
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds the server asks us to wait (``retry-after-ms`` or ``Retry-After``), if any."""
+    for header, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return max(0.0, float(response.headers[header]) * scale)
+        except (KeyError, ValueError):
+            continue  # absent, or an HTTP date: fall back to our own backoff
+    return None
+
+
+class OpenAICompatibleLLM:
+    """An ``LLM`` backed by a chat-completions endpoint; close it with ``aclose``."""
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._settings = settings
+        self._prompt = system_prompt(settings.language)
+        self._url = settings.base_url.rstrip("/") + "/chat/completions"
+        self._owns_client = client is None
+        self._client = client or httpx.AsyncClient(transport=transport)
+        self._headers = {"Content-Type": "application/json"}
+        if settings.api_key is not None:
+            self._headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
+
+    @property
+    def name(self) -> str:
+        """The model's name, recorded on jobs."""
+        return self._settings.model
+
+    async def aclose(self) -> None:
+        """Close the HTTP client, unless it was lent to us."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> OpenAICompatibleLLM:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def extract(
+        self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
+    ) -> Extraction:
+        """Everything the unit yields, validated; ``vectors`` are not needed here."""
+        body = {
+            "model": self._settings.model,
+            "temperature": self._settings.temperature,
+            "response_format": {"type": "json_object"},
+            "messages": [
+                {"role": "system", "content": self._prompt},
+                {"role": "user", "content": request_json(request)},
+            ],
+        }
+        attempts = self._settings.max_retries + 1
+        usage = Usage()
+        for attempt in range(1, attempts + 1):
+            usage = usage.plus(Usage(calls=1))
+            try:
+                content, used = await self._call(body)
+                usage = usage.plus(used)
+                return _parse_extraction(content, request).model_copy(update={"usage": usage})
+            except _Failed as failure:
+                if not failure.retried or attempt == attempts:
+                    after = f" after {attempt} attempts" if failure.retried else ""
+                    raise LLMError(
+                        f"LLM {self.name} {failure.what}{after}: {failure.detail}",
+                        status=failure.status,
+                        usage=usage,
+                    ) from None
+                delay = self._delay(attempt, failure.retry_after)
+                args = (self.name, attempt, attempts, failure, delay)
+                log.warning("LLM %s attempt %d/%d %s; retrying in %.2f s", *args)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        backoff = self._settings.backoff_s * 2 ** (attempt - 1)
+        return min(backoff if retry_after is None else retry_after, self._settings.max_backoff_s)
+
+    async def _call(self, body: dict[str, Any]) -> tuple[str, Usage]:
+        """One HTTP call: the answer's content and its tokens; ``_Failed`` if worth retrying."""
+        try:
+            response = await self._client.post(
+                self._url,
+                json=body,
+                headers=self._headers,
+                timeout=httpx.Timeout(self._settings.timeout_s),
+            )
+        except httpx.TimeoutException as error:
+            raise _Failed("timed out", f"{self._settings.timeout_s} s ({error!r})") from None
+        except httpx.TransportError as error:
+            raise _Failed("could not be reached", repr(error)) from None
+        status = response.status_code
+        if status >= 400:
+            retried = status >= 500 or status in _RETRIED_4XX
+            what = "answered" if retried else "rejected the request with"
+            raise _Failed(
+                f"{what} HTTP {status}",
+                _server_message(response),
+                status=status,
+                retry_after=_retry_after(response),
+                retried=retried,
+            )
+        try:
+            answer = response.json()
+            content = answer["choices"][0]["message"]["content"]
+            tokens = answer.get("usage") or {}
+            used = Usage(
+                prompt_tokens=int(tokens.get("prompt_tokens") or 0),
+                completion_tokens=int(tokens.get("completion_tokens") or 0),
+            )
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
+            detail = f"{error!r}; body: {response.text[:200]!r}"
+            raise _Failed("returned an invalid response", detail) from None
+        if not isinstance(content, str):
+            raise _Failed("returned an invalid response", "message content is not text")
+        return content, used

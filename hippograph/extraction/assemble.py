@@ -1,0 +1,262 @@
+"""From one MemUnit's extraction to graph records, with deterministic ids.
+
+Pure: the caller has already embedded each message once (its turn text), and
+those vectors are reused wherever the record's text is made of the messages:
+a MemUnit and its episodes get the centroid of their messages, an event item
+the blend of its message with the one before (as turn memories do). Only
+texts that are new sentences (semantic facts, profile attributes) are left to
+embed, in one batch for the whole request. The ingest throughput target is
+near the model's own speed, so every text embedded twice would show.
+
+Ids derive from what a record is, so a replay or a second run of a job
+finds, rather than duplicates, what the first one wrote.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from hippograph import text
+from hippograph.extraction.schema import Extraction, UnitMessage
+from hippograph.ids import IdKind, derived_id
+from hippograph.models import (
+    Memory,
+    MemoryCategory,
+    MemoryKind,
+    MemorySource,
+    MemUnit,
+    Message,
+    Sources,
+)
+from hippograph.turns import blend, turn_content
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDraft:
+    """A memory ready to write but for its vector: given, or ``embed_text`` to embed."""
+
+    memory: Memory
+    search_text: str
+    sources: Sources
+    vector: list[float] | None = None
+    embed_text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDraft:
+    """A MemUnit, its vector, its messages and the memories drawn from it."""
+
+    unit: MemUnit
+    vector: list[float]
+    search_text: str
+    message_ids: tuple[str, ...]
+    memories: tuple[MemoryDraft, ...]
+
+
+def memunit_id(message_ids: Sequence[str]) -> str:
+    """The id of the MemUnit made of exactly these messages."""
+    return derived_id(IdKind.MEMUNIT, "unit", *message_ids)
+
+
+def unit_messages(messages: Sequence[Message]) -> tuple[UnitMessage, ...]:
+    """The extractor's view of a run of messages, indexed from 0."""
+    return tuple(
+        UnitMessage(index=i, speaker=m.speaker, text=m.content, ts=m.ts)
+        for i, m in enumerate(messages)
+    )
+
+
+def centroid(vectors: Sequence[Sequence[float]]) -> list[float]:
+    """The normalised mean of ``vectors``."""
+    mean = [sum(column) / len(vectors) for column in zip(*vectors, strict=True)]
+    norm = math.sqrt(sum(x * x for x in mean)) or 1.0
+    return [x / norm for x in mean]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitContext:
+    """What a unit is assembled with besides its extraction."""
+
+    messages: Sequence[Message]
+    vectors: Sequence[Sequence[float]]
+    # the turn before the unit's first message, when there is one (its context)
+    before: tuple[Message, Sequence[float]] | None
+    user_names: Mapping[str, str]
+    group_id: str | None
+    source_type: str
+
+
+def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
+    """The records one unit's extraction becomes."""
+    messages = context.messages
+    message_ids = tuple(m.id for m in messages)
+    unit_id = memunit_id(message_ids)
+    vector = centroid(context.vectors)
+    first = messages[0]
+    unit = MemUnit(
+        id=unit_id,
+        user_ids=tuple(context.user_names),
+        session_id=first.session_id,
+        summary=extraction.summary,
+        narrative=extraction.narrative,
+        subject=extraction.subject,
+        ts=first.ts,
+        source_type=context.source_type,
+        group_id=context.group_id,
+        participants=tuple(dict.fromkeys(m.speaker for m in messages)),
+        keywords=tuple(extraction.keywords),
+    )
+    drafts: list[MemoryDraft] = []
+    for episode in extraction.episodes:
+        memory = _memory(
+            derived_id(IdKind.MEMORY, "episode", unit_id, episode.user_id),
+            episode.user_id,
+            MemoryKind.EPISODIC,
+            episode.narrative,
+            0.5,
+            first,
+        )
+        drafts.append(
+            MemoryDraft(
+                memory=memory,
+                search_text=text.search_text(episode.narrative),
+                sources=Sources(memunit_ids=(unit_id,)),
+                vector=vector,
+            )
+        )
+    for fact in extraction.facts:
+        sources = [messages[i] for i in fact.message_indices if 0 <= i < len(messages)] or [first]
+        at = sources[0]
+        if fact.kind == "event":
+            content = fact.content
+            memory = _memory(
+                derived_id(IdKind.MEMORY, "event", fact.user_id, *[m.id for m in sources]),
+                fact.user_id,
+                MemoryKind.EVENT,
+                content,
+                fact.importance,
+                at,
+            )
+            own, previous = _turn_vectors(at, context)
+            before_text = _before_text(at, context)
+            drafts.append(
+                MemoryDraft(
+                    memory=memory,
+                    search_text=text.search_text(f"{before_text} {content}".strip()),
+                    sources=Sources(
+                        message_ids=tuple(m.id for m in sources), memunit_ids=(unit_id,)
+                    ),
+                    vector=blend(own, centroid([previous, own])) if previous else list(own),
+                )
+            )
+        else:
+            memory = _memory(
+                derived_id(IdKind.MEMORY, "fact", fact.user_id, fact.content.lower()),
+                fact.user_id,
+                MemoryKind.SEMANTIC,
+                fact.content,
+                fact.importance,
+                at,
+                topic=fact.topic,
+            )
+            drafts.append(
+                MemoryDraft(
+                    memory=memory,
+                    search_text=text.search_text(fact.content),
+                    sources=Sources(
+                        message_ids=tuple(m.id for m in sources), memunit_ids=(unit_id,)
+                    ),
+                    embed_text=fact.content,
+                )
+            )
+    for attribute in extraction.profile:
+        sources = [messages[i] for i in attribute.message_indices if 0 <= i < len(messages)] or [
+            first
+        ]
+        name = context.user_names.get(attribute.user_id, attribute.user_id)
+        content = f"{name}'s {attribute.attribute.replace('_', ' ')}: {attribute.value}"
+        memory = _memory(
+            derived_id(
+                IdKind.MEMORY,
+                "profile",
+                attribute.user_id,
+                attribute.attribute,
+                attribute.value.lower(),
+            ),
+            attribute.user_id,
+            MemoryKind.PROFILE,
+            content,
+            0.8,
+            sources[0],
+            topic=attribute.attribute,
+        )
+        drafts.append(
+            MemoryDraft(
+                memory=memory,
+                search_text=text.search_text(content),
+                sources=Sources(message_ids=tuple(m.id for m in sources), memunit_ids=(unit_id,)),
+                embed_text=content,
+            )
+        )
+    return UnitDraft(
+        unit=unit,
+        vector=vector,
+        search_text=text.search_text(f"{extraction.subject} {extraction.narrative}"),
+        message_ids=message_ids,
+        memories=tuple(_unique(drafts)),
+    )
+
+
+def _memory(
+    memory_id: str,
+    user_id: str,
+    kind: MemoryKind,
+    content: str,
+    importance: float,
+    at: Message,
+    topic: str | None = None,
+) -> Memory:
+    # A memory is as old as what it remembers: recency and time filters then
+    # mean the conversation's time, not the import's.
+    return Memory(
+        id=memory_id,
+        user_id=user_id,
+        kind=kind,
+        content=content,
+        importance=round(importance, 4),
+        created_at=at.ts,
+        last_accessed_at=at.ts,
+        category=MemoryCategory.EPISODE if kind is MemoryKind.EPISODIC else MemoryCategory.FACT,
+        source=MemorySource.EXTRACTION,
+        valid_from=at.ts if kind is MemoryKind.PROFILE else None,
+        session_id=at.session_id,
+        seq=at.seq,
+        topic=topic,
+    )
+
+
+def _turn_vectors(
+    message: Message, context: UnitContext
+) -> tuple[Sequence[float], Sequence[float] | None]:
+    index = list(context.messages).index(message)
+    own = context.vectors[index]
+    if index > 0:
+        return own, context.vectors[index - 1]
+    return own, context.before[1] if context.before else None
+
+
+def _before_text(message: Message, context: UnitContext) -> str:
+    index = list(context.messages).index(message)
+    if index > 0:
+        return turn_content(context.messages[index - 1])
+    return turn_content(context.before[0]) if context.before else ""
+
+
+def _unique(drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
+    """One draft per id: the same fact stated twice in a unit is one memory."""
+    seen: dict[str, MemoryDraft] = {}
+    for draft in drafts:
+        seen.setdefault(draft.memory.id, draft)
+    return list(seen.values())

@@ -1,0 +1,223 @@
+"""The offline extractor: the LLM port, implemented with sentence selection and rules.
+
+Deterministic and free: it needs only the message vectors the pipeline has
+already computed. What it makes of a MemUnit:
+
+* summary — the most central informative message (closest to the unit's mean
+  vector, weighed by importance), attributed to its speaker;
+* narrative — the informative messages in order, each as "<speaker> said: …",
+  opened by the date and the participants; relative times get their dates;
+* subject and keywords — the best candidate phrases (``keywords.py``);
+* one episode per user, with that narrative;
+* an event-log item per informative message, and a semantic fact per
+  first-person statement of a preference, plan or personal detail that scores
+  at least the keep threshold (seed 001 keeps ≥ 0.7);
+* profile attributes from first-person patterns ("my name is", "I live in",
+  "I work as", "my favourite X is", "I'm allergic to", 我叫, 我住在, …).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hippograph.extraction.importance import features, importance
+from hippograph.extraction.keywords import keywords
+from hippograph.extraction.relative_time import day, resolve_relative_times
+from hippograph.extraction.schema import (
+    Episode,
+    Extraction,
+    ExtractionRequest,
+    Fact,
+    ProfileAttribute,
+    UnitMessage,
+)
+
+_SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+_PROFILE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (attribute, re.compile(pattern, re.IGNORECASE))
+    for attribute, pattern in (
+        ("name", r"\bmy name is ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)"),
+        ("age", r"\bI(?:'m| am) (\d{1,3}) years? old\b"),
+        ("job", r"\bI work as (?:a |an )?([\w -]{3,40}?)(?:[.,!?]|$| at | in )"),
+        ("employer", r"\bI work (?:at|for) ([A-Z][\w&' -]{1,40}?)(?:[.,!?]|$| as )"),
+        ("city", r"\bI (?:live|moved) (?:in|to) ([A-Z][\w' -]{1,40}?)(?:[.,!?]|$| with | for )"),
+        ("allergy", r"\bI(?:'m| am) allergic to ([\w ,-]{2,40}?)(?:[.!?]|$)"),
+        ("pet", r"\bI have an? (dog|cat|puppy|kitten|parrot|rabbit|hamster)\b"),
+        ("name", r"我叫([\u4e00-\u9fff]{1,4})"),
+        ("city", r"我住在([\u4e00-\u9fff]{2,8})"),
+        ("likes", r"我(?:很|最)?喜欢([\u4e00-\u9fff]{1,10})"),
+    )
+)
+_FAVOURITE = re.compile(r"\bmy favou?rite ([a-z]+) is ([\w' -]{2,40}?)(?:[.,!?]|$)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class OfflineRules:
+    """Thresholds of the offline extractor."""
+
+    keep_fact: float = 0.7  # seed 001
+    keep_event: float = 0.2
+    narrative_messages: int = 10
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCES.split(text) if s.strip()]
+
+
+def _quote(message: UnitMessage) -> str:
+    return resolve_relative_times(message.text, message.ts)
+
+
+def event_content(message: UnitMessage) -> str:
+    """An event-log item: ``On 7 May 2023, Caroline said: “…”`` with times resolved."""
+    return f"On {day(message.ts)}, {message.speaker} said: “{_quote(message)}”"
+
+
+class OfflineExtractor:
+    """An ``LLM`` that needs no language model."""
+
+    name = "offline"
+
+    def __init__(self, rules: OfflineRules | None = None) -> None:
+        self.rules = rules or OfflineRules()
+
+    async def extract(
+        self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
+    ) -> Extraction:
+        """Everything the unit yields; ``vectors`` are the messages' embeddings."""
+        messages = request.messages
+        scores = [importance(m.text) for m in messages]
+        centrality = self._centrality(vectors) if vectors else [1.0] * len(messages)
+        best = max(range(len(messages)), key=lambda i: (scores[i] * centrality[i], -i))
+        summary = f"{messages[best].speaker}: {_quote(messages[best])}"
+        informative = [i for i, s in enumerate(scores) if s >= self.rules.keep_event]
+        told = sorted(
+            sorted(informative, key=lambda i: -scores[i])[: self.rules.narrative_messages]
+        ) or [best]
+        speakers = list(dict.fromkeys(m.speaker for m in messages))
+        words = keywords([m.text for m in messages])
+        subject = ", ".join(words[:3]) or summary[:80]
+        opening = f"On {day(messages[0].ts)}, {_join(speakers)} talked"
+        opening += f" about {subject}." if words else "."
+        narrative = " ".join(
+            [opening] + [f"{messages[i].speaker} said: “{_quote(messages[i])}”" for i in told]
+        )
+        owners = self._owners(request)
+        facts = self._facts(request, scores, informative, owners)
+        return Extraction(
+            summary=summary[:2000],
+            narrative=narrative[:8000],
+            subject=subject[:300],
+            keywords=words,
+            episodes=[
+                Episode(user_id=user_id, title=subject[:300], narrative=narrative[:8000])
+                for user_id in request.users
+            ],
+            facts=facts,
+            profile=self._profile(request, owners),
+        )
+
+    @staticmethod
+    def _centrality(vectors: Sequence[Sequence[float]]) -> list[float]:
+        centre = [sum(column) / len(vectors) for column in zip(*vectors, strict=True)]
+        return [max(0.0, _cosine(v, centre)) for v in vectors]
+
+    @staticmethod
+    def _owners(request: ExtractionRequest) -> dict[str, list[str]]:
+        """Whose memory each speaker's words become: their own user, else every user."""
+        by_name = {name.lower(): user_id for user_id, name in request.users.items()}
+        by_name |= {user_id.lower(): user_id for user_id in request.users}
+        return {
+            m.speaker: [by_name[m.speaker.lower()]]
+            if m.speaker.lower() in by_name
+            else list(request.users)
+            for m in request.messages
+        }
+
+    def _facts(
+        self,
+        request: ExtractionRequest,
+        scores: Sequence[float],
+        informative: Sequence[int],
+        owners: dict[str, list[str]],
+    ) -> list[Fact]:
+        facts: list[Fact] = []
+        for i in informative:
+            message = request.messages[i]
+            for user_id in owners[message.speaker]:
+                facts.append(
+                    Fact(
+                        user_id=user_id,
+                        kind="event",
+                        content=event_content(message),
+                        importance=scores[i],
+                        message_indices=[message.index],
+                    )
+                )
+            for sentence in _sentences(message.text):
+                found = features(sentence)
+                if not found.first_person or not (found.preference or found.personal):
+                    continue
+                score = found.score
+                if score < self.rules.keep_fact:
+                    continue
+                topic = "preference" if found.preference else "personal"
+                resolved = resolve_relative_times(sentence, message.ts)
+                for user_id in owners[message.speaker]:
+                    facts.append(
+                        Fact(
+                            user_id=user_id,
+                            kind="semantic",
+                            content=f"{message.speaker}: {resolved}",
+                            importance=score,
+                            message_indices=[message.index],
+                            topic=topic,
+                        )
+                    )
+        return facts
+
+    @staticmethod
+    def _profile(
+        request: ExtractionRequest, owners: dict[str, list[str]]
+    ) -> list[ProfileAttribute]:
+        found: dict[tuple[str, str], ProfileAttribute] = {}
+        mapped = {u for us in owners.values() if len(us) == 1 for u in us}
+        for message in request.messages:
+            users = [
+                u
+                for u in owners[message.speaker]
+                if u in mapped and len(owners[message.speaker]) == 1
+            ]
+            if not users:
+                continue  # a speaker who is not one of the users has no profile here
+            attributes = [
+                (attribute, match[1].strip())
+                for attribute, pattern in _PROFILE_PATTERNS
+                if (match := pattern.search(message.text))
+            ]
+            if favourite := _FAVOURITE.search(message.text):
+                attributes.append((f"favourite_{favourite[1].lower()}", favourite[2].strip()))
+            for attribute, value in attributes:
+                key = (users[0], attribute)
+                found[key] = ProfileAttribute(
+                    user_id=users[0],
+                    attribute=attribute[:41],
+                    value=value[:300],
+                    message_indices=[message.index],
+                )
+        return list(found.values())
+
+
+def _join(names: Sequence[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

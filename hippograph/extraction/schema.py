@@ -1,0 +1,87 @@
+"""What extraction returns for one MemUnit, validated (LLM output is JSON checked against it)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class UnitMessage(BaseModel):
+    """One message of a MemUnit, as an extractor sees it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    speaker: str
+    text: str
+    ts: datetime
+
+
+class ExtractionRequest(BaseModel):
+    """A MemUnit to understand, with who is who."""
+
+    model_config = ConfigDict(frozen=True)
+
+    messages: tuple[UnitMessage, ...]
+    history: tuple[UnitMessage, ...] = ()
+    # user id -> the name that user appears under as a speaker
+    users: dict[str, str]
+    language: str = "en"
+
+
+class Episode(BaseModel):
+    """One user's account of the unit: a third-person narrative with absolute dates."""
+
+    user_id: str
+    title: str = Field(max_length=300)
+    narrative: str = Field(min_length=1, max_length=8000)
+
+
+class Fact(BaseModel):
+    """An atomic statement worth remembering: a semantic fact or an event-log item."""
+
+    user_id: str
+    kind: str = Field(pattern="^(semantic|event)$")
+    content: str = Field(min_length=1, max_length=2000)
+    importance: float = Field(ge=0.0, le=1.0)
+    message_indices: list[int] = Field(default_factory=list)
+    topic: str | None = Field(default=None, max_length=64)
+
+
+class ProfileAttribute(BaseModel):
+    """A profile attribute of a user stated in the unit (name, job, city, likes, ...)."""
+
+    user_id: str
+    attribute: str = Field(pattern=r"^[a-z][a-z0-9_]{0,40}$")
+    value: str = Field(min_length=1, max_length=300)
+    message_indices: list[int] = Field(default_factory=list)
+
+
+class Usage(BaseModel):
+    """Tokens an LLM call used (zero for the offline extractor)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    def plus(self, other: Usage) -> Usage:
+        """The sum of two usages."""
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            calls=self.calls + other.calls,
+        )
+
+
+class Extraction(BaseModel):
+    """Everything extracted from one MemUnit."""
+
+    summary: str = Field(min_length=1, max_length=2000)
+    narrative: str = Field(min_length=1, max_length=8000)
+    subject: str = Field(max_length=300)
+    keywords: list[str] = Field(default_factory=list, max_length=30)
+    episodes: list[Episode] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    profile: list[ProfileAttribute] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)

@@ -1,0 +1,56 @@
+"""Background jobs as records: what was asked, how far it got, what it made.
+
+A job's record lives in the graph beside the data it writes, so its status
+survives restarts and is the same whichever runner (in-process or an arq
+worker) picks it up. Jobs take ids and a small JSON-able ``params``; ids are
+derived from what the job is, so submitting the same work twice finds the
+first job instead of queueing another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+
+class JobKind(StrEnum):
+    """What a job does."""
+
+    MEMORIZE = "memorize"
+
+
+class JobStatus(StrEnum):
+    """Where a job is in its life."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One background job and its outcome so far."""
+
+    id: str
+    kind: JobKind
+    status: JobStatus
+    user_ids: tuple[str, ...]
+    params: Mapping[str, Any]
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    attempts: int = 0
+    counts: Mapping[str, int] = field(default_factory=dict)
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_calls: int = 0
+
+    @property
+    def finished(self) -> bool:
+        """True once the job succeeded or failed for good."""
+        return self.status in (JobStatus.SUCCEEDED, JobStatus.FAILED)

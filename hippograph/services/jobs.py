@@ -1,0 +1,120 @@
+"""Submitting, running and reporting background jobs, whatever runs them.
+
+The service owns a job's life (its record in the graph); a ``JobQueue``
+decides only where and when ``run`` is called: an asyncio task in this
+process (embedded mode) or an arq worker (server mode). Each kind of job has
+a handler, registered by the service that knows how to do the work.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hippograph.auth import Principal
+from hippograph.clock import Clock
+from hippograph.errors import HippoError, NotFound, Unavailable
+from hippograph.extraction.schema import Usage
+from hippograph.ids import IdKind, require_id
+from hippograph.jobs import Job, JobKind, JobStatus
+from hippograph.ports import JobQueue, JobStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """What a handler reports when its work is done."""
+
+    counts: Mapping[str, int] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+
+Handler = Callable[[Job], Awaitable[JobResult]]
+
+
+class JobService:
+    """Jobs for principals (submit, look up) and for runners (run)."""
+
+    def __init__(self, store: JobStore, clock: Clock) -> None:
+        self._store = store
+        self._clock = clock
+        self._handlers: dict[JobKind, Handler] = {}
+        self._queue: JobQueue | None = None
+
+    def register(self, kind: JobKind, handler: Handler) -> None:
+        """Say who does jobs of ``kind``."""
+        self._handlers[kind] = handler
+
+    def attach(self, queue: JobQueue) -> None:
+        """Where submitted jobs go (set once the process knows its run mode)."""
+        self._queue = queue
+
+    async def submit(
+        self, job_id: str, kind: JobKind, user_ids: Sequence[str], params: Mapping[str, Any]
+    ) -> Job:
+        """Record a job and queue it; the same id again returns the first job (no new work)."""
+        if self._queue is None:
+            raise Unavailable("no job runner is configured in this process")
+        job = Job(
+            id=job_id,
+            kind=kind,
+            status=JobStatus.QUEUED,
+            user_ids=tuple(user_ids),
+            params=dict(params),
+            created_at=self._clock(),
+        )
+        stored, needs_run = await self._store.submit(job)
+        if needs_run:
+            await self._queue.enqueue(stored.id)
+        return stored
+
+    async def get_job(self, principal: Principal, job_id: str) -> Job:
+        """A job the principal may see: every user it concerns is theirs."""
+        require_id(job_id, IdKind.JOB, "id")
+        job = (await self._store.get_jobs([job_id])).get(job_id)
+        if job is None or not all(principal.can_access(u) for u in job.user_ids):
+            raise NotFound("job", job_id)
+        return job
+
+    async def run(self, job_id: str) -> Job | None:
+        """Do a job's work and record the outcome; a finished or unknown job is left alone.
+
+        Expected failures (bad data, an LLM that keeps failing) are recorded
+        on the job and not raised: a runner retrying them would fail the same
+        way, and the job's record is where clients look. Submitting the same
+        work again re-queues a failed job.
+        """
+        job = await self._store.start(job_id, self._clock())
+        if job is None:
+            return None
+        handler = self._handlers.get(job.kind)
+        try:
+            if handler is None:
+                raise Unavailable(f"no handler for {job.kind.value} jobs in this process")
+            result = await handler(job)
+        except HippoError as exc:
+            log.warning("job %s failed: %s", job_id, exc.message)
+            return await self._store.finish(
+                job_id, JobStatus.FAILED, self._clock(), {}, exc.message, {}
+            )
+        except Exception as exc:
+            log.exception("job %s crashed", job_id)
+            await self._store.finish(
+                job_id, JobStatus.FAILED, self._clock(), {}, f"internal error: {exc!r}", {}
+            )
+            raise
+        return await self._store.finish(
+            job_id,
+            JobStatus.SUCCEEDED,
+            self._clock(),
+            result.counts,
+            None,
+            result.usage.model_dump(),
+        )
+
+    async def unfinished(self) -> list[str]:
+        """Jobs left queued or running (by a process that stopped), to run again."""
+        return await self._store.unfinished()

@@ -1,0 +1,299 @@
+"""Memorize: conversations in, MemUnits, memories and facts out (DESIGN.md §5).
+
+Messages are stored first, in their own transaction, so nothing a client
+sent is lost whatever happens next. The rest works on the session's
+*unprocessed* messages (those no MemUnit is made of yet): a replay finds none
+and does nothing, a run cut short is finished by the next one, and with
+``flush`` false the open tail of a conversation waits for more messages
+before it is cut into a unit.
+
+Per request: one embedding batch for the messages, segmentation, one
+extraction per unit (concurrent, through the ``LLM`` port), one embedding
+batch for the new sentences, one write transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from hippograph.auth import Principal
+from hippograph.clock import Clock
+from hippograph.errors import InvalidInput
+from hippograph.extraction.assemble import UnitContext, UnitDraft, assemble, unit_messages
+from hippograph.extraction.schema import ExtractionRequest, Usage
+from hippograph.extraction.segment import SegmentRules, segment
+from hippograph.ids import IdKind, derived_id, require_client_id, require_user_id
+from hippograph.jobs import Job, JobKind
+from hippograph.models import AddedMessages, IndexedText, IngestBatch, Message, Role
+from hippograph.ports import LLM, Embedder, IngestStore, UserStore
+from hippograph.services.jobs import JobResult, JobService
+from hippograph.services.messages import MessageInput, MessageService
+from hippograph.services.users import UserService
+from hippograph.settings import LimitSettings, MemorizeSettings
+from hippograph.turns import turn_content
+
+_SOURCE_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_MAX_USERS = 20
+_MAX_UNPROCESSED = 5000
+_EXTRACTIONS_AT_ONCE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class MemorizeRequest:
+    """What a client asks memorize to remember."""
+
+    user_ids: tuple[str, ...]
+    session_id: str
+    messages: tuple[MessageInput, ...]
+    history: tuple[MessageInput, ...] = ()
+    group_id: str | None = None
+    source_type: str = "conversation"
+    run_async: bool | None = None  # None: decided by size
+    flush: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class MemorizeCounts:
+    """What one run made."""
+
+    messages: int = 0
+    memunits: int = 0
+    memories: int = 0
+    superseded: int = 0
+    pending: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts as a job records them."""
+        return {
+            "messages": self.messages,
+            "memunits": self.memunits,
+            "memories": self.memories,
+            "superseded": self.superseded,
+            "pending": self.pending,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MemorizeOutcome:
+    """The stored messages, and either what was made or the job that will make it."""
+
+    added: AddedMessages
+    counts: MemorizeCounts | None = None
+    job: Job | None = None
+
+
+def _language(messages: Sequence[Message]) -> str:
+    sample = "".join(m.content for m in messages[:20])
+    return "zh" if len(_CJK.findall(sample)) > 0.2 * max(1, len(sample)) else "en"
+
+
+class MemorizeService:
+    """The memorize use case and its job."""
+
+    def __init__(
+        self,
+        messages: MessageService,
+        users: UserService,
+        user_store: UserStore,
+        ingest: IngestStore,
+        embedder: Embedder,
+        llm: LLM,
+        jobs: JobService,
+        clock: Clock,
+        settings: MemorizeSettings,
+        limits: LimitSettings,
+    ) -> None:
+        self._messages = messages
+        self._users = users
+        self._user_store = user_store
+        self._ingest = ingest
+        self._embedder = embedder
+        self._llm = llm
+        self._jobs = jobs
+        self._clock = clock
+        self._settings = settings
+        self._limits = limits
+        self._rules = SegmentRules(
+            max_gap=timedelta(minutes=settings.max_gap_minutes),
+            shift_threshold=settings.topic_shift,
+            min_size=settings.min_unit,
+            max_size=max(settings.min_unit, settings.max_unit),
+        )
+        jobs.register(JobKind.MEMORIZE, self._run_job)
+
+    async def memorize(self, principal: Principal, request: MemorizeRequest) -> MemorizeOutcome:
+        """Store the messages, then build memories now or in a job."""
+        user_ids = await self._check_users(principal, request.user_ids)
+        session = await self._users.require_session(principal, request.session_id, "sessionId")
+        if session.user_id not in user_ids:
+            raise InvalidInput(
+                f"session {session.id!r} belongs to user {session.user_id!r}, "
+                "who must be among userIds",
+                "userIds",
+            )
+        if not _SOURCE_TYPE.match(request.source_type):
+            raise InvalidInput("sourceType must be 1-32 characters of a-z, 0-9 and _", "sourceType")
+        if request.group_id is not None:
+            require_client_id(request.group_id, "groupId")
+        history = (
+            self._messages.build(session.id, session.user_id, request.history)
+            if (request.history)
+            else []
+        )
+        added = await self._messages.add_messages(principal, session.id, request.messages)
+        params: Mapping[str, Any] = {
+            "session_id": session.id,
+            "user_ids": list(user_ids),
+            "group_id": request.group_id,
+            "source_type": request.source_type,
+            "flush": request.flush,
+            "history": [
+                {"speaker": m.speaker, "content": m.content, "ts": m.ts.isoformat()}
+                for m in history
+            ],
+        }
+        run_async = request.run_async
+        if run_async is None:
+            run_async = len(request.messages) > self._settings.async_threshold
+        if run_async:
+            job_id = derived_id(
+                IdKind.JOB,
+                "memorize",
+                session.id,
+                str(request.flush),
+                *(m.id for m in added.messages),
+            )
+            job = await self._jobs.submit(job_id, JobKind.MEMORIZE, user_ids, params)
+            return MemorizeOutcome(added=added, job=job)
+        counts = await self.process(params, history)
+        return MemorizeOutcome(added=added, counts=counts)
+
+    async def _check_users(self, principal: Principal, user_ids: Sequence[str]) -> tuple[str, ...]:
+        if not 1 <= len(user_ids) <= _MAX_USERS:
+            raise InvalidInput(f"userIds must name 1 to {_MAX_USERS} users", "userIds")
+        unique = tuple(dict.fromkeys(user_ids))
+        for index, user_id in enumerate(unique):
+            require_user_id(user_id, f"userIds[{index}]")
+            await self._users.require_user(principal, user_id)
+        return unique
+
+    async def _run_job(self, job: Job) -> JobResult:
+        history = [
+            Message(
+                id="history",
+                session_id=job.params["session_id"],
+                user_id=job.user_ids[0],
+                speaker=item["speaker"],
+                role=Role.USER,
+                content=item["content"],
+                ts=datetime.fromisoformat(item["ts"]),
+                seq=0,
+            )
+            for item in job.params.get("history", [])
+        ]
+        counts = await self.process(job.params, history)
+        return JobResult(counts=counts.as_dict(), usage=counts.usage)
+
+    async def process(
+        self, params: Mapping[str, Any], history: Sequence[Message]
+    ) -> MemorizeCounts:
+        """Build the memories a session's unprocessed messages hold (the job's work)."""
+        session_id: str = params["session_id"]
+        todo = await self._ingest.unprocessed(session_id, _MAX_UNPROCESSED)
+        if not todo:
+            return MemorizeCounts()
+        users = await self._user_store.get_users(params["user_ids"])
+        names = {u: users[u].name if u in users else u for u in params["user_ids"]}
+        before = await self._ingest.previous(session_id, todo[0].seq)
+        texts = [turn_content(m) for m in todo] + ([turn_content(before)] if before else [])
+        vectors = await self._embedder.embed(texts)
+        before_pair = (before, vectors[-1]) if before else None
+        vectors = vectors[: len(todo)]
+        ranges = segment([m.ts for m in todo], vectors, self._rules)
+        pending = 0
+        if not params.get("flush", True) and ranges:
+            last = ranges[-1]
+            quiet = self._clock() - todo[-1].ts > self._rules.max_gap
+            if len(last) < self._rules.max_size and not quiet:
+                ranges, pending = ranges[:-1], len(last)
+        drafts = await self._extract_all(todo, vectors, ranges, before_pair, names, history, params)
+        batch = await self._batch(drafts)
+        written = await self._ingest.write(batch)
+        usage = Usage()
+        for _, extraction_usage in drafts:
+            usage = usage.plus(extraction_usage)
+        return MemorizeCounts(
+            messages=sum(len(r) for r in ranges),
+            memunits=written.memunits,
+            memories=written.memories,
+            superseded=written.superseded,
+            pending=pending,
+            usage=usage,
+        )
+
+    async def _extract_all(
+        self,
+        todo: Sequence[Message],
+        vectors: Sequence[Sequence[float]],
+        ranges: Sequence[range],
+        before: tuple[Message, Sequence[float]] | None,
+        names: dict[str, str],
+        history: Sequence[Message],
+        params: Mapping[str, Any],
+    ) -> list[tuple[UnitDraft, Usage]]:
+        gate = asyncio.Semaphore(_EXTRACTIONS_AT_ONCE)
+        language = _language(todo)
+
+        async def one(index: int, span: range) -> tuple[UnitDraft, Usage]:
+            messages = todo[span.start : span.stop]
+            unit_vectors = vectors[span.start : span.stop]
+            previous = (todo[span.start - 1], vectors[span.start - 1]) if span.start else before
+            context_messages = (
+                list(history) if index == 0 else list(todo[max(0, span.start - 4) : span.start])
+            )
+            request = ExtractionRequest(
+                messages=unit_messages(messages),
+                history=unit_messages(context_messages),
+                users=names,
+                language=language,
+            )
+            async with gate:
+                extraction = await self._llm.extract(request, unit_vectors)
+            draft = assemble(
+                extraction,
+                UnitContext(
+                    messages=messages,
+                    vectors=unit_vectors,
+                    before=previous,
+                    user_names=names,
+                    group_id=params.get("group_id"),
+                    source_type=params.get("source_type") or "conversation",
+                ),
+            )
+            return draft, extraction.usage
+
+        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(ranges))))
+
+    async def _batch(self, drafts: Sequence[tuple[UnitDraft, Usage]]) -> IngestBatch:
+        """Embed the new sentences (one batch) and lay out the write."""
+        memories = [m for draft, _ in drafts for m in draft.memories]
+        to_embed = [m.embed_text for m in memories if m.embed_text is not None]
+        embedded = iter(await self._embedder.embed(to_embed) if to_embed else [])
+        items = []
+        for m in memories:
+            vector = m.vector if m.vector is not None else next(embedded)
+            items.append(
+                (m.memory, IndexedText(embedding=vector, search_text=m.search_text), m.sources)
+            )
+        units = [
+            (d.unit, IndexedText(embedding=d.vector, search_text=d.search_text), d.message_ids)
+            for d, _ in drafts
+        ]
+        return IngestBatch(units=units, memories=items)

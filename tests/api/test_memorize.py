@@ -1,0 +1,243 @@
+"""memorize over HTTP: messages → MemUnits → memories, idempotent, with provenance."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from tests.api.conftest import CREATE_SESSION, CREATE_USER, Api
+
+MEMORIZE = """
+mutation($input: MemorizeInput!) {
+  memorize(input: $input) {
+    __typename
+    ... on Memorized {
+      created
+      messages { id seq }
+      counts { messages memunits memories superseded pending }
+      job { id status counts { memunits memories } }
+    }
+    ... on InputError { message field }
+    ... on Error { message code }
+  }
+}"""
+
+MEMORIES = """
+query($userId: ID!, $kinds: [MemoryKind!]) {
+  memories(userId: $userId, first: 100, filter: {kinds: $kinds, includeSuperseded: true}) {
+    edges { node { id kind content importance topic validTo
+      derivedFrom { __typename id } } }
+  }
+}"""
+
+CONVERSATION = [
+    ("Caroline", "Hey Mel! Good to see you!", "2023-05-08T13:56:00+00:00"),
+    ("Melanie", "Hi Caroline! How have you been lately?", "2023-05-08T13:57:00+00:00"),
+    (
+        "Caroline",
+        "I went to a LGBTQ support group yesterday and I love how welcoming everyone was.",
+        "2023-05-08T13:58:00+00:00",
+    ),
+    ("Caroline", "My name is Caroline Smith and I live in Boston.", "2023-05-08T13:59:00+00:00"),
+    (
+        "Melanie",
+        "That is wonderful. I painted a sunrise over the lake last week with my kids.",
+        "2023-05-08T14:00:00+00:00",
+    ),
+    ("Caroline", "I love painting too! My favourite colour is green.", "2023-05-08T14:01:00+00:00"),
+]
+
+
+def _messages(rows: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
+    return [
+        {"speaker": speaker, "content": content, "ts": ts, "clientId": f"c{i}"}
+        for i, (speaker, content, ts) in enumerate(rows)
+    ]
+
+
+def _user_with_session(api: Api, user_id: str = "caro", name: str = "Caroline") -> str:
+    api.ok(CREATE_USER, {"id": user_id, "name": name})
+    session: str = api.ok(CREATE_SESSION, {"userId": user_id})["createSession"]["session"]["id"]
+    return session
+
+
+def _memorize(api: Api, session: str, **extra: Any) -> dict[str, Any]:
+    payload = {"userIds": ["caro"], "sessionId": session, "messages": _messages(CONVERSATION)}
+    result: dict[str, Any] = api.ok(MEMORIZE, {"input": payload | extra})["memorize"]
+    return result
+
+
+def test_memorize_builds_units_memories_and_provenance(api: Api) -> None:
+    session = _user_with_session(api)
+    first = _memorize(api, session)
+    assert first["__typename"] == "Memorized", first
+    assert first["created"] == 6
+    assert first["job"] is None
+    counts = first["counts"]
+    assert counts["messages"] == 6
+    assert counts["memunits"] >= 1
+    assert counts["memories"] >= 4
+
+    nodes = [e["node"] for e in api.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"]]
+    kinds = {n["kind"] for n in nodes}
+    assert {"EPISODIC", "EVENT", "SEMANTIC", "PROFILE"} <= kinds
+    episode = next(n for n in nodes if n["kind"] == "EPISODIC")
+    assert "7 May 2023" in episode["content"]  # "yesterday" resolved
+    assert [d["__typename"] for d in episode["derivedFrom"]] == ["MemUnit"]
+    city = next(n for n in nodes if n["kind"] == "PROFILE" and n["topic"] == "city")
+    assert city["content"] == "Caroline's city: Boston"
+    event = next(n for n in nodes if n["kind"] == "EVENT" and "support group" in n["content"])
+    assert {d["__typename"] for d in event["derivedFrom"]} == {"Message", "MemUnit"}
+    assert all(n["importance"] >= 0.7 for n in nodes if n["kind"] == "SEMANTIC")
+
+    unit_id = episode["derivedFrom"][0]["id"]
+    unit = api.ok(
+        "query($id: ID!) { memUnit(id: $id) { summary narrative subject keywords participants "
+        "messages { seq } } }",
+        {"id": unit_id},
+    )["memUnit"]
+    assert unit["participants"] == ["Caroline", "Melanie"]
+    assert unit["messages"][0]["seq"] == 1
+    assert unit["keywords"]
+
+    # The same messages again: nothing new anywhere.
+    again = _memorize(api, session)
+    assert again["created"] == 0
+    assert again["counts"] == {
+        "messages": 0,
+        "memunits": 0,
+        "memories": 0,
+        "superseded": 0,
+        "pending": 0,
+    }
+    assert len(api.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"]) == len(nodes)
+
+
+def test_a_new_profile_value_supersedes_the_old(api: Api) -> None:
+    session = _user_with_session(api)
+    _memorize(api, session)
+    moved = api.ok(
+        MEMORIZE,
+        {
+            "input": {
+                "userIds": ["caro"],
+                "sessionId": session,
+                "messages": [
+                    {
+                        "speaker": "Caroline",
+                        "content": "Big news: I moved to Denver for my new job.",
+                        "ts": "2023-06-20T10:00:00+00:00",
+                    }
+                ],
+            }
+        },
+    )["memorize"]
+    assert moved["counts"]["superseded"] == 1
+    profile = [
+        e["node"]
+        for e in api.ok(MEMORIES, {"userId": "caro", "kinds": ["PROFILE"]})["memories"]["edges"]
+        if e["node"]["topic"] == "city"
+    ]
+    current = [p for p in profile if p["validTo"] is None]
+    assert [p["content"] for p in current] == ["Caroline's city: Denver"]
+    assert any(p["content"].endswith("Boston") and p["validTo"] for p in profile)
+
+
+def test_async_memorize_returns_a_job_that_finishes(api: Api) -> None:
+    session = _user_with_session(api)
+    queued = _memorize(api, session, **{"async": True})
+    job = queued["job"]
+    assert job
+    assert job["status"] in {"QUEUED", "RUNNING", "SUCCEEDED"}
+    query = (
+        "query($id: ID!) { job(id: $id) { status attempts error counts { messages memunits "
+        "memories } usage { calls } } }"
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        found = api.ok(query, {"id": job["id"]})["job"]
+        if found["status"] in {"SUCCEEDED", "FAILED"} or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert found["status"] == "SUCCEEDED", found
+    assert found["counts"]["messages"] == 6
+    assert found["counts"]["memories"] >= 4
+    assert found["usage"]["calls"] == 0  # the offline extractor calls no LLM
+    # Submitting the same work again returns the same finished job.
+    assert _memorize(api, session, **{"async": True})["job"]["id"] == job["id"]
+
+
+def test_flush_false_keeps_the_open_tail_for_the_next_call(api: Api) -> None:
+    session = _user_with_session(api)
+    # A conversation going on now: its last unit may still grow.
+    now = datetime.now(UTC)
+    live = [
+        (speaker, content, (now - timedelta(minutes=6 - i)).isoformat())
+        for i, (speaker, content, _) in enumerate(CONVERSATION)
+    ]
+    payload = {"userIds": ["caro"], "sessionId": session, "messages": _messages(live)}
+    held = api.ok(MEMORIZE, {"input": payload | {"flush": False}})["memorize"]
+    assert held["counts"]["pending"] == 6
+    assert held["counts"]["memunits"] == 0
+    flushed = api.ok(MEMORIZE, {"input": payload})["memorize"]
+    assert flushed["created"] == 0
+    assert flushed["counts"]["messages"] == 6
+
+    # A conversation that ended long ago is complete: nothing is held back.
+    old = _user_with_session(api, "mel", "Melanie")
+    done = api.ok(
+        MEMORIZE,
+        {
+            "input": {
+                "userIds": ["mel"],
+                "sessionId": old,
+                "messages": _messages(CONVERSATION),
+                "flush": False,
+            }
+        },
+    )["memorize"]
+    assert done["counts"]["pending"] == 0
+    assert done["counts"]["messages"] == 6
+
+
+def test_bad_memorize_input_changes_nothing(api: Api) -> None:
+    session = _user_with_session(api)
+    api.ok(CREATE_USER, {"id": "other", "name": "Other"})
+    cases: list[tuple[dict[str, Any], str | None]] = [
+        ({"userIds": []}, "userIds"),
+        ({"userIds": ["other"]}, "userIds"),
+        ({"userIds": ["nobody"]}, None),
+        ({"sourceType": "Bad Type!"}, "sourceType"),
+        ({"messages": []}, "messages"),
+        ({"messages": [{"speaker": "A", "content": "  "}]}, "messages[0].content"),
+        ({"messages": [{"speaker": "A", "content": "x", "ts": "2023-05-08T13:56:00"}]}, None),
+        ({"history": [{"speaker": "", "content": "x"}]}, "messages[0].speaker"),
+    ]
+    base = {"userIds": ["caro"], "sessionId": session, "messages": _messages(CONVERSATION[:2])}
+    for change, field in cases:
+        body = api.post(MEMORIZE, {"input": base | change})
+        result = (body.get("data") or {}).get("memorize")
+        if result is None:
+            assert body.get("errors"), (change, body)
+            continue
+        assert result["__typename"] in {"InputError", "NotFoundError"}, (change, result)
+        if field:
+            assert result.get("field") == field, (change, result)
+    listed = api.ok(
+        "query($id: ID!) { session(id: $id) { messages(first: 10) { edges { node { id } } } } }",
+        {"id": session},
+    )["session"]["messages"]["edges"]
+    assert listed == []
+    assert api.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"] == []
+
+
+def test_a_limited_key_cannot_memorize_for_another_user(api: Api) -> None:
+    session = _user_with_session(api)
+    api.ok(CREATE_USER, {"id": "bob", "name": "Bob"})
+    bob = api.as_key(api.create_key(["bob"]))
+    result = bob.ok(
+        MEMORIZE,
+        {"input": {"userIds": ["bob"], "sessionId": session, "messages": _messages(CONVERSATION)}},
+    )["memorize"]
+    assert result["__typename"] == "NotFoundError"

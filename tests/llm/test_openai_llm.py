@@ -1,0 +1,316 @@
+"""The OpenAI-compatible extractor against a real HTTP stub of chat completions."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from hippograph.adapters.openai_llm import LLMError, OpenAICompatibleLLM
+from hippograph.extraction.schema import ExtractionRequest, UnitMessage, Usage
+from hippograph.settings import LLMSettings
+from tests.llm.stub_server import Reply, StubLLMServer, completion, error
+
+MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+REQUEST = ExtractionRequest(
+    messages=(
+        UnitMessage(
+            index=4, speaker="Caroline", text="I went to a support group yesterday.", ts=MAY_8
+        ),
+        UnitMessage(
+            index=5,
+            speaker="Melanie",
+            text="That's great! I love painting.",
+            ts=MAY_8 + timedelta(minutes=1),
+        ),
+    ),
+    history=(
+        UnitMessage(index=3, speaker="Caroline", text="Hey Mel!", ts=MAY_8 - timedelta(minutes=1)),
+    ),
+    users={"caro": "Caroline", "mel": "Melanie"},
+)
+
+MakeLLM = Callable[..., OpenAICompatibleLLM]
+
+
+def extraction(**changes: Any) -> dict[str, Any]:
+    """A valid answer for REQUEST, with ``changes`` applied."""
+    answer: dict[str, Any] = {
+        "summary": "Caroline went to a support group; Melanie loves painting.",
+        "narrative": "On 8 May 2023 Caroline told Melanie she had gone to a support group on 7 May 2023.",
+        "subject": "Caroline's support group",
+        "keywords": ["support group", "painting"],
+        "episodes": [
+            {
+                "user_id": "caro",
+                "title": "Support group",
+                "narrative": "Caroline went on 7 May 2023.",
+            },
+            {
+                "user_id": "mel",
+                "title": "Painting",
+                "narrative": "Melanie said she loves painting.",
+            },
+        ],
+        "facts": [
+            {
+                "user_id": "caro",
+                "kind": "event",
+                "content": "Caroline went to a support group on 7 May 2023.",
+                "importance": 0.6,
+                "message_indices": [4],
+            },
+            {
+                "user_id": "mel",
+                "kind": "semantic",
+                "content": "Melanie loves painting.",
+                "importance": 0.8,
+                "message_indices": [5],
+                "topic": "preference",
+            },
+        ],
+        "profile": [
+            {"user_id": "mel", "attribute": "likes", "value": "painting", "message_indices": [5]}
+        ],
+    }
+    return answer | changes
+
+
+def ok(**changes: Any) -> Reply:
+    """A completion carrying a valid extraction (100 prompt, 20 completion tokens)."""
+    return completion(json.dumps(extraction(**changes)))
+
+
+@pytest.fixture
+def stub() -> Iterator[StubLLMServer]:
+    """A fresh scripted chat-completions server for this test."""
+    server = StubLLMServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+async def make_llm(stub: StubLLMServer) -> AsyncIterator[MakeLLM]:
+    """Builds adapters pointed at the stub (fast timeouts and backoff); closes them after."""
+    made: list[OpenAICompatibleLLM] = []
+
+    def make(**overrides: Any) -> OpenAICompatibleLLM:
+        options: dict[str, Any] = {
+            "provider": "openai",
+            "base_url": stub.base_url,
+            "api_key": "sk-test",
+            "model": "stub-model",
+            "timeout_s": 0.5,
+            "max_retries": 3,
+            "backoff_s": 0.01,
+            "max_backoff_s": 0.05,
+            "temperature": 0.2,
+        }
+        llm = OpenAICompatibleLLM(LLMSettings(**(options | overrides)))
+        made.append(llm)
+        return llm
+
+    yield make
+    for llm in made:
+        await llm.aclose()
+
+
+def _prompt(language: str) -> str:
+    return (
+        resources.files("hippograph").joinpath(f"prompts/extract.{language}.md").read_text("utf-8")
+    )
+
+
+async def test_success_returns_the_validated_extraction_with_its_usage(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(ok())
+    llm = make_llm()
+    result = await llm.extract(REQUEST)
+    assert llm.name == "stub-model"
+    assert result.subject == "Caroline's support group"
+    assert [e.user_id for e in result.episodes] == ["caro", "mel"]
+    assert [(f.kind, f.message_indices) for f in result.facts] == [
+        ("event", [4]),
+        ("semantic", [5]),
+    ]
+    assert result.profile[0].attribute == "likes"
+    assert result.usage == Usage(prompt_tokens=100, completion_tokens=20, calls=1)
+    [sent] = stub.received
+    assert sent.path == "/v1/chat/completions"
+    assert sent.headers["authorization"] == "Bearer sk-test"
+    assert sent.body["model"] == "stub-model"
+    assert sent.body["temperature"] == 0.2
+    assert sent.body["response_format"] == {"type": "json_object"}
+    assert [m["role"] for m in sent.body["messages"]] == ["system", "user"]
+    assert sent.system_prompt == _prompt("en")
+    assert sent.user_payload == {
+        "users": {"caro": "Caroline", "mel": "Melanie"},
+        "history": [
+            {
+                "index": 3,
+                "speaker": "Caroline",
+                "time": "2023-05-08T13:55:00+00:00",
+                "text": "Hey Mel!",
+            }
+        ],
+        "messages": [
+            {
+                "index": 4,
+                "speaker": "Caroline",
+                "time": "2023-05-08T13:56:00+00:00",
+                "text": "I went to a support group yesterday.",
+            },
+            {
+                "index": 5,
+                "speaker": "Melanie",
+                "time": "2023-05-08T13:57:00+00:00",
+                "text": "That's great! I love painting.",
+            },
+        ],
+    }
+
+
+async def test_a_fenced_json_answer_is_accepted(stub: StubLLMServer, make_llm: MakeLLM) -> None:
+    stub.script(completion("```json\n" + json.dumps(extraction()) + "\n```"))
+    result = await make_llm().extract(REQUEST)
+    assert result.summary.startswith("Caroline went")
+
+
+async def test_malformed_json_is_retried_and_usage_summed(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(completion("{not json", prompt_tokens=90, completion_tokens=3), ok())
+    result = await make_llm().extract(REQUEST)
+    assert len(stub.received) == 2
+    assert result.usage == Usage(prompt_tokens=190, completion_tokens=23, calls=2)
+
+
+async def test_output_failing_the_schema_is_retried(stub: StubLLMServer, make_llm: MakeLLM) -> None:
+    bad_fact = extraction()["facts"][1] | {"importance": 1.5}
+    stub.script(completion(json.dumps(extraction(facts=[bad_fact]))), ok())
+    result = await make_llm().extract(REQUEST)
+    assert len(stub.received) == 2
+    assert result.facts[1].importance == 0.8
+
+
+async def test_429_honours_retry_after(stub: StubLLMServer, make_llm: MakeLLM) -> None:
+    stub.script(error(429, "slow down", {"Retry-After": "0.3"}), ok())
+    result = await make_llm(max_backoff_s=1.0).extract(REQUEST)
+    first, second = stub.received
+    assert 0.3 <= second.at - first.at < 0.9  # our own backoff alone would be 0.01 s
+    assert result.usage == Usage(prompt_tokens=100, completion_tokens=20, calls=2)
+
+
+async def test_retry_after_is_capped_by_max_backoff(stub: StubLLMServer, make_llm: MakeLLM) -> None:
+    stub.script(error(503, "busy", {"Retry-After": "120"}), ok())
+    await make_llm(max_backoff_s=0.05).extract(REQUEST)
+    first, second = stub.received
+    assert second.at - first.at < 0.5
+
+
+async def test_a_timeout_is_retried(stub: StubLLMServer, make_llm: MakeLLM) -> None:
+    stub.script(Reply(body=completion("{}").body, delay_s=0.6), ok())
+    result = await make_llm(timeout_s=0.2).extract(REQUEST)
+    assert len(stub.received) == 2
+    assert result.usage == Usage(prompt_tokens=100, completion_tokens=20, calls=2)
+
+
+async def test_persistent_server_errors_raise_after_max_retries_plus_one_calls(
+    stub: StubLLMServer, make_llm: MakeLLM, caplog: pytest.LogCaptureFixture
+) -> None:
+    stub.script(*[error(500, "the model is overloaded")] * 3)
+    with (
+        caplog.at_level(logging.WARNING, "hippograph.adapters.openai_llm"),
+        pytest.raises(LLMError) as raised,
+    ):
+        await make_llm(max_retries=2).extract(REQUEST)
+    assert len(stub.received) == 3
+    assert str(raised.value) == (
+        "LLM stub-model answered HTTP 500 after 3 attempts: the model is overloaded"
+    )
+    assert raised.value.status == 500
+    assert raised.value.usage.calls == 3
+    assert [r.getMessage().split(" answered")[0] for r in caplog.records] == [
+        "LLM stub-model attempt 1/3",
+        "LLM stub-model attempt 2/3",
+    ]
+
+
+async def test_persistent_malformed_json_names_the_cause(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(*[completion("Sure! Here is the JSON you asked for.")] * 4)
+    with pytest.raises(LLMError, match=r"^LLM stub-model returned invalid JSON after 4 attempts: "):
+        await make_llm().extract(REQUEST)
+    assert len(stub.received) == 4
+
+
+async def test_a_400_is_not_retried(stub: StubLLMServer, make_llm: MakeLLM) -> None:
+    stub.script(error(400, "Unknown model 'stub-model'"), ok())
+    with pytest.raises(LLMError) as raised:
+        await make_llm().extract(REQUEST)
+    assert str(raised.value) == (
+        "LLM stub-model rejected the request with HTTP 400: Unknown model 'stub-model'"
+    )
+    assert raised.value.status == 400
+    assert len(stub.received) == 1
+    assert stub.unanswered == 1
+
+
+async def test_an_unknown_user_id_is_retried_then_fails(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stranger = {"user_id": "melanie", "title": "x", "narrative": "Melanie paints."}
+    stub.script(*[completion(json.dumps(extraction(episodes=[stranger])))] * 2)
+    with pytest.raises(
+        LLMError,
+        match=r"returned an invalid extraction after 2 attempts: unknown user ids \['melanie'\]",
+    ):
+        await make_llm(max_retries=1).extract(REQUEST)
+    assert len(stub.received) == 2
+
+
+async def test_an_unknown_message_index_is_retried(stub: StubLLMServer, make_llm: MakeLLM) -> None:
+    history_fact = extraction()["facts"][0] | {"message_indices": [3]}  # index 3 is history
+    stub.script(completion(json.dumps(extraction(facts=[history_fact]))), ok())
+    result = await make_llm().extract(REQUEST)
+    assert len(stub.received) == 2
+    assert result.facts[0].message_indices == [4]
+
+
+async def test_an_unreachable_server_is_retried_then_fails(make_llm: MakeLLM) -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    llm = make_llm(base_url=f"http://127.0.0.1:{port}/v1", max_retries=1)
+    with pytest.raises(LLMError, match=r"could not be reached after 2 attempts"):
+        await llm.extract(REQUEST)
+
+
+async def test_the_chinese_prompt_is_used_when_language_is_zh(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(ok())
+    await make_llm(language="zh").extract(REQUEST)
+    [sent] = stub.received
+    assert sent.system_prompt == _prompt("zh")
+    assert "第三人称" in sent.system_prompt
+    assert sent.system_prompt != _prompt("en")
+
+
+async def test_no_authorization_header_without_an_api_key(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(ok())
+    await make_llm(api_key=None).extract(REQUEST)
+    assert "authorization" not in stub.received[0].headers

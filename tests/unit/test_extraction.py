@@ -1,0 +1,121 @@
+"""The pure extraction steps: segmentation, relative times, importance, keywords, offline extractor."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from hippograph.extraction.importance import features, importance
+from hippograph.extraction.keywords import keywords
+from hippograph.extraction.offline import OfflineExtractor
+from hippograph.extraction.relative_time import resolve_relative_times
+from hippograph.extraction.schema import ExtractionRequest, UnitMessage
+from hippograph.extraction.segment import SegmentRules, segment
+
+MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
+
+
+def test_segment_cuts_on_time_gaps_topic_shifts_and_size() -> None:
+    t = [MAY_8 + timedelta(minutes=i) for i in range(6)]
+    t += [MAY_8 + timedelta(hours=5)]  # a long pause
+    a, b = [1.0, 0.0], [0.0, 1.0]
+    vectors = [a, a, a, a, b, b, b]
+    units = segment(t, vectors, SegmentRules(min_size=3, max_size=12))
+    assert units == [range(4), range(4, 6), range(6, 7)]
+    capped = segment(t[:6], [a] * 6, SegmentRules(max_size=4))
+    assert capped == [range(4), range(4, 6)]
+    assert segment([], [], SegmentRules()) == []
+
+
+def test_a_shift_needs_a_unit_of_min_size_first() -> None:
+    a, b = [1.0, 0.0], [0.0, 1.0]
+    times = [MAY_8] * 6
+    # b right after the first a is no shift yet (a unit of one); after three a's it is
+    assert segment(times, [a, b, a, a, a, b], SegmentRules(min_size=3)) == [
+        range(5),
+        range(5, 6),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I went to a support group yesterday.",
+            "I went to a support group yesterday (7 May 2023).",
+        ),
+        ("We met last Friday", "We met last Friday (5 May 2023)"),
+        ("two days ago and today", "two days ago (6 May 2023) and today (8 May 2023)"),
+        ("the day before yesterday", "the day before yesterday (6 May 2023)"),
+        ("I moved last year", "I moved last year (2022)"),
+        ("see you next month", "see you next month (June 2023)"),
+        ("我昨天去了公园", "我昨天 (7 May 2023)去了公园"),
+        ("nothing relative here", "nothing relative here"),
+    ],
+)
+def test_relative_times_get_their_absolute_dates(text: str, expected: str) -> None:
+    assert resolve_relative_times(text, MAY_8) == expected
+
+
+def test_importance_rewards_personal_statements_and_penalises_small_talk() -> None:
+    assert importance("Thanks!") < 0.2
+    assert importance("Hey Mel! Good to see you!") < importance("I love painting sunsets.")
+    personal = "My sister and I adopted a dog named Rex last March, I love him so much."
+    assert importance(personal) >= 0.7
+    found = features(personal)
+    assert (found.first_person, found.preference, found.personal, found.number_or_date) == (
+        True,
+        True,
+        True,
+        True,
+    )
+    assert 0.0 <= importance("x" * 500) <= 1.0
+
+
+def test_keywords_prefer_repeated_specific_phrases() -> None:
+    texts = [
+        "I went to the LGBTQ support group again.",
+        "The support group was so powerful.",
+        "Melanie paints with watercolors.",
+    ]
+    found = keywords(texts, limit=3)
+    assert found[0] == "support group"
+    assert len(found) == 3
+    assert all(word not in {"the", "was", "so"} for word in found)
+
+
+async def test_offline_extractor_is_deterministic_and_structured() -> None:
+    messages = tuple(
+        UnitMessage(index=i, speaker=speaker, text=text, ts=MAY_8)
+        for i, (speaker, text) in enumerate(
+            [
+                ("Caroline", "Hey Mel! Good to see you!"),
+                ("Melanie", "Hi! How have you been?"),
+                (
+                    "Caroline",
+                    "I went to a LGBTQ support group yesterday and I love how welcoming everyone was.",
+                ),
+                ("Caroline", "My name is Caroline Smith and I live in Boston."),
+                ("Melanie", "Thanks!"),
+            ]
+        )
+    )
+    request = ExtractionRequest(messages=messages, users={"caro": "Caroline"})
+    vectors = [[1.0, 0.0], [0.9, 0.1], [0.7, 0.3], [0.6, 0.4], [1.0, 0.0]]
+    extractor = OfflineExtractor()
+    first = await extractor.extract(request, vectors)
+    assert first == await extractor.extract(request, vectors)
+    assert "7 May 2023" in first.narrative
+    assert first.narrative.startswith("On 8 May 2023, Caroline and Melanie talked")
+    assert [e.user_id for e in first.episodes] == ["caro"]
+    events = [f for f in first.facts if f.kind == "event"]
+    assert {f.message_indices[0] for f in events} == {2, 3}  # greetings and thanks are dropped
+    semantic = [f for f in first.facts if f.kind == "semantic"]
+    assert semantic
+    assert all(f.importance >= 0.7 for f in semantic)
+    assert {(p.attribute, p.value) for p in first.profile} == {
+        ("name", "Caroline Smith"),
+        ("city", "Boston"),
+    }
+    assert all(p.user_id == "caro" for p in first.profile)
