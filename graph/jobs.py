@@ -33,10 +33,13 @@ GET_JOBS = cypher(
     "jobs.GET_JOBS",
     "UNWIND $ids AS id MATCH (j:Job {id: id}) RETURN j " + JOB_MAP + " AS props",
 )
-# A finished job is not started again: running it twice is then a no-op.
+# A finished job is not started again, nor a running one while its lease
+# (the job timeout) lasts: a duplicate delivery is then a no-op. A job whose
+# runner died is taken over once the lease has run out.
 START_JOB = cypher(
     "jobs.START_JOB",
-    "MATCH (j:Job {id: $id}) WHERE j.status IN ['queued', 'running'] "
+    "MATCH (j:Job {id: $id}) "
+    "WHERE j.status = 'queued' OR (j.status = 'running' AND j.started_at < $stale_before) "
     "SET j.status = 'running', j.started_at = $now, j.attempts = coalesce(j.attempts, 0) + 1, "
     "j.error = null "
     "RETURN j " + JOB_MAP + " AS props",
@@ -47,6 +50,11 @@ FINISH_JOB = cypher(
     "j.counts = $counts, j.error = $error, j.prompt_tokens = $prompt_tokens, "
     "j.completion_tokens = $completion_tokens, j.llm_calls = $llm_calls "
     "RETURN j " + JOB_MAP + " AS props",
+)
+# Embedded mode has one process: a job it left running at a crash has no runner.
+REQUEUE_RUNNING_JOBS = cypher(
+    "jobs.REQUEUE_RUNNING_JOBS",
+    "MATCH (j:Job) WHERE j.status = 'running' SET j.status = 'queued' RETURN count(j) AS n",
 )
 UNFINISHED_JOBS = cypher(
     "jobs.UNFINISHED_JOBS",
@@ -119,11 +127,13 @@ class JobGraph:
 
         return await self._graph.read(work)
 
-    async def start(self, job_id: str, now: datetime) -> Job | None:
-        """Mark a job running (one more attempt); None if it is finished or missing."""
+    async def start(self, job_id: str, now: datetime, stale_before: datetime) -> Job | None:
+        """Mark a job running (one more attempt); None if it is finished, missing, or
+        running with a lease that started after ``stale_before``."""
 
         async def work(tx: AsyncManagedTransaction) -> Job | None:
-            rows = await fetch(tx, START_JOB, {"id": job_id, "now": now})
+            params = {"id": job_id, "now": now, "stale_before": stale_before}
+            rows = await fetch(tx, START_JOB, params)
             return job_from(rows[0]["props"]) if rows else None
 
         return await self._graph.write(work)
@@ -152,6 +162,15 @@ class JobGraph:
         async def work(tx: AsyncManagedTransaction) -> Job | None:
             rows = await fetch(tx, FINISH_JOB, params)
             return job_from(rows[0]["props"]) if rows else None
+
+        return await self._graph.write(work)
+
+    async def requeue_running(self) -> int:
+        """Put every running job back in the queue (only for a single-process runner)."""
+
+        async def work(tx: AsyncManagedTransaction) -> int:
+            rows = await fetch(tx, REQUEUE_RUNNING_JOBS)
+            return int(rows[0]["n"]) if rows else 0
 
         return await self._graph.write(work)
 

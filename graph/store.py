@@ -15,6 +15,7 @@ from graph.ingest import IngestGraph
 from graph.jobs import JobGraph
 from graph.keys import KeyGraph
 from graph.memories import MemoryGraph
+from graph.memory_ops import MemoryOpsGraph
 from graph.memunits import MemUnitGraph
 from graph.messages import MessageGraph
 from graph.provenance import ProvenanceGraph
@@ -42,6 +43,7 @@ class GraphStore:
     keys: KeyGraph = field(init=False)
     ingest: IngestGraph = field(init=False)
     jobs: JobGraph = field(init=False)
+    memory_ops: MemoryOpsGraph = field(init=False)
 
     def __post_init__(self) -> None:
         self.users = UserGraph(self.graph)
@@ -53,6 +55,7 @@ class GraphStore:
         self.keys = KeyGraph(self.graph)
         self.ingest = IngestGraph(self.graph)
         self.jobs = JobGraph(self.graph)
+        self.memory_ops = MemoryOpsGraph(self.graph)
 
     async def setup(self, *, model: str, dimensions: int) -> None:
         """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""

@@ -1,4 +1,4 @@
-"""The ``hippograph`` command: serve, init, keys, export-schema, worker, bench.
+"""The ``hippograph`` command: serve, init, keys, export-schema, worker, import, bench.
 
 Heavy imports (torch, the JVM) happen inside the commands that need them, so
 ``hippograph --help`` and ``export-schema`` answer at once.
@@ -119,6 +119,65 @@ def cmd_export_schema(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the arq worker (server mode) until SIGINT or SIGTERM, or until idle with --burst."""
+    from redis.exceptions import RedisError
+
+    from jobs.worker import build_worker, require_worker_settings
+
+    require_worker_settings(settings)
+    # arq takes the current event loop when the worker is built; one of our own
+    # avoids asyncio's deprecated implicit loop, and is closed when we are done.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        worker = build_worker(settings, burst=args.burst)
+        log.info("worker on queue %r at %s", settings.jobs.queue, settings.redis.url)
+        worker.run()
+    except (RedisError, OSError) as exc:
+        print(f"hippograph worker: Redis at {settings.redis.url} failed: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
+    return 0
+
+
+def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
+    """Import conversations (LoCoMo JSON or JSONL) through memorize into the graph."""
+    import time
+
+    from tqdm import tqdm
+
+    from hippograph.clock import utc_now
+    from hippograph.importers.conversations import read_conversations
+    from hippograph.importers.ingest import import_conversations
+
+    if not args.file.is_file():
+        raise SystemExit(f"hippograph import: no such file {args.file}")
+    # The whole file is checked before anything is written.
+    conversations = read_conversations(args.file, None if args.format == "auto" else args.format)
+
+    async def work(runtime: Runtime) -> int:
+        total = sum(c.message_count for c in conversations)
+        started = time.perf_counter()
+        with tqdm(
+            total=total, unit="msg", desc="importing", file=sys.stderr, disable=args.no_progress
+        ) as bar:
+            report = await import_conversations(
+                runtime.services,
+                runtime.connection.store.users,
+                conversations,
+                chunk_size=settings.limits.max_messages_per_call,
+                clock=utc_now,
+                progress=bar.update,
+            )
+        print(report.summary(time.perf_counter() - started))
+        return 0
+
+    return asyncio.run(_with_runtime(settings, work))
+
+
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
     """Run a benchmark; only LoCoMo retrieval for now."""
     import json
@@ -167,13 +226,33 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.add_argument("id")
     keys.set_defaults(func=cmd_keys)
 
+    worker = sub.add_parser("worker", help="run the arq job worker (server mode, Redis)")
+    worker.add_argument("--burst", action="store_true", help="exit once the queue is empty")
+    worker.set_defaults(func=cmd_worker)
+
+    importer = sub.add_parser(
+        "import", help="import conversations (LoCoMo JSON or JSONL) through memorize"
+    )
+    importer.add_argument("file", type=Path, help="a LoCoMo JSON file or JSONL, one per line")
+    importer.add_argument(
+        "--format", default="auto", choices=["auto", "locomo", "jsonl"], help="default: detect"
+    )
+    importer.add_argument("--no-progress", action="store_true", help="no progress bar")
+    importer.set_defaults(func=cmd_import)
+
     bench = sub.add_parser("bench", help="run a benchmark")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True)
     locomo = bench_sub.add_parser("locomo", help="LoCoMo retrieval recall@k per method")
     locomo.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
     locomo.add_argument("--method", default="keyword,vector,hybrid", help="comma-separated")
     locomo.add_argument("--k", default="5,10,25,50", help="comma-separated turn budgets")
-    locomo.add_argument("--granularity", default="turn", choices=["turn"])
+    locomo.add_argument(
+        "--granularity",
+        default="turn",
+        choices=["turn", "memunit", "memory"],
+        help="turn: a memory per turn; memunit: MemUnits of the memorize pipeline; "
+        "memory: the memories it derives (episodes, events, facts, profile)",
+    )
     locomo.add_argument("--json", action="store_true", help="one JSON object on stdout")
     bench.set_defaults(func=cmd_bench)
 

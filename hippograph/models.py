@@ -266,3 +266,15 @@ class IngestCounts:
     memunits: int
     memories: int
     superseded: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryOpsPlan:
+    """A checked batch of memory operations, ready to apply in one transaction."""
+
+    adds: Sequence[tuple[Memory, IndexedText]] = ()
+    supersedes: Sequence[tuple[str, Memory, IndexedText]] = ()
+    boosts: Sequence[str] = ()
+    soft_deletes: Sequence[str] = ()
+    hard_deletes: Sequence[str] = ()
+    boost: float = 0.3

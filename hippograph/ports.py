@@ -22,6 +22,7 @@ from hippograph.models import (
     IngestCounts,
     Memory,
     MemoryFilter,
+    MemoryOpsPlan,
     MemUnit,
     Message,
     Page,
@@ -215,7 +216,8 @@ class JobStore(Protocol):
 
     async def submit(self, job: Job) -> tuple[Job, bool]: ...
     async def get_jobs(self, ids: list[str]) -> dict[str, Job]: ...
-    async def start(self, job_id: str, now: datetime) -> Job | None: ...
+    async def start(self, job_id: str, now: datetime, stale_before: datetime) -> Job | None: ...
+    async def requeue_running(self) -> int: ...
     async def finish(
         self,
         job_id: str,
@@ -234,3 +236,9 @@ class JobQueue(Protocol):
     async def enqueue(self, job_id: str) -> None:
         """Have the job run soon (enqueueing a queued job again is harmless)."""
         ...
+
+
+class MemoryOpsStore(Protocol):
+    """Applies a batch of memory operations in one transaction (graph/memory_ops.py)."""
+
+    async def apply(self, plan: MemoryOpsPlan, now: datetime) -> None: ...

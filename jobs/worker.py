@@ -12,6 +12,7 @@ from typing import Any
 
 from arq.worker import Worker
 
+from hippograph.errors import ConfigError
 from hippograph.server.runtime import Runtime
 from hippograph.settings import Settings
 from jobs.arq_queue import redis_settings
@@ -25,9 +26,33 @@ async def run_job(ctx: dict[str, Any], job_id: str) -> str | None:
     return None if job is None else str(job.status.value)
 
 
+def require_worker_settings(settings: Settings) -> None:
+    """Refuse settings a separate worker process cannot work with (``ConfigError``).
+
+    An embedded ArcadeDB lives inside the API's process: a worker would start
+    a second server on the same files instead of reaching the API's graph.
+    And with in-process jobs the API queues nothing on Redis, so a worker
+    would wait forever.
+    """
+    if settings.graph.server == "arcadedb" and settings.graph.embedded:
+        raise ConfigError(
+            "the worker cannot use the embedded ArcadeDB: it lives inside the API's process. "
+            "Use a graph server (HIPPOGRAPH_GRAPH__SERVER=neo4j with HIPPOGRAPH_GRAPH__URI, or "
+            "ArcadeDB in server mode with HIPPOGRAPH_GRAPH__EMBEDDED=false, "
+            "HIPPOGRAPH_GRAPH__URI and HIPPOGRAPH_GRAPH__HTTP_URL), or run no worker and let the "
+            "API run its jobs (HIPPOGRAPH_JOBS__MODE=inprocess)"
+        )
+    if settings.jobs.mode != "arq":
+        raise ConfigError(
+            "HIPPOGRAPH_JOBS__MODE is 'inprocess': the API runs its jobs itself and queues "
+            "nothing on Redis. Set HIPPOGRAPH_JOBS__MODE=arq for both the API and the worker"
+        )
+
+
 async def _startup(ctx: dict[str, Any]) -> None:
     if "runtime" in ctx:
         return  # given by the caller (tests share one runtime with the API)
+    require_worker_settings(ctx["settings"])
     ctx["runtime"] = await Runtime.start(ctx["settings"])
     ctx["owns_runtime"] = True
 
@@ -44,7 +69,11 @@ def build_worker(
     burst: bool = False,
     handle_signals: bool = True,
 ) -> Worker:
-    """An arq worker for ``settings``; pass ``runtime`` to reuse a running one."""
+    """An arq worker for ``settings``; pass ``runtime`` to reuse a running one.
+
+    Without ``runtime`` the worker starts its own at start-up, and
+    :func:`require_worker_settings` must accept ``settings``.
+    """
     ctx: dict[str, Any] = {"settings": settings}
     if runtime is not None:
         ctx["runtime"] = runtime

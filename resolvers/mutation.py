@@ -14,6 +14,7 @@ from schema.errors import error_type
 from schema.inputs import (
     AddMemoryInput,
     AddMessagesInput,
+    ApplyMemoryOpsInput,
     CreateApiKeyInput,
     CreateSessionInput,
     CreateUserInput,
@@ -27,6 +28,7 @@ from schema.payloads import (
     AddMessagesResult,
     ApiKeyCreated,
     ApiKeyRevoked,
+    ApplyMemoryOpsResult,
     CreateApiKeyResult,
     CreateSessionResult,
     CreateUserResult,
@@ -34,6 +36,8 @@ from schema.payloads import (
     Memorized,
     MemorizeResult,
     MemoryDeleted,
+    MemoryOpResult,
+    MemoryOpsApplied,
     MemoryPayload,
     MemoryResult,
     MessagesAdded,
@@ -105,6 +109,32 @@ class Mutation:
                 created=len(outcome.added.created_ids),
                 counts=JobCounts(**outcome.counts.as_dict()) if outcome.counts else None,
                 job=Job.of(outcome.job) if outcome.job else None,
+            ),
+        )
+        return result
+
+    @strawberry.mutation(
+        description="Apply an agent's memory operations (ADD, UPDATE, BOOST, DELETE, SKIP) "
+        "in one transaction: any unknown id or bad value and nothing is applied."
+    )
+    async def apply_memory_ops(
+        self, info: Info, input: ApplyMemoryOpsInput
+    ) -> ApplyMemoryOpsResult:
+        principal = info.context.principal
+        result: ApplyMemoryOpsResult = await _attempt(
+            lambda: info.context.services.memory_ops.apply(
+                principal, str(input.user_id), [op.to_domain() for op in input.ops]
+            ),
+            lambda outcomes: MemoryOpsApplied(
+                results=[
+                    MemoryOpResult(
+                        index=i,
+                        op=o.op,
+                        memory_id=strawberry.ID(o.memory_id) if o.memory_id else None,
+                        superseded_id=strawberry.ID(o.superseded_id) if o.superseded_id else None,
+                    )
+                    for i, o in enumerate(outcomes)
+                ]
             ),
         )
         return result

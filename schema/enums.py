@@ -19,6 +19,7 @@ from hippograph.models import (
 )
 from hippograph.modes import SearchMode
 from hippograph.scoring import ScoringStrategy, SearchMethod
+from hippograph.services.memory_ops import MemoryOpKind
 from hippograph.services.search import SearchTarget
 
 strawberry.enum(MemoryKind, description="What a memory is.")
@@ -34,6 +35,11 @@ strawberry.enum(
     SearchMode, description="NORMAL: full and summary levels; REVIEW: all; AUTO: by the query."
 )
 strawberry.enum(SearchTarget, description="What a search returns.")
+strawberry.enum(
+    MemoryOpKind,
+    description="ADD a memory; UPDATE one (supersede); BOOST its importance by 0.3; "
+    "DELETE it (soft unless hard); SKIP (nothing, recorded for the agent's log).",
+)
 
 __all__ = [
     "Direction",
@@ -41,6 +47,7 @@ __all__ = [
     "MemoryCategory",
     "MemoryKind",
     "MemoryLevel",
+    "MemoryOpKind",
     "MemorySource",
     "Role",
     "ScoringStrategy",

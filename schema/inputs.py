@@ -9,8 +9,16 @@ import strawberry
 from hippograph import models
 from hippograph.services.memories import MemoryChanges, NewMemory
 from hippograph.services.memorize import MemorizeRequest
+from hippograph.services.memory_ops import MemoryOp
 from hippograph.services.messages import MessageInput as DomainMessageInput
-from schema.enums import MemoryCategory, MemoryKind, MemoryLevel, MemorySource, Role
+from schema.enums import (
+    MemoryCategory,
+    MemoryKind,
+    MemoryLevel,
+    MemoryOpKind,
+    MemorySource,
+    Role,
+)
 
 
 @strawberry.input(description="A new user; a limited key may only create its own user ids.")
@@ -195,3 +203,32 @@ class MemorizeInput:
             run_async=self.run_async,
             flush=self.flush,
         )
+
+
+@strawberry.input(description="One memory operation of an agent (seed 004).")
+class MemoryOpInput:
+    op: MemoryOpKind
+    id: strawberry.ID | None = strawberry.field(
+        default=None, description="The memory UPDATE, BOOST and DELETE act on."
+    )
+    content: str | None = strawberry.field(default=None, description="For ADD and UPDATE.")
+    kind: MemoryKind | None = strawberry.field(default=None, description="For ADD (SEMANTIC).")
+    importance: float | None = None
+    hard: bool = strawberry.field(default=False, description="DELETE removes it entirely.")
+
+    def to_domain(self) -> MemoryOp:
+        """The service's view of this input."""
+        return MemoryOp(
+            op=self.op,
+            id=str(self.id) if self.id is not None else None,
+            content=self.content,
+            kind=self.kind,
+            importance=self.importance,
+            hard=self.hard,
+        )
+
+
+@strawberry.input
+class ApplyMemoryOpsInput:
+    user_id: strawberry.ID
+    ops: list[MemoryOpInput]

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import strawberry
 
+from schema.enums import MemoryOpKind
 from schema.errors import (
     ConflictError,
     ForbiddenError,
@@ -45,6 +46,23 @@ class Memorized:
     created: int = strawberry.field(description="Messages this call stored (replays: 0).")
     counts: JobCounts | None
     job: Job | None
+
+
+@strawberry.type(description="What one operation did.")
+class MemoryOpResult:
+    index: int
+    op: MemoryOpKind
+    memory_id: strawberry.ID | None = strawberry.field(
+        description="The memory made (ADD, UPDATE) or acted on (BOOST, DELETE)."
+    )
+    superseded_id: strawberry.ID | None = strawberry.field(
+        description="For UPDATE: the memory the new one supersedes."
+    )
+
+
+@strawberry.type(description="Every operation was applied, in one transaction.")
+class MemoryOpsApplied:
+    results: list[MemoryOpResult]
 
 
 @strawberry.type
@@ -99,4 +117,8 @@ RevokeApiKeyResult = Annotated[
 MemorizeResult = Annotated[
     Memorized | InputError | NotFoundError | UnavailableError,
     strawberry.union("MemorizeResult"),
+]
+ApplyMemoryOpsResult = Annotated[
+    MemoryOpsApplied | InputError | NotFoundError,
+    strawberry.union("ApplyMemoryOpsResult"),
 ]

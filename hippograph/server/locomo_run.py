@@ -25,11 +25,12 @@ from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.messages import MessageInput
-from hippograph.services.search import SearchRequest
+from hippograph.services.search import SearchRequest, SearchTarget
 from hippograph.settings import GraphSettings, Settings
 
-GRANULARITIES = ("turn",)
+GRANULARITIES = ("turn", "memunit", "memory")
 
 
 async def load_conversation(runtime: Runtime, conversation: Conversation, granularity: str) -> str:
@@ -43,35 +44,46 @@ async def load_conversation(runtime: Runtime, conversation: Conversation, granul
         )
         turns = list(locomo_session.turns)
         for start in range(0, len(turns), 500):
-            await services.messages.add_messages(
-                SETTINGS_ADMIN,
-                session.id,
-                [
-                    MessageInput(
-                        speaker=t.speaker,
-                        content=t.text,
-                        role=Role.USER,
-                        ts=locomo_session.started_at,
-                        client_id=t.dia_id,
-                    )
-                    for t in turns[start : start + 500]
-                ],
-            )
+            inputs = [
+                MessageInput(
+                    speaker=t.speaker,
+                    content=t.text,
+                    role=Role.USER,
+                    ts=locomo_session.started_at,
+                    client_id=t.dia_id,
+                )
+                for t in turns[start : start + 500]
+            ]
+            if granularity == "turn":
+                await services.messages.add_messages(SETTINGS_ADMIN, session.id, inputs)
+            else:
+                request = MemorizeRequest(
+                    user_ids=(user_id,),
+                    session_id=session.id,
+                    messages=tuple(inputs),
+                    run_async=False,
+                )
+                await services.memorize.memorize(SETTINGS_ADMIN, request)
         if granularity == "turn":
             await services.turns.build(SETTINGS_ADMIN, session.id)
     return user_id
 
 
 async def _dia_ids(runtime: Runtime, node_id: str, cache: dict[str, list[str]]) -> list[str]:
-    """The dia_ids a hit stands for: its source messages' client ids, in order."""
+    """The dia_ids a hit stands for: its source messages' client ids, in order.
+
+    A memory derived straight from messages (an event item, a fact) stands
+    for those; one derived only through MemUnits or other memories (an
+    episode, a reflection) stands for every message it reaches.
+    """
     if node_id not in cache:
         walk = await runtime.services.provenance.provenance(
             SETTINGS_ADMIN, node_id, 6, Direction.DOWN
         )
-        messages = sorted(
-            (n for n in (walk.nodes if walk else ()) if isinstance(n, Message)),
-            key=lambda m: (m.ts, m.seq),
-        )
+        reached = [n for n in (walk.nodes if walk else ()) if isinstance(n, Message)]
+        direct = {e.target for e in (walk.edges if walk else ()) if e.source == node_id}
+        own = [m for m in reached if m.id in direct]
+        messages = sorted(own or reached, key=lambda m: (m.ts, m.seq))
         cache[node_id] = [m.client_id for m in messages if m.client_id]
     return cache[node_id]
 
@@ -105,6 +117,9 @@ async def evaluate(
                     method=method,
                     mode=SearchMode.NORMAL,
                     touch=False,
+                    target=SearchTarget.MEMUNIT
+                    if granularity == "memunit"
+                    else SearchTarget.MEMORY,
                 )
                 started = time.perf_counter()
                 result = await runtime.services.search.search(SETTINGS_ADMIN, request)

@@ -11,6 +11,7 @@ from pathlib import Path
 from graph.embedded import EmbeddedArcadeDB
 from graph.store import GraphConnection, connect
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.clock import Clock, utc_now
 from hippograph.extraction.offline import OfflineExtractor, OfflineRules
 from hippograph.ports import LLM, Embedder
@@ -76,6 +77,7 @@ class Runtime:
                 keys=store.keys,
                 ingest=store.ingest,
                 jobs=store.jobs,
+                memory_ops=store.memory_ops,
             )
             llm = build_llm(settings)
             services = Services.build(stores, model, llm, clock, settings)
@@ -116,8 +118,6 @@ async def _ready(embedder: Embedder) -> Embedder:
 def build_llm(settings: Settings) -> LLM:
     """The extractor the settings choose: offline (default) or an OpenAI-compatible API."""
     if settings.llm.provider == "openai":
-        from hippograph.adapters.openai_llm import OpenAICompatibleLLM
-
         return OpenAICompatibleLLM(settings.llm)
     rules = OfflineRules(
         keep_fact=settings.memorize.keep_fact, keep_event=settings.memorize.keep_event
@@ -134,7 +134,7 @@ async def _queue(settings: Settings, services: Services) -> InProcessQueue | Arq
         return queue
     queue = InProcessQueue(services.jobs.run)
     services.jobs.attach(queue)
-    for job_id in await services.jobs.unfinished():
+    for job_id in await services.jobs.resume_orphans():
         await queue.enqueue(job_id)
     return queue
 

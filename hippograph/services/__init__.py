@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from hippograph.clock import Clock
 from hippograph.ports import (
@@ -11,6 +12,7 @@ from hippograph.ports import (
     IngestStore,
     JobStore,
     KeyStore,
+    MemoryOpsStore,
     MemoryStore,
     MemUnitStore,
     MessageStore,
@@ -22,6 +24,7 @@ from hippograph.services.jobs import JobService
 from hippograph.services.keys import KeyService
 from hippograph.services.memories import MemoryService
 from hippograph.services.memorize import MemorizeService
+from hippograph.services.memory_ops import MemoryOpsService
 from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
 from hippograph.services.search import SearchService
@@ -43,6 +46,7 @@ class Stores:
     keys: KeyStore
     ingest: IngestStore
     jobs: JobStore
+    memory_ops: MemoryOpsStore
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class Services:
     turns: TurnMemoryService
     jobs: JobService
     memorize: MemorizeService
+    memory_ops: MemoryOpsService
 
     @classmethod
     def build(
@@ -67,7 +72,7 @@ class Services:
         limits = settings.limits
         users = UserService(stores.users, clock, limits)
         messages = MessageService(stores.messages, users, clock, limits)
-        jobs = JobService(stores.jobs, clock)
+        jobs = JobService(stores.jobs, clock, timedelta(seconds=settings.jobs.timeout_s))
         admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
         return cls(
             users=users,
@@ -100,5 +105,8 @@ class Services:
                 clock,
                 settings.memorize,
                 limits,
+            ),
+            memory_ops=MemoryOpsService(
+                stores.memories, stores.memory_ops, users, embedder, clock, limits
             ),
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from hippograph.auth import Principal
@@ -38,9 +39,10 @@ Handler = Callable[[Job], Awaitable[JobResult]]
 class JobService:
     """Jobs for principals (submit, look up) and for runners (run)."""
 
-    def __init__(self, store: JobStore, clock: Clock) -> None:
+    def __init__(self, store: JobStore, clock: Clock, lease: timedelta) -> None:
         self._store = store
         self._clock = clock
+        self._lease = lease
         self._handlers: dict[JobKind, Handler] = {}
         self._queue: JobQueue | None = None
 
@@ -68,7 +70,15 @@ class JobService:
         )
         stored, needs_run = await self._store.submit(job)
         if needs_run:
-            await self._queue.enqueue(stored.id)
+            try:
+                await self._queue.enqueue(stored.id)
+            except Unavailable as exc:
+                # Left "queued", the record would make every resubmission think
+                # the job is on its way; failed, the next submission re-queues it.
+                await self._store.finish(
+                    stored.id, JobStatus.FAILED, self._clock(), {}, exc.message, {}
+                )
+                raise
         return stored
 
     async def get_job(self, principal: Principal, job_id: str) -> Job:
@@ -87,7 +97,8 @@ class JobService:
         way, and the job's record is where clients look. Submitting the same
         work again re-queues a failed job.
         """
-        job = await self._store.start(job_id, self._clock())
+        now = self._clock()
+        job = await self._store.start(job_id, now, now - self._lease)
         if job is None:
             return None
         handler = self._handlers.get(job.kind)
@@ -115,6 +126,11 @@ class JobService:
             result.usage.model_dump(),
         )
 
-    async def unfinished(self) -> list[str]:
-        """Jobs left queued or running (by a process that stopped), to run again."""
+    async def resume_orphans(self) -> list[str]:
+        """Jobs a stopped single-process runner left queued or running, queued again.
+
+        Only for the in-process runner: with arq, other workers may be running
+        them, and their leases decide.
+        """
+        await self._store.requeue_running()
         return await self._store.unfinished()

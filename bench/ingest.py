@@ -1,0 +1,196 @@
+"""Memorize throughput: LoCoMo conversations through the whole pipeline into the embedded store.
+
+Every turn of the dev subset goes in as a message, one memorize call per
+LoCoMo session (synchronous, offline extractor), exactly as an agent would
+send them. Reported: messages/s end to end, and where the time goes (message
+append, embedding, extraction, the one write), measured by timing each port
+the memorize service is built on.
+
+    python -m bench.ingest [--data FILE] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.common import LOCOMO, machine, print_json
+from hippograph.clock import utc_now
+from hippograph.extraction.schema import Extraction, ExtractionRequest
+from hippograph.importers.locomo import load_locomo
+from hippograph.models import IngestBatch, IngestCounts, Message, Role
+from hippograph.ports import LLM, Embedder, IngestStore
+from hippograph.server.runtime import Runtime, build_llm
+from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.memorize import MemorizeRequest, MemorizeService
+from hippograph.services.messages import MessageInput
+from hippograph.settings import GraphSettings, Settings
+
+SPENT: dict[str, float] = defaultdict(float)
+
+
+class TimedEmbedder:
+    """The embedder, with the seconds it takes added to ``SPENT``."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self.model_name = inner.model_name
+        self.dimensions = inner.dimensions
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        started = time.perf_counter()
+        try:
+            return await self._inner.embed(texts)
+        finally:
+            SPENT["embed"] += time.perf_counter() - started
+            SPENT["embedded_texts"] += len(texts)
+
+
+class TimedLLM:
+    """The extractor, timed."""
+
+    def __init__(self, inner: LLM) -> None:
+        self._inner = inner
+        self.name = inner.name
+
+    async def extract(
+        self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
+    ) -> Extraction:
+        started = time.perf_counter()
+        try:
+            return await self._inner.extract(request, vectors)
+        finally:
+            SPENT["extract"] += time.perf_counter() - started
+
+
+class TimedIngest:
+    """The graph side of memorize, timed per call."""
+
+    def __init__(self, inner: IngestStore) -> None:
+        self._inner = inner
+
+    async def unprocessed(self, session_id: str, limit: int) -> list[Message]:
+        started = time.perf_counter()
+        try:
+            return await self._inner.unprocessed(session_id, limit)
+        finally:
+            SPENT["read"] += time.perf_counter() - started
+
+    async def previous(self, session_id: str, seq: int) -> Message | None:
+        started = time.perf_counter()
+        try:
+            return await self._inner.previous(session_id, seq)
+        finally:
+            SPENT["read"] += time.perf_counter() - started
+
+    async def write(self, batch: IngestBatch) -> IngestCounts:
+        started = time.perf_counter()
+        try:
+            return await self._inner.write(batch)
+        finally:
+            SPENT["write"] += time.perf_counter() - started
+
+
+async def run(data: Path) -> dict[str, Any]:
+    """Ingest every conversation of ``data``; the figures as a dict."""
+    conversations = load_locomo(data)
+    directory = Path(tempfile.mkdtemp(prefix="hippograph-ingest-"))
+    settings = Settings(graph=GraphSettings(data_dir=directory))
+    runtime = await Runtime.start(settings)
+    try:
+        store = runtime.connection.store
+        services = runtime.services
+        memorize = MemorizeService(
+            services.messages,
+            services.users,
+            store.users,
+            TimedIngest(store.ingest),
+            TimedEmbedder(runtime.embedder),
+            TimedLLM(build_llm(settings)),
+            services.jobs,
+            utc_now,
+            settings.memorize,
+            settings.limits,
+        )
+        await runtime.embedder.embed(["warm up"])  # the first call pays for lazy set-up
+        totals: dict[str, int] = defaultdict(int)
+        started = time.perf_counter()
+        for conversation in conversations:
+            user_id = conversation.sample_id
+            await services.users.create_user(SETTINGS_ADMIN, user_id, conversation.sample_id)
+            for locomo_session in conversation.sessions:
+                session = await services.users.create_session(
+                    SETTINGS_ADMIN, user_id, f"session {locomo_session.number}"
+                )
+                request = MemorizeRequest(
+                    user_ids=(user_id,),
+                    session_id=session.id,
+                    messages=tuple(
+                        MessageInput(
+                            speaker=t.speaker,
+                            content=t.text,
+                            role=Role.USER,
+                            ts=locomo_session.started_at,
+                            client_id=t.dia_id,
+                        )
+                        for t in locomo_session.turns
+                    ),
+                    run_async=False,
+                )
+                outcome = await memorize.memorize(SETTINGS_ADMIN, request)
+                assert outcome.counts is not None
+                totals["messages"] += len(outcome.added.created_ids)
+                totals["memunits"] += outcome.counts.memunits
+                totals["memories"] += outcome.counts.memories
+                totals["sessions"] += 1
+        elapsed = time.perf_counter() - started
+    finally:
+        await runtime.stop()
+    accounted = sum(v for k, v in SPENT.items() if k != "embedded_texts")
+    return {
+        "data": str(data),
+        "conversations": len(conversations),
+        **totals,
+        "seconds": round(elapsed, 2),
+        "messages_per_s": round(totals["messages"] / elapsed, 1),
+        "embedded_texts": int(SPENT["embedded_texts"]),
+        "time_s": {
+            "embed": round(SPENT["embed"], 2),
+            "extract": round(SPENT["extract"], 2),
+            "graph_write": round(SPENT["write"], 2),
+            "graph_read": round(SPENT["read"], 2),
+            "other (append messages, users, sessions, assembly)": round(elapsed - accounted, 2),
+        },
+        "machine": machine(),
+    }
+
+
+def main() -> None:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    report = asyncio.run(run(args.data))
+    if args.json:
+        print_json(report)
+        return
+    print(
+        f"{report['messages']} messages in {report['seconds']} s: "
+        f"{report['messages_per_s']} messages/s "
+        f"({report['memunits']} MemUnits, {report['memories']} memories)",
+        file=sys.stdout,
+    )
+    for part, seconds in report["time_s"].items():
+        print(f"  {part:52} {seconds:6.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""An agent's batch of memory operations, applied in one transaction (all or nothing)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import cypher
+from graph.driver import GraphDriver, fetch
+from graph.memories import CREATE_MEMORIES, SUPERSEDE_MEMORY, memory_row
+from hippograph.errors import NotFound
+from hippograph.models import MemoryOpsPlan
+
+BOOST_MEMORIES = cypher(
+    "memory_ops.BOOST_MEMORIES",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.deleted_at IS NULL "
+    "SET m.importance = CASE WHEN m.importance + $boost > 1.0 THEN 1.0 "
+    "ELSE m.importance + $boost END "
+    "RETURN count(m) AS n",
+)
+SOFT_DELETE_MEMORIES = cypher(
+    "memory_ops.SOFT_DELETE_MEMORIES",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.deleted_at IS NULL "
+    "SET m.deleted_at = $now RETURN count(m) AS n",
+)
+HARD_DELETE_MEMORIES = cypher(
+    "memory_ops.HARD_DELETE_MEMORIES",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) DETACH DELETE m RETURN count(*) AS n",
+)
+
+
+class MemoryOpsGraph:
+    """Applies a planned batch of operations."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def apply(self, plan: MemoryOpsPlan, now: datetime) -> None:
+        """Every operation of ``plan``, or none: a memory that changed since it was
+        checked (deleted, superseded) rolls the whole batch back with ``NotFound``."""
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            if plan.adds:
+                await fetch(tx, CREATE_MEMORIES, {"rows": [memory_row(m, i) for m, i in plan.adds]})
+            for old_id, memory, indexed in plan.supersedes:
+                params = memory_row(memory, indexed) | {"old_id": old_id, "now": now}
+                if not await fetch(tx, SUPERSEDE_MEMORY, params):
+                    raise NotFound("memory", old_id)
+            for query, ids, extra in (
+                (BOOST_MEMORIES, plan.boosts, {"boost": plan.boost}),
+                (SOFT_DELETE_MEMORIES, plan.soft_deletes, {"now": now}),
+                (HARD_DELETE_MEMORIES, plan.hard_deletes, {}),
+            ):
+                if not ids:
+                    continue
+                counted = await fetch(tx, query, {"ids": list(ids)} | extra)
+                if int(counted[0]["n"]) != len(ids):
+                    raise NotFound("memory", f"one of {', '.join(ids)}")
+
+        await self._graph.write(work)

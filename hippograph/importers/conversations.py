@@ -1,0 +1,257 @@
+"""Conversation files (JSONL, LoCoMo JSON) read into what the importer stores.
+
+A JSONL file holds one conversation per line::
+
+    {"user_id": "alice", "user_name": "Alice", "session_title": "trip",
+     "conversation_id": "chat-42",
+     "messages": [{"speaker": "Alice", "content": "...", "ts": "2024-05-01T10:00:00Z",
+                   "role": "user", "client_id": "m1"}]}
+
+``user_name``, ``session_title``, ``conversation_id`` and each message's
+``ts``, ``role`` and ``client_id`` are optional. Each line becomes one session
+of its user; a LoCoMo sample becomes one user (the sample id) with one session
+per LoCoMo session, as in ``hippograph bench locomo``.
+
+Re-importing must create nothing new, and sessions get random ids when made
+through the API, so each imported session has an identity (``key``) from which
+the importer derives a fixed session id: the ``conversation_id`` if given,
+else the file's name and the line number; for LoCoMo the session number.
+Message ids then come from the session and the message's client id: the
+given ``client_id``, else ``#<position>`` in the conversation (LoCoMo: the
+turn's ``dia_id``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from hippograph.errors import HippoError, InvalidInput
+from hippograph.ids import require_client_id, require_user_id
+from hippograph.importers.locomo import Conversation, parse_sample
+from hippograph.models import Role
+from hippograph.services.messages import MessageInput
+from hippograph.validation import require_aware, require_text
+
+ImportFormat = Literal["locomo", "jsonl"]
+FORMATS: tuple[ImportFormat, ...] = ("locomo", "jsonl")
+_MAX_TITLE = 200
+_MESSAGE_KEYS = {"speaker", "content", "ts", "role", "client_id"}
+_LINE_KEYS = {"user_id", "user_name", "session_title", "conversation_id", "messages"}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionImport:
+    """One session to store: its identity within its user, title, messages in order."""
+
+    key: str
+    title: str
+    messages: tuple[MessageInput, ...]
+    started_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationImport:
+    """One conversation of a file: a user and the sessions to store for them.
+
+    ``source`` says where it came from ("notes.jsonl line 3"), for messages.
+    """
+
+    source: str
+    user_id: str
+    user_name: str
+    sessions: tuple[SessionImport, ...]
+
+    @property
+    def message_count(self) -> int:
+        """How many messages it holds."""
+        return sum(len(s.messages) for s in self.sessions)
+
+
+def detect_format(path: Path) -> ImportFormat:
+    """``jsonl`` for ``.jsonl``/``.ndjson``; otherwise a JSON list is LoCoMo, objects JSONL."""
+    if path.suffix.lower() in {".jsonl", ".ndjson"}:
+        return "jsonl"
+    with path.open(encoding="utf-8") as handle:
+        head = handle.read(4096).lstrip("\ufeff \t\r\n")
+    if head.startswith("["):
+        return "locomo"
+    if head.startswith("{"):
+        return "jsonl"
+    raise InvalidInput(
+        f"{path}: cannot tell the format (expected a JSON list of LoCoMo samples or "
+        "JSONL objects); pass --format locomo|jsonl",
+        "format",
+    )
+
+
+def read_conversations(path: Path, fmt: ImportFormat | None = None) -> list[ConversationImport]:
+    """Every conversation in the file at ``path`` (format detected unless given)."""
+    fmt = fmt or detect_format(path)
+    if fmt == "locomo":
+        return parse_locomo(_load_json(path), path.name)
+    with path.open(encoding="utf-8") as handle:
+        return parse_jsonl(handle, path.name)
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path.name}: not valid JSON: {exc}") from exc
+
+
+def parse_locomo(data: Any, name: str) -> list[ConversationImport]:
+    """LoCoMo samples (the decoded file) as one user each, one session per LoCoMo session."""
+    if not isinstance(data, list):
+        raise InvalidInput(f"{name}: a LoCoMo file is a JSON list of samples")
+    conversations = []
+    for index, sample in enumerate(data):
+        source = f"{name} sample {index}"
+        try:
+            parsed = parse_sample(sample)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InvalidInput(
+                f"{source}: not a LoCoMo sample ({type(exc).__name__}: {exc})"
+            ) from exc
+        conversations.append(_from_locomo(parsed, source))
+    return conversations
+
+
+def _from_locomo(conversation: Conversation, source: str) -> ConversationImport:
+    user_id = _check(require_user_id, source, conversation.sample_id, "sample_id")
+    sessions = tuple(
+        SessionImport(
+            key=f"locomo:session_{s.number}",
+            title=f"session {s.number}",
+            started_at=s.started_at,
+            messages=tuple(
+                MessageInput(
+                    speaker=t.speaker,
+                    content=t.text,
+                    role=Role.USER,
+                    ts=s.started_at,
+                    client_id=_check(require_client_id, source, t.dia_id, "dia_id"),
+                )
+                for t in s.turns
+            ),
+        )
+        for s in conversation.sessions
+        if s.turns
+    )
+    return ConversationImport(source, user_id, " & ".join(conversation.speakers), sessions)
+
+
+def parse_jsonl(lines: Iterable[str], name: str) -> list[ConversationImport]:
+    """One conversation per non-blank line; an error names the line it is on."""
+    conversations = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        source = f"{name} line {number}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{source}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
+        conversations.append(parse_conversation(raw, source, default_key=f"{name}:{number}"))
+    return conversations
+
+
+def parse_conversation(raw: Any, source: str, *, default_key: str) -> ConversationImport:
+    """One JSONL conversation object; ``default_key`` identifies it without a conversation_id."""
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"{source}: expected a JSON object, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - _LINE_KEYS)
+    if unknown:
+        raise InvalidInput(f"{source}: unknown keys {unknown}; known: {sorted(_LINE_KEYS)}")
+    user_id = _check(require_user_id, source, _string(raw, "user_id", source), "user_id")
+    user_name = _optional_string(raw, "user_name", source) or user_id
+    title = _optional_string(raw, "session_title", source) or ""
+    _check(require_text, source, title, "session_title", _MAX_TITLE, allow_empty=True)
+    key = _optional_string(raw, "conversation_id", source) or default_key
+    messages = raw.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise InvalidInput(f"{source}: messages must be a non-empty list")
+    parsed = [_message(m, f"messages[{i}]", i, source) for i, m in enumerate(messages)]
+    _require_unique_client_ids(parsed, source)
+    started = next((m.ts for m in parsed if m.ts is not None), None)
+    session = SessionImport(key=key, title=title, messages=tuple(parsed), started_at=started)
+    return ConversationImport(source, user_id, user_name, (session,))
+
+
+def _message(raw: Any, field: str, position: int, source: str) -> MessageInput:
+    where = f"{source}: {field}"
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"{where} must be an object with speaker and content")
+    unknown = sorted(set(raw) - _MESSAGE_KEYS)
+    if unknown:
+        raise InvalidInput(f"{where} has unknown keys {unknown}; known: {sorted(_MESSAGE_KEYS)}")
+    speaker = _string(raw, "speaker", where)
+    content = _string(raw, "content", where)
+    if not speaker.strip() or not content.strip():
+        raise InvalidInput(f"{where}: speaker and content must not be empty")
+    role_name = _optional_string(raw, "role", where) or Role.USER.value
+    try:
+        role = Role(role_name.lower())
+    except ValueError:
+        raise InvalidInput(
+            f"{where}.role must be one of {', '.join(r.value for r in Role)} (got {role_name!r})"
+        ) from None
+    ts_text = _optional_string(raw, "ts", where)
+    ts = _timestamp(ts_text, f"{where}.ts") if ts_text else None
+    client_id = _optional_string(raw, "client_id", where) or f"#{position}"
+    _check(require_client_id, source, client_id, f"{field}.client_id")
+    return MessageInput(speaker=speaker, content=content, role=role, ts=ts, client_id=client_id)
+
+
+def _timestamp(text: str, where: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"{where} is not an ISO 8601 time (got {text!r})") from None
+    try:
+        return require_aware(value, "ts")
+    except InvalidInput:
+        # Naive times are refused as everywhere else: which zone they meant is a guess.
+        raise InvalidInput(f"{where} must include a time zone offset (got {text!r})") from None
+
+
+def _require_unique_client_ids(messages: Sequence[MessageInput], source: str) -> None:
+    seen: set[str] = set()
+    for index, message in enumerate(messages):
+        assert message.client_id is not None  # every imported message has one
+        if message.client_id in seen:
+            # Two messages with one id would silently become one message.
+            raise InvalidInput(
+                f"{source}: messages[{index}].client_id {message.client_id!r} is used twice"
+            )
+        seen.add(message.client_id)
+
+
+def _string(raw: dict[str, Any], key: str, where: str) -> str:
+    value = raw.get(key)
+    if not isinstance(value, str):
+        raise InvalidInput(f"{where}: {key} must be a string")
+    return value
+
+
+def _optional_string(raw: dict[str, Any], key: str, where: str) -> str | None:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, str):
+        raise InvalidInput(f"{where}: {key} must be a string")
+    return value
+
+
+def _check(
+    rule: Callable[..., str], source: str, value: str, field: str, *args: Any, **kwargs: Any
+) -> str:
+    """Apply a shared validation rule, naming the file position in its error."""
+    try:
+        checked: str = rule(value, field, *args, **kwargs)
+    except HippoError as exc:
+        raise InvalidInput(f"{source}: {exc.message}", field) from exc
+    return checked

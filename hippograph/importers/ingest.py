@@ -1,0 +1,164 @@
+"""Imported conversations stored through the memorize pipeline, idempotently.
+
+Users are created when missing; each imported session gets an id derived from
+its user and its key (see :mod:`hippograph.importers.conversations`), so a
+second import finds the sessions, messages and MemUnits of the first and
+creates nothing. Messages go to memorize in chunks of at most the per-call
+limit, processed inline: the importer is itself the batch job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hippograph.auth import Principal
+from hippograph.clock import Clock
+from hippograph.errors import Conflict, InvalidInput, NotFound
+from hippograph.ids import IdKind, derived_id
+from hippograph.importers.conversations import ConversationImport, SessionImport
+from hippograph.models import Session
+from hippograph.ports import UserStore
+from hippograph.services import Services
+from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.memorize import MemorizeRequest
+
+Progress = Callable[[int], object]
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """What an import stored, added up over its conversations."""
+
+    conversations: int = 0
+    sessions: int = 0
+    users_created: int = 0
+    sessions_created: int = 0
+    messages_new: int = 0
+    messages_existing: int = 0
+    memunits: int = 0
+    memories: int = 0
+    superseded: int = 0
+
+    @property
+    def messages(self) -> int:
+        """Messages read from the file (new and already stored)."""
+        return self.messages_new + self.messages_existing
+
+    def summary(self, elapsed_s: float) -> str:
+        """The report as two lines for a terminal."""
+        rate = self.messages / elapsed_s if elapsed_s > 0 else 0.0
+        return (
+            f"{self.conversations} conversations, {self.sessions} sessions "
+            f"({self.sessions_created} new), {self.users_created} new users\n"
+            f"{self.messages} messages ({self.messages_new} new, {self.messages_existing} "
+            f"existing), {self.memunits} memunits, {self.memories} memories in "
+            f"{elapsed_s:.1f} s ({rate:.1f} messages/s)"
+        )
+
+
+def import_session_id(user_id: str, key: str) -> str:
+    """The fixed id of the imported session ``key`` of ``user_id``."""
+    return derived_id(IdKind.SESSION, "import", user_id, key)
+
+
+async def import_conversations(
+    services: Services,
+    sessions: UserStore,
+    conversations: Sequence[ConversationImport],
+    *,
+    chunk_size: int,
+    clock: Clock,
+    principal: Principal = SETTINGS_ADMIN,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Store ``conversations`` through memorize; ``progress`` hears of each chunk's messages.
+
+    ``sessions`` is the session store itself: the use cases only make
+    sessions with fresh random ids, and an import needs its fixed ones.
+    A conversation the services refuse stops the import with an error naming
+    where it is in the file; what came before it stays (importing again
+    resumes, since nothing is created twice).
+    """
+    report = ImportReport()
+    for conversation in conversations:
+        try:
+            await _import_one(
+                services, sessions, conversation, report, chunk_size, clock, principal, progress
+            )
+        except InvalidInput as exc:
+            raise InvalidInput(f"{conversation.source}: {exc.message}", exc.field) from exc
+        report.conversations += 1
+    return report
+
+
+async def _import_one(
+    services: Services,
+    sessions: UserStore,
+    conversation: ConversationImport,
+    report: ImportReport,
+    chunk_size: int,
+    clock: Clock,
+    principal: Principal,
+    progress: Progress | None,
+) -> None:
+    user_id = conversation.user_id
+    if await services.users.get_user(principal, user_id) is None:
+        try:
+            await services.users.create_user(principal, user_id, conversation.user_name)
+            report.users_created += 1
+        except Conflict:
+            pass  # created by someone else since we looked: theirs will do
+    for session in conversation.sessions:
+        session_id = await _ensure_session(
+            services, sessions, principal, user_id, session, clock, report
+        )
+        messages = session.messages
+        for start in range(0, len(messages), chunk_size):
+            chunk = messages[start : start + chunk_size]
+            outcome = await services.memorize.memorize(
+                principal,
+                MemorizeRequest(
+                    user_ids=(user_id,),
+                    session_id=session_id,
+                    messages=tuple(chunk),
+                    run_async=False,
+                    # Later chunks continue the conversation: let its open tail
+                    # wait for them rather than cut a unit at a chunk boundary.
+                    flush=start + chunk_size >= len(messages),
+                ),
+            )
+            created = len(outcome.added.created_ids)
+            report.messages_new += created
+            report.messages_existing += len(outcome.added.messages) - created
+            if outcome.counts is not None:
+                report.memunits += outcome.counts.memunits
+                report.memories += outcome.counts.memories
+                report.superseded += outcome.counts.superseded
+            if progress is not None:
+                progress(len(chunk))
+
+
+async def _ensure_session(
+    services: Services,
+    sessions: UserStore,
+    principal: Principal,
+    user_id: str,
+    session: SessionImport,
+    clock: Clock,
+    report: ImportReport,
+) -> str:
+    session_id = import_session_id(user_id, session.key)
+    report.sessions += 1
+    if session_id in await services.users.get_sessions(principal, [session_id]):
+        return session_id
+    record = Session(
+        id=session_id,
+        user_id=user_id,
+        title=session.title,
+        started_at=session.started_at or clock(),
+    )
+    if not await sessions.create_session(record):
+        raise NotFound("user", user_id)
+    report.sessions_created += 1
+    return session_id

@@ -1,0 +1,190 @@
+"""An agent's memory operations (seed 004): ADD, UPDATE:id, BOOST:id, DELETE:id, SKIP.
+
+The whole batch is checked before anything is written (unknown, foreign,
+deleted or superseded ids, the same memory touched twice, missing content),
+new texts are embedded in one batch, and the batch is applied in one
+transaction: an agent's decision is applied whole or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from hippograph import text
+from hippograph.auth import Principal
+from hippograph.clock import Clock
+from hippograph.errors import InvalidInput, NotFound
+from hippograph.ids import IdKind, new_id, require_id
+from hippograph.models import (
+    DEFAULT_CATEGORY,
+    IndexedText,
+    Memory,
+    MemoryKind,
+    MemoryOpsPlan,
+    MemorySource,
+)
+from hippograph.ports import Embedder, MemoryOpsStore, MemoryStore
+from hippograph.services.users import UserService
+from hippograph.settings import LimitSettings
+from hippograph.validation import require_count, require_fraction, require_text
+
+BOOST = 0.3  # seed 004: a re-confirmed memory gains this much importance, capped at 1
+_MAX_OPS = 100
+
+
+class MemoryOpKind(StrEnum):
+    """What one operation does."""
+
+    ADD = "add"
+    UPDATE = "update"
+    BOOST = "boost"
+    DELETE = "delete"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryOp:
+    """One operation as an agent sends it."""
+
+    op: MemoryOpKind
+    id: str | None = None
+    content: str | None = None
+    kind: MemoryKind | None = None
+    importance: float | None = None
+    hard: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryOpOutcome:
+    """What one operation did: the memory it made or changed (none for SKIP)."""
+
+    op: MemoryOpKind
+    memory_id: str | None
+    superseded_id: str | None = None
+
+
+class MemoryOpsService:
+    """Validates, plans and applies batches of memory operations."""
+
+    def __init__(
+        self,
+        memories: MemoryStore,
+        ops: MemoryOpsStore,
+        users: UserService,
+        embedder: Embedder,
+        clock: Clock,
+        limits: LimitSettings,
+    ) -> None:
+        self._memories = memories
+        self._ops = ops
+        self._users = users
+        self._embedder = embedder
+        self._clock = clock
+        self._limits = limits
+
+    async def apply(
+        self, principal: Principal, user_id: str, ops: Sequence[MemoryOp]
+    ) -> list[MemoryOpOutcome]:
+        """Apply ``ops`` to a visible user's memories, all in one transaction."""
+        user = await self._users.require_user(principal, user_id)
+        require_count(len(ops), "ops", 1, _MAX_OPS)
+        targets = await self._targets(user.id, ops)
+        now = self._clock()
+        texts = [
+            require_text(op.content or "", f"ops[{i}].content", self._limits.max_content_length)
+            if op.op in (MemoryOpKind.ADD, MemoryOpKind.UPDATE)
+            else None
+            for i, op in enumerate(ops)
+        ]
+        for i, op in enumerate(ops):
+            if op.importance is not None:
+                require_fraction(op.importance, f"ops[{i}].importance")
+            if op.kind is MemoryKind.REFLECTION:
+                raise InvalidInput("reflections are made by the reflect job", f"ops[{i}].kind")
+        to_embed = [t for t in texts if t is not None]
+        vectors = iter(await self._embedder.embed(to_embed) if to_embed else [])
+        adds: list[tuple[Memory, IndexedText]] = []
+        supersedes: list[tuple[str, Memory, IndexedText]] = []
+        boosts: list[str] = []
+        soft: list[str] = []
+        hard: list[str] = []
+        outcomes: list[MemoryOpOutcome] = []
+        for op, content in zip(ops, texts, strict=True):
+            indexed = (
+                IndexedText(embedding=next(vectors), search_text=text.search_text(content))
+                if content is not None
+                else None
+            )
+            if op.op is MemoryOpKind.ADD and indexed is not None and content is not None:
+                kind = op.kind or MemoryKind.SEMANTIC
+                memory = Memory(
+                    id=new_id(IdKind.MEMORY, now),
+                    user_id=user.id,
+                    kind=kind,
+                    content=content,
+                    importance=op.importance if op.importance is not None else 0.5,
+                    created_at=now,
+                    last_accessed_at=now,
+                    category=DEFAULT_CATEGORY[kind],
+                    source=MemorySource.AGENT,
+                )
+                adds.append((memory, indexed))
+                outcomes.append(MemoryOpOutcome(op.op, memory.id))
+            elif op.op is MemoryOpKind.UPDATE and indexed is not None and content is not None:
+                old = targets[str(op.id)]
+                successor = replace(
+                    old,
+                    id=new_id(IdKind.MEMORY, now),
+                    content=content,
+                    original_content=None,
+                    importance=op.importance if op.importance is not None else old.importance,
+                    source=MemorySource.AGENT,
+                    created_at=now,
+                    last_accessed_at=now,
+                    access_count=0,
+                    valid_from=now,
+                    valid_to=None,
+                )
+                supersedes.append((old.id, successor, indexed))
+                outcomes.append(MemoryOpOutcome(op.op, successor.id, old.id))
+            elif op.op is MemoryOpKind.BOOST:
+                boosts.append(str(op.id))
+                outcomes.append(MemoryOpOutcome(op.op, op.id))
+            elif op.op is MemoryOpKind.DELETE:
+                (hard if op.hard else soft).append(str(op.id))
+                outcomes.append(MemoryOpOutcome(op.op, op.id))
+            else:
+                outcomes.append(MemoryOpOutcome(MemoryOpKind.SKIP, op.id))
+        plan = MemoryOpsPlan(adds, supersedes, boosts, soft, hard, BOOST)
+        await self._ops.apply(plan, now)
+        return outcomes
+
+    async def _targets(self, user_id: str, ops: Sequence[MemoryOp]) -> dict[str, Memory]:
+        """Check every id an operation names; the memories they name, by id."""
+        needs_id = {MemoryOpKind.UPDATE, MemoryOpKind.BOOST, MemoryOpKind.DELETE}
+        named: dict[str, int] = {}
+        for i, op in enumerate(ops):
+            field = f"ops[{i}].id"
+            if op.op in needs_id:
+                if op.id is None:
+                    raise InvalidInput(f"{op.op.name} needs the id of a memory", field)
+                require_id(op.id, IdKind.MEMORY, field)
+                if op.id in named:
+                    raise InvalidInput(
+                        f"memory {op.id!r} is also changed by ops[{named[op.id]}]", field
+                    )
+                named[op.id] = i
+            elif op.op is MemoryOpKind.ADD and op.id is not None:
+                raise InvalidInput("ADD makes a new memory and takes no id", field)
+        found = await self._memories.get_memories(list(named))
+        now = self._clock()
+        for memory_id, index in named.items():
+            memory = found.get(memory_id)
+            if memory is None or memory.user_id != user_id or memory.deleted_at is not None:
+                raise NotFound("memory", memory_id)
+            current = memory.valid_to is None or memory.valid_to > now
+            if ops[index].op is MemoryOpKind.UPDATE and not current:
+                raise InvalidInput("only a current memory can be updated", f"ops[{index}].id")
+        return found

@@ -1,0 +1,124 @@
+"""applyMemoryOps: an agent's batch applied whole, or not at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.api.conftest import Api, add_memory, seed_user
+
+APPLY = """
+mutation($userId: ID!, $ops: [MemoryOpInput!]!) {
+  applyMemoryOps(input: {userId: $userId, ops: $ops}) {
+    __typename
+    ... on MemoryOpsApplied { results { index op memoryId supersededId } }
+    ... on InputError { message field }
+    ... on NotFoundError { message id }
+  }
+}"""
+
+STATE = """
+query($userId: ID!) {
+  memories(userId: $userId, first: 50,
+           filter: {includeSuperseded: true, includeDeleted: true}) {
+    edges { node { id content importance validTo deletedAt source
+      ... on SemanticMemory { id } } }
+  }
+}"""
+
+
+def _state(api: Api) -> dict[str, dict[str, Any]]:
+    edges = api.ok(STATE, {"userId": "ann"})["memories"]["edges"]
+    return {e["node"]["id"]: e["node"] for e in edges}
+
+
+def _supersedes(api: Api, memory_id: str) -> list[dict[str, str]]:
+    walked = api.ok(
+        "query($id: ID!) { provenance(id: $id, depth: 1, direction: DOWN) "
+        "{ edges { source type target } } }",
+        {"id": memory_id},
+    )["provenance"]
+    return [e for e in walked["edges"] if e["type"] == "SUPERSEDES"]
+
+
+def test_every_kind_of_operation_in_one_call(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    tea = add_memory(api, "ann", "Ann drinks green tea")
+    job = add_memory(api, "ann", "Ann works at a bakery")
+    hobby = add_memory(api, "ann", "Ann plays chess")
+    old = add_memory(api, "ann", "Ann has a cat")
+    ops = [
+        {"op": "ADD", "content": "Ann is allergic to peanuts", "importance": 0.9},
+        {"op": "UPDATE", "id": job, "content": "Ann works at a bookshop"},
+        {"op": "BOOST", "id": tea},
+        {"op": "DELETE", "id": hobby},
+        {"op": "DELETE", "id": old, "hard": True},
+        {"op": "SKIP"},
+    ]
+    result = api.ok(APPLY, {"userId": "ann", "ops": ops})["applyMemoryOps"]
+    assert result["__typename"] == "MemoryOpsApplied", result
+    results = result["results"]
+    assert [r["op"] for r in results] == ["ADD", "UPDATE", "BOOST", "DELETE", "DELETE", "SKIP"]
+    state = _state(api)
+    added = state[results[0]["memoryId"]]
+    assert (added["content"], added["importance"], added["source"]) == (
+        "Ann is allergic to peanuts",
+        0.9,
+        "AGENT",
+    )
+    successor = results[1]["memoryId"]
+    assert results[1]["supersededId"] == job
+    assert state[successor]["content"] == "Ann works at a bookshop"
+    assert state[job]["validTo"] is not None  # kept, with its text, but no longer current
+    assert state[job]["content"] == "Ann works at a bakery"
+    assert _supersedes(api, successor) == [
+        {"source": successor, "type": "SUPERSEDES", "target": job}
+    ]
+    assert state[tea]["importance"] == 0.8  # 0.5 + 0.3
+    assert state[hobby]["deletedAt"] is not None
+    assert old not in state
+
+    # BOOST is capped at 1.
+    api.ok(APPLY, {"userId": "ann", "ops": [{"op": "BOOST", "id": tea}]})
+    api.ok(APPLY, {"userId": "ann", "ops": [{"op": "BOOST", "id": tea}]})
+    assert _state(api)[tea]["importance"] == 1.0
+
+
+def test_a_bad_operation_applies_nothing(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    seed_user(api, "bob", ["hi"])
+    tea = add_memory(api, "ann", "Ann drinks green tea")
+    bobs = add_memory(api, "bob", "Bob runs marathons")
+    before = _state(api)
+    unknown = "mem_01JAAAAAAAAAAAAAAAAAAAAAAA"
+    add = {"op": "ADD", "content": "Ann likes jazz"}
+    cases: list[tuple[list[dict[str, Any]], str, str | None]] = [
+        ([add, {"op": "BOOST", "id": unknown}], "NotFoundError", None),
+        ([add, {"op": "DELETE", "id": bobs}], "NotFoundError", None),
+        ([add, {"op": "UPDATE", "id": tea}], "InputError", "ops[1].content"),
+        ([add, {"op": "BOOST"}], "InputError", "ops[1].id"),
+        ([add, {"op": "BOOST", "id": "not-an-id"}], "InputError", "ops[1].id"),
+        ([add, {"op": "BOOST", "id": tea}, {"op": "DELETE", "id": tea}], "InputError", "ops[2].id"),
+        ([{"op": "ADD", "content": "x", "importance": 1.5}], "InputError", "ops[0].importance"),
+        ([{"op": "ADD", "content": "x", "id": tea}], "InputError", "ops[0].id"),
+        ([{"op": "ADD", "content": "x", "kind": "REFLECTION"}], "InputError", "ops[0].kind"),
+        ([], "InputError", "ops"),
+    ]
+    for ops, typename, field in cases:
+        result = api.ok(APPLY, {"userId": "ann", "ops": ops})["applyMemoryOps"]
+        assert result["__typename"] == typename, (ops, result)
+        if field is not None:
+            assert result["field"] == field, (ops, result)
+    assert _state(api) == before
+
+
+def test_a_limited_key_cannot_touch_another_users_memories(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    seed_user(api, "bob", ["hi"])
+    bobs = add_memory(api, "bob", "Bob runs marathons")
+    ann = api.as_key(api.create_key(["ann"]))
+    for user_id, ops in (
+        ("ann", [{"op": "DELETE", "id": bobs}]),
+        ("bob", [{"op": "ADD", "content": "Bob hates running"}]),
+    ):
+        result = ann.ok(APPLY, {"userId": user_id, "ops": ops})["applyMemoryOps"]
+        assert result["__typename"] == "NotFoundError"

@@ -1,0 +1,91 @@
+"""CLI tests: small conversation files, and a runtime on the shared embedded ArcadeDB."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graph.embedded import EmbeddedArcadeDB
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.server.runtime import Runtime
+from hippograph.settings import GraphSettings, Settings
+
+
+@pytest.fixture
+async def runtime(
+    tmp_path: Path,
+    arcade: EmbeddedArcadeDB,
+    embedder: SentenceTransformerEmbedder,
+    database_name: str,
+) -> AsyncIterator[Runtime]:
+    """What ``hippograph import`` starts, on a fresh database of the shared server."""
+    started = await Runtime.start(
+        Settings(graph=GraphSettings(data_dir=tmp_path)),
+        embedder=embedder,
+        embedded=arcade,
+        database=database_name,
+    )
+    try:
+        yield started
+    finally:
+        await started.stop()
+
+
+def locomo_sample() -> dict[str, Any]:
+    """A LoCoMo sample in the file's shape: two sessions, one image turn, one empty session."""
+    return {
+        "sample_id": "conv-1",
+        "conversation": {
+            "speaker_a": "Caroline",
+            "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Caroline", "dia_id": "D1:1", "text": "Hey Mel! Good to see you!"},
+                {"speaker": "Melanie", "dia_id": "D1:2", "text": "Hi Caroline! How are you?"},
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D1:3",
+                    "text": "I went to a LGBTQ support group yesterday and it was so powerful.",
+                },
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D1:4",
+                    "text": "That is wonderful. I painted a sunrise over the lake last week.",
+                },
+            ],
+            "session_2_date_time": "7:55 pm on 25 May, 2023",
+            "session_2": [
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D2:1",
+                    "text": "I ran a charity race for mental health last Saturday.",
+                },
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D2:2",
+                    "text": "That's great! Look at this.",
+                    "blip_caption": "a photo of a rainbow flag",
+                },
+                {"speaker": "Melanie", "dia_id": "D2:3", "text": "Love it, so colourful."},
+            ],
+            "session_3_date_time": "8:00 pm on 1 June, 2023",
+            "session_3": [],
+        },
+        "qa": [],
+    }
+
+
+def write_locomo(path: Path) -> Path:
+    """A one-sample LoCoMo file at ``path``."""
+    path.write_text(json.dumps([locomo_sample()]))
+    return path
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
+    """A JSONL file of ``rows`` (strings are written as they are: blank or broken lines)."""
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    return path

@@ -1,0 +1,57 @@
+"""The `worker` and `import` commands' arguments and refusals (no server started)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hippograph.cli import build_parser, main
+from tests.cli.conftest import write_jsonl
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Settings from these tests only: no HIPPOGRAPH_* variables, no .env file."""
+    for name in list(os.environ):
+        if name.startswith("HIPPOGRAPH_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_the_worker_refuses_the_embedded_graph(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["worker"]) == 2
+    error = capsys.readouterr().err
+    assert "the worker cannot use the embedded ArcadeDB" in error
+    assert "HIPPOGRAPH_GRAPH__SERVER=neo4j" in error
+    assert "HIPPOGRAPH_GRAPH__EMBEDDED=false" in error
+    assert "HIPPOGRAPH_JOBS__MODE=inprocess" in error
+
+
+def test_the_worker_refuses_in_process_jobs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVER", "neo4j")
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__URI", "bolt://127.0.0.1:7687")
+    assert main(["worker", "--burst"]) == 2
+    assert "Set HIPPOGRAPH_JOBS__MODE=arq" in capsys.readouterr().err
+
+
+def test_worker_and_import_arguments() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["worker"]).burst is False
+    assert parser.parse_args(["worker", "--burst"]).burst is True
+    args = parser.parse_args(["import", "chats.jsonl", "--format", "jsonl", "--no-progress"])
+    assert (args.file, args.format, args.no_progress) == (Path("chats.jsonl"), "jsonl", True)
+    assert parser.parse_args(["import", "x.json"]).format == "auto"
+
+
+def test_import_refuses_a_bad_file_before_starting_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_jsonl(tmp_path / "chats.jsonl", [{"user_id": "alice", "messages": []}])
+    assert main(["import", str(path)]) == 2
+    assert "chats.jsonl line 1: messages must be a non-empty list" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="no such file"):
+        main(["import", str(tmp_path / "missing.jsonl")])

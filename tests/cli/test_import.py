@@ -1,0 +1,117 @@
+"""`hippograph import`'s work, in-process on the shared server: files in, memories out, once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hippograph.clock import utc_now
+from hippograph.importers.conversations import read_conversations
+from hippograph.importers.ingest import ImportReport, import_conversations, import_session_id
+from hippograph.server.runtime import Runtime
+from hippograph.services.keys import SETTINGS_ADMIN
+from tests.cli.conftest import write_jsonl, write_locomo
+
+TALK = [
+    ("Alice", "We land in Lisbon at noon on Friday."),
+    ("Bot", "Noted. Do you need a hotel?"),
+    ("Alice", "My name is Alice Moreau and I live in Lyon."),
+    ("Alice", "I love painting landscapes; my favourite colour is blue."),
+    ("Bot", "Lovely. Anything else for the trip?"),
+    ("Alice", "I started learning Portuguese last month for this trip."),
+]
+
+
+async def _import(runtime: Runtime, path: Path, chunk_size: int = 4) -> tuple[ImportReport, int]:
+    seen: list[int] = []
+    report = await import_conversations(
+        runtime.services,
+        runtime.connection.store.users,
+        read_conversations(path),
+        chunk_size=chunk_size,
+        clock=utc_now,
+        progress=seen.append,
+    )
+    return report, sum(seen)
+
+
+async def _stored(runtime: Runtime, user_id: str) -> tuple[int, int]:
+    store = runtime.connection.store
+    return await store.search.count_units(user_id), await store.memories.count(user_id)
+
+
+async def test_a_jsonl_file_is_imported_once(runtime: Runtime, tmp_path: Path) -> None:
+    # Alice exists already: she keeps her name, and gets the imported sessions.
+    await runtime.services.users.create_user(SETTINGS_ADMIN, "alice", "Alice M.")
+    dated: dict[str, Any] = {
+        "user_id": "alice",
+        "session_title": "trip",
+        "messages": [
+            {"speaker": s, "content": c, "ts": f"2024-05-01T10:0{i}:00+02:00"}
+            for i, (s, c) in enumerate(TALK)
+        ],
+    }
+    # No times: the messages are stamped at import, and positions identify them.
+    undated = {
+        "user_id": "bob",
+        "user_name": "Bob",
+        "conversation_id": "bob-1",
+        "messages": [{"speaker": "Bob", "content": c} for _, c in TALK],
+    }
+    path = write_jsonl(tmp_path / "chats.jsonl", [dated, undated])
+
+    first, progressed = await _import(runtime, path)
+    assert progressed == 12
+    assert (first.conversations, first.sessions, first.sessions_created) == (2, 2, 2)
+    assert first.users_created == 1
+    assert (first.messages_new, first.messages_existing) == (12, 0)
+    assert first.memunits >= 2
+    assert first.memories >= 6
+    alice = await _stored(runtime, "alice")
+    bob = await _stored(runtime, "bob")
+    assert alice[0] + bob[0] == first.memunits
+    assert alice[1] + bob[1] == first.memories
+    user = await runtime.services.users.get_user(SETTINGS_ADMIN, "alice")
+    assert user is not None
+    assert user.name == "Alice M."
+    session_id = import_session_id("alice", "chats.jsonl:1")
+    sessions = await runtime.services.users.get_sessions(SETTINGS_ADMIN, [session_id])
+    assert sessions[session_id].title == "trip"
+    pages = await runtime.services.messages.messages_of_sessions(
+        SETTINGS_ADMIN, [session_id], 50, None
+    )
+    assert [m.content for m in pages[session_id].items] == [c for _, c in TALK]
+
+    again, _ = await _import(runtime, path)
+    assert (again.messages_new, again.messages_existing) == (0, 12)
+    assert (again.sessions_created, again.users_created) == (0, 0)
+    assert (again.memunits, again.memories) == (0, 0)
+    assert await _stored(runtime, "alice") == alice
+    assert await _stored(runtime, "bob") == bob
+    assert "12 messages (0 new, 12 existing)" in again.summary(2.0)
+
+
+async def test_a_locomo_file_is_imported_once(runtime: Runtime, tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "locomo.json")
+    first, progressed = await _import(runtime, path, chunk_size=500)
+    assert progressed == 7
+    assert (first.conversations, first.sessions, first.users_created) == (1, 2, 1)
+    assert (first.messages_new, first.messages_existing) == (7, 0)
+    assert first.memunits >= 2
+    assert first.memories >= 2
+    stored = await _stored(runtime, "conv-1")
+    assert stored == (first.memunits, first.memories)
+    user = await runtime.services.users.get_user(SETTINGS_ADMIN, "conv-1")
+    assert user is not None
+    assert user.name == "Caroline & Melanie"
+    session_id = import_session_id("conv-1", "locomo:session_2")
+    pages = await runtime.services.messages.messages_of_sessions(
+        SETTINGS_ADMIN, [session_id], 50, None
+    )
+    # Client ids are the turns' dia_ids, as in `hippograph bench locomo`.
+    assert [m.client_id for m in pages[session_id].items] == ["D2:1", "D2:2", "D2:3"]
+
+    again, _ = await _import(runtime, path, chunk_size=500)
+    assert (again.messages_new, again.memunits, again.memories) == (0, 0, 0)
+    assert again.sessions_created == 0
+    assert await _stored(runtime, "conv-1") == stored

@@ -1,0 +1,107 @@
+"""Server mode on a real Redis: the API queues memorize jobs, a burst worker runs them once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from graph.embedded import EmbeddedArcadeDB, free_port
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.errors import Unavailable
+from hippograph.server.runtime import Runtime
+from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.settings import Settings
+from tests.jobs.conftest import arq_settings
+from tests.jobs.private_redis import PrivateRedis
+from tests.jobs.support import (
+    JOB,
+    MEMORIZE,
+    graphql,
+    memorize_input,
+    queued_in_redis,
+    run_burst_worker,
+)
+
+
+async def _session(runtime: Runtime) -> str:
+    await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
+    session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
+    return session.id
+
+
+async def test_a_burst_worker_runs_a_queued_memorize_once(
+    runtime: Runtime, settings: Settings
+) -> None:
+    session_id = await _session(runtime)
+    memories = runtime.connection.store.memories
+    async with graphql(runtime) as api:
+        queued = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
+        assert queued["__typename"] == "Memorized", queued
+        assert queued["created"] == 6  # messages are stored at once, whatever runs the job
+        job_id = queued["job"]["id"]
+        # No worker yet: the job waits in Redis and nothing is built.
+        assert queued["job"]["status"] == "QUEUED"
+        assert await queued_in_redis(settings) == 1
+        assert (await api.ok(JOB, {"id": job_id}))["job"]["status"] == "QUEUED"
+        assert await memories.count("caro") == 0
+
+        worker = await run_burst_worker(settings, runtime)
+        assert (worker.jobs_complete, worker.jobs_failed) == (1, 0)
+        done = (await api.ok(JOB, {"id": job_id}))["job"]
+        assert done["status"] == "SUCCEEDED", done
+        assert done["attempts"] == 1
+        assert done["counts"]["messages"] == 6
+        assert done["counts"]["memunits"] >= 1
+        assert done["counts"]["memories"] >= 4
+        made = await memories.count("caro")
+        assert made == done["counts"]["memories"]
+
+        # Delivered again (an arq retry, a duplicate enqueue): the job finds its work done.
+        await runtime.queue.enqueue(job_id)
+        again = await run_burst_worker(settings, runtime)
+        assert (again.jobs_complete, again.jobs_failed) == (1, 0)
+        assert (await api.ok(JOB, {"id": job_id}))["job"] == done
+        assert await memories.count("caro") == made
+
+        # Submitting the same work again returns the finished job and queues nothing.
+        resubmitted = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
+        assert resubmitted["created"] == 0
+        assert resubmitted["job"] == {"id": job_id, "status": "SUCCEEDED"}
+        assert await queued_in_redis(settings) == 0
+
+
+async def test_the_runtime_does_not_start_in_arq_mode_without_redis(
+    tmp_path: Path,
+    arcade: EmbeddedArcadeDB,
+    embedder: SentenceTransformerEmbedder,
+    database_name: str,
+) -> None:
+    closed = f"redis://127.0.0.1:{free_port()}/0"
+    started = time.monotonic()
+    with pytest.raises(Unavailable, match=f"Redis at {closed} cannot be reached"):
+        await Runtime.start(
+            arq_settings(tmp_path, closed),
+            embedder=embedder,
+            embedded=arcade,
+            database=database_name,
+        )
+    assert time.monotonic() - started < 10  # a couple of retries, not arq's five
+
+
+async def test_async_memorize_answers_unavailable_when_redis_goes_away(
+    runtime: Runtime, redis_server: PrivateRedis
+) -> None:
+    session_id = await _session(runtime)
+    redis_server.stop()
+    async with graphql(runtime) as api:
+        answer = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
+    assert answer["__typename"] == "UnavailableError", answer
+    assert answer["code"] == "UNAVAILABLE"
+    assert "job queue (Redis) cannot be reached" in answer["message"]
+    # The messages themselves were stored before the job was queued: nothing sent is lost.
+    added = await runtime.services.messages.messages_of_sessions(
+        SETTINGS_ADMIN, [session_id], 10, None
+    )
+    assert len(added[session_id].items) == 6

@@ -1,0 +1,93 @@
+"""`hippograph worker --burst` as an operator runs it: a separate process, a graph server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from graph.embedded import EmbeddedArcadeDB
+from hippograph.jobs import JobStatus
+from hippograph.server.runtime import Runtime
+from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.memorize import MemorizeRequest
+from hippograph.services.messages import MessageInput
+from hippograph.settings import Settings
+from tests.api.conftest import ADMIN_KEY
+from tests.jobs.support import CONVERSATION, queued_in_redis
+
+HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
+
+
+def _worker_env(
+    settings: Settings, arcade: EmbeddedArcadeDB, database: str, data: Path
+) -> dict[str, str]:
+    """The worker's environment: the test's ArcadeDB reached as a server, over Bolt and HTTP."""
+    endpoints = arcade.start()  # already running: returns its endpoints
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIPPOGRAPH_")}
+    return env | {
+        "HIPPOGRAPH_GRAPH__SERVER": "arcadedb",
+        "HIPPOGRAPH_GRAPH__EMBEDDED": "false",
+        "HIPPOGRAPH_GRAPH__URI": endpoints.bolt_uri,
+        "HIPPOGRAPH_GRAPH__HTTP_URL": endpoints.http_url,
+        "HIPPOGRAPH_GRAPH__USER": endpoints.user,
+        "HIPPOGRAPH_GRAPH__PASSWORD": endpoints.password,
+        "HIPPOGRAPH_GRAPH__DATABASE": database,
+        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data),
+        "HIPPOGRAPH_REDIS__URL": settings.redis.url,
+        "HIPPOGRAPH_JOBS__MODE": "arq",
+        "HIPPOGRAPH_JOBS__QUEUE": settings.jobs.queue,
+        "HIPPOGRAPH_JOBS__POLL_DELAY_S": "0.05",
+        "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
+    }
+
+
+@pytest.mark.slow
+async def test_the_worker_command_runs_queued_jobs_and_exits_in_burst_mode(
+    runtime: Runtime,
+    settings: Settings,
+    arcade: EmbeddedArcadeDB,
+    database_name: str,
+    tmp_path: Path,
+) -> None:
+    services = runtime.services
+    await services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
+    session = await services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
+    outcome = await services.memorize.memorize(
+        SETTINGS_ADMIN,
+        MemorizeRequest(
+            user_ids=("caro",),
+            session_id=session.id,
+            messages=tuple(MessageInput(speaker=s, content=c) for s, c in CONVERSATION),
+            run_async=True,
+        ),
+    )
+    assert outcome.job is not None
+    assert await queued_in_redis(settings) == 1
+
+    process = await asyncio.create_subprocess_exec(
+        str(HIPPOGRAPH),
+        "worker",
+        "--burst",
+        env=_worker_env(settings, arcade, database_name, tmp_path / "worker"),
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        _, raw = await asyncio.wait_for(process.communicate(), timeout=120)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        pytest.fail("the burst worker did not exit")
+    errors = raw.decode()
+    assert process.returncode == 0, errors
+    assert "Traceback" not in errors, errors
+    assert "succeeded" in errors  # arq's log line of the finished job
+    job = await services.jobs.get_job(SETTINGS_ADMIN, outcome.job.id)
+    assert job.status is JobStatus.SUCCEEDED, job
+    assert job.counts["memories"] >= 4
+    assert await queued_in_redis(settings) == 0
