@@ -141,7 +141,7 @@ class MemorizeSettings(BaseModel):
     """How conversations become memories (seed 001 keeps facts scoring at least 0.7)."""
 
     keep_fact: float = Field(default=0.7, ge=0, le=1)
-    keep_event: float = Field(default=0.2, ge=0, le=1)
+    keep_event: float = Field(default=0.05, ge=0, le=1)
     async_threshold: int = Field(
         default=200, ge=1, description="inputs with more messages become a job"
     )

@@ -59,7 +59,13 @@ class OfflineRules:
     """Thresholds of the offline extractor."""
 
     keep_fact: float = 0.7  # seed 001
-    keep_event: float = 0.2
+    # Event items log what was said; only small talk (which scores 0) is dropped,
+    # because a question may hinge on a turn no feature finds remarkable.
+    keep_event: float = 0.05
+    # The features are a rough guess at an event's importance: it is shrunk
+    # halfway toward the neutral 0.5, so it nudges ranking instead of
+    # overruling relevance (facts, which pass a 0.7 bar, keep theirs).
+    event_shrink: float = 0.5
     narrative_messages: int = 10
 
 
@@ -159,7 +165,7 @@ class OfflineExtractor:
                         user_id=user_id,
                         kind="event",
                         content=event_content(message),
-                        importance=scores[i],
+                        importance=round(0.5 + self.rules.event_shrink * (scores[i] - 0.5), 4),
                         message_indices=[message.index],
                     )
                 )
