@@ -27,6 +27,7 @@ from hippograph.extraction.schema import Extraction, ExtractionRequest
 from hippograph.importers.locomo import load_locomo
 from hippograph.models import IngestBatch, IngestCounts, Message, Role
 from hippograph.ports import LLM, Embedder, IngestStore
+from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.server.runtime import Runtime, build_llm
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest, MemorizeService
@@ -68,6 +69,13 @@ class TimedLLM:
             return await self._inner.extract(request, vectors)
         finally:
             SPENT["extract"] += time.perf_counter() - started
+
+    async def reflect(self, request: ReflectionRequest) -> ReflectionSummary:
+        started = time.perf_counter()
+        try:
+            return await self._inner.reflect(request)
+        finally:
+            SPENT["reflect"] += time.perf_counter() - started
 
 
 class TimedIngest:

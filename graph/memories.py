@@ -105,6 +105,16 @@ DERIVED_FROM = cypher(
     "MATCH (:Memory {id: mid})-[:DERIVED_FROM]->(n) WHERE " + VISIBLE_N + " "
     "RETURN mid, labels(n) AS labels, " + NODE_PROPS_N + " AS props",
 )
+SUMMARIZED = cypher(
+    "memories.SUMMARIZED",
+    "UNWIND $ids AS rid MATCH (:Memory {id: rid})-[:SUMMARIZES]->(n:Memory) "
+    "WHERE " + VISIBLE_N + " RETURN rid AS key, n " + MEMORY_MAP + " AS props",
+)
+SUMMARIZED_BY = cypher(
+    "memories.SUMMARIZED_BY",
+    "UNWIND $ids AS mid MATCH (n:Memory)-[:SUMMARIZES]->(:Memory {id: mid}) "
+    "WHERE " + VISIBLE_N + " RETURN mid AS key, n " + MEMORY_MAP + " AS props",
+)
 COUNT_USER_MEMORIES = cypher(
     "memories.COUNT_USER_MEMORIES",
     "MATCH (m:Memory {user_id: $user_id}) RETURN count(m) AS n",
@@ -266,6 +276,23 @@ class MemoryGraph:
                 found[row["mid"]].append(node_from(row["labels"], row["props"]))
             for nodes in found.values():
                 nodes.sort(key=lambda n: n.id)
+            return found
+
+        return await self._graph.read(work)
+
+    async def summaries(
+        self, memory_ids: Sequence[str], scope: list[str] | None, *, by: bool
+    ) -> dict[str, list[Memory]]:
+        """What each reflection summarises, or (``by``) the reflections summarising each memory."""
+        query = SUMMARIZED_BY if by else SUMMARIZED
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, list[Memory]]:
+            rows = await fetch(tx, query, {"ids": list(memory_ids), "scope": scope})
+            found: dict[str, list[Memory]] = {mid: [] for mid in memory_ids}
+            for row in rows:
+                found[row["key"]].append(memory_from(row["props"]))
+            for memories in found.values():
+                memories.sort(key=lambda m: m.id)
             return found
 
         return await self._graph.read(work)

@@ -21,66 +21,46 @@ from hippograph.ids import IdKind, kind_of
 from hippograph.models import Direction, Edge, EdgeType, Provenance, ProvenanceNode
 
 _RETURN: LiteralString = (
-    "RETURN fid, type(r) AS type, n.id AS id, labels(n) AS labels, " + NODE_PROPS_N + " AS props"
+    "RETURN x.id AS fid, type(r) AS type, n.id AS id, elementId(n) AS eid, labels(n) AS labels, "
+    + NODE_PROPS_N
+    + " AS props"
+)
+_ROOT_RETURN: LiteralString = (
+    " RETURN elementId(n) AS eid, labels(n) AS labels, " + NODE_PROPS_N + " AS props"
 )
 
 ROOT = {
     IdKind.MEMORY: cypher(
         "provenance.ROOT_MEMORY",
-        "MATCH (n:Memory {id: $id}) WHERE "
-        + VISIBLE_N
-        + " RETURN labels(n) AS labels, "
-        + NODE_PROPS_N
-        + " AS props",
+        "MATCH (n:Memory {id: $id}) WHERE " + VISIBLE_N + _ROOT_RETURN,
     ),
     IdKind.MEMUNIT: cypher(
         "provenance.ROOT_MEMUNIT",
-        "MATCH (n:MemUnit {id: $id}) WHERE "
-        + VISIBLE_N
-        + " RETURN labels(n) AS labels, "
-        + NODE_PROPS_N
-        + " AS props",
+        "MATCH (n:MemUnit {id: $id}) WHERE " + VISIBLE_N + _ROOT_RETURN,
     ),
     IdKind.MESSAGE: cypher(
         "provenance.ROOT_MESSAGE",
-        "MATCH (n:Message {id: $id}) WHERE "
-        + VISIBLE_N
-        + " RETURN labels(n) AS labels, "
-        + NODE_PROPS_N
-        + " AS props",
+        "MATCH (n:Message {id: $id}) WHERE " + VISIBLE_N + _ROOT_RETURN,
     ),
 }
 
-# One expansion query per (direction, label of the frontier node).
-STEP: dict[tuple[Direction, IdKind], LiteralString] = {
-    (Direction.DOWN, IdKind.MEMORY): cypher(
-        "provenance.DOWN_FROM_MEMORY",
-        "UNWIND $frontier AS fid "
-        "MATCH (:Memory {id: fid})-[r:DERIVED_FROM|SUMMARIZES|SUPERSEDES]->(n) "
+# One expansion query per direction. The frontier travels as element ids,
+# valid within the walk's one transaction: finding a node by element id is a
+# direct seek on both servers, where finding it by our id is an index lookup
+# per node (measured on ArcadeDB: 100 frontier nodes 3-6 ms against 12-36 ms).
+# Only memories have SUMMARIZES/SUPERSEDES edges and MemUnits only
+# DERIVED_FROM ones, so one pattern serves every label.
+STEP: dict[Direction, LiteralString] = {
+    Direction.DOWN: cypher(
+        "provenance.DOWN",
+        "UNWIND $frontier AS fe MATCH (x) WHERE elementId(x) = fe "
+        "MATCH (x)-[r:DERIVED_FROM|SUMMARIZES|SUPERSEDES]->(n) "
         "WHERE " + VISIBLE_N + " " + _RETURN,
     ),
-    (Direction.DOWN, IdKind.MEMUNIT): cypher(
-        "provenance.DOWN_FROM_MEMUNIT",
-        "UNWIND $frontier AS fid "
-        "MATCH (:MemUnit {id: fid})-[r:DERIVED_FROM]->(n) "
-        "WHERE " + VISIBLE_N + " " + _RETURN,
-    ),
-    (Direction.UP, IdKind.MEMORY): cypher(
-        "provenance.UP_FROM_MEMORY",
-        "UNWIND $frontier AS fid "
-        "MATCH (:Memory {id: fid})<-[r:DERIVED_FROM|SUMMARIZES|SUPERSEDES]-(n) "
-        "WHERE " + VISIBLE_N + " " + _RETURN,
-    ),
-    (Direction.UP, IdKind.MEMUNIT): cypher(
-        "provenance.UP_FROM_MEMUNIT",
-        "UNWIND $frontier AS fid "
-        "MATCH (:MemUnit {id: fid})<-[r:DERIVED_FROM]-(n) "
-        "WHERE " + VISIBLE_N + " " + _RETURN,
-    ),
-    (Direction.UP, IdKind.MESSAGE): cypher(
-        "provenance.UP_FROM_MESSAGE",
-        "UNWIND $frontier AS fid "
-        "MATCH (:Message {id: fid})<-[r:DERIVED_FROM]-(n) "
+    Direction.UP: cypher(
+        "provenance.UP",
+        "UNWIND $frontier AS fe MATCH (x) WHERE elementId(x) = fe "
+        "MATCH (x)<-[r:DERIVED_FROM|SUMMARIZES|SUPERSEDES]-(n) "
         "WHERE " + VISIBLE_N + " " + _RETURN,
     ),
 }
@@ -108,7 +88,7 @@ class ProvenanceGraph:
                 root_id: node_from(rows[0]["labels"], rows[0]["props"])
             }
             edges: dict[tuple[str, str, str], Edge] = {}
-            frontier = [root_id]
+            frontier = [rows[0]["eid"]]
             for _ in range(depth):
                 frontier = await _expand(tx, frontier, direction, scope, nodes, edges)
                 if not frontier:
@@ -130,21 +110,19 @@ async def _expand(
     nodes: dict[str, ProvenanceNode],
     edges: dict[tuple[str, str, str], Edge],
 ) -> list[str]:
-    """Follow one hop from ``frontier``; record nodes and edges; return nodes new to the walk."""
-    by_kind: dict[IdKind, list[str]] = {}
-    for node_id in frontier:
-        kind = kind_of(node_id)
-        if kind is not None and (direction, kind) in STEP:
-            by_kind.setdefault(kind, []).append(node_id)
+    """Follow one hop from ``frontier`` (element ids); record nodes and edges.
+
+    Returns the element ids of the nodes new to the walk: each node is
+    expanded once however many paths lead to it.
+    """
+    rows = await fetch(tx, STEP[direction], {"frontier": list(frontier), "scope": scope})
     new: list[str] = []
-    for kind, ids in by_kind.items():
-        rows = await fetch(tx, STEP[(direction, kind)], {"frontier": ids, "scope": scope})
-        for row in rows:
-            near, far = row["fid"], row["id"]
-            source, target = (near, far) if direction is Direction.DOWN else (far, near)
-            edge = Edge(source=source, type=EdgeType(row["type"]), target=target)
-            edges[(edge.source, edge.type.value, edge.target)] = edge
-            if far not in nodes:
-                nodes[far] = node_from(row["labels"], row["props"])
-                new.append(far)
+    for row in rows:
+        near, far = row["fid"], row["id"]
+        source, target = (near, far) if direction is Direction.DOWN else (far, near)
+        edge = Edge(source=source, type=EdgeType(row["type"]), target=target)
+        edges[(edge.source, edge.type.value, edge.target)] = edge
+        if far not in nodes:
+            nodes[far] = node_from(row["labels"], row["props"])
+            new.append(row["eid"])
     return new

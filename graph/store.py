@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from neo4j import AsyncGraphDatabase
 
+from graph.cascade import CascadeGraph
 from graph.dialect import ArcadeDBDialect, IndexDialect, Neo4jDialect
 from graph.driver import GraphDriver
 from graph.embedded import EmbeddedArcadeDB
@@ -19,6 +20,7 @@ from graph.memory_ops import MemoryOpsGraph
 from graph.memunits import MemUnitGraph
 from graph.messages import MessageGraph
 from graph.provenance import ProvenanceGraph
+from graph.reflection import ReflectionGraph
 from graph.search import SearchGraph
 from graph.setup import ensure_schema
 from graph.users import UserGraph
@@ -44,6 +46,8 @@ class GraphStore:
     ingest: IngestGraph = field(init=False)
     jobs: JobGraph = field(init=False)
     memory_ops: MemoryOpsGraph = field(init=False)
+    cascade: CascadeGraph = field(init=False)
+    reflection: ReflectionGraph = field(init=False)
 
     def __post_init__(self) -> None:
         self.users = UserGraph(self.graph)
@@ -56,6 +60,8 @@ class GraphStore:
         self.ingest = IngestGraph(self.graph)
         self.jobs = JobGraph(self.graph)
         self.memory_ops = MemoryOpsGraph(self.graph)
+        self.cascade = CascadeGraph(self.graph)
+        self.reflection = ReflectionGraph(self.graph)
 
     async def setup(self, *, model: str, dimensions: int) -> None:
         """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""

@@ -20,6 +20,7 @@ class JobKind(StrEnum):
     """What a job does."""
 
     MEMORIZE = "memorize"
+    REFLECT = "reflect"
 
 
 class JobStatus(StrEnum):

@@ -7,11 +7,12 @@ Services depend on these Protocols only, so the domain never imports a driver.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from hippograph.auth import ApiKeyRecord
+from hippograph.cascade import DerivationClosure
 from hippograph.extraction.schema import Extraction, ExtractionRequest
 from hippograph.jobs import Job, JobStatus
 from hippograph.models import (
@@ -33,6 +34,7 @@ from hippograph.models import (
     User,
 )
 from hippograph.pagination import SeqCursor, TimeCursor
+from hippograph.reflection import PendingFact, ReflectionRequest, ReflectionSummary
 from hippograph.scoring import Candidate
 
 
@@ -66,6 +68,10 @@ class LLM(Protocol):
         self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
     ) -> Extraction:
         """Everything the unit yields; ``vectors`` are its messages' embeddings, if known."""
+        ...
+
+    async def reflect(self, request: ReflectionRequest) -> ReflectionSummary:
+        """A reflection over one theme's facts about a user."""
         ...
 
 
@@ -130,6 +136,9 @@ class MemoryStore(Protocol):
     async def derived_from(
         self, memory_ids: Sequence[str], scope: list[str] | None
     ) -> dict[str, list[ProvenanceNode]]: ...
+    async def summaries(
+        self, memory_ids: Sequence[str], scope: list[str] | None, *, by: bool
+    ) -> dict[str, list[Memory]]: ...
     async def count(self, user_id: str | None = None) -> int: ...
 
 
@@ -242,3 +251,32 @@ class MemoryOpsStore(Protocol):
     """Applies a batch of memory operations in one transaction (graph/memory_ops.py)."""
 
     async def apply(self, plan: MemoryOpsPlan, now: datetime) -> None: ...
+
+
+class ReflectionStore(Protocol):
+    """Reflection's reads and its one write (graph/reflection.py)."""
+
+    async def pending_total(
+        self, user_id: str, kinds: Sequence[str], now: datetime
+    ) -> tuple[int, float]: ...
+    async def pending(
+        self, user_id: str, kinds: Sequence[str], now: datetime, limit: int
+    ) -> list[PendingFact]: ...
+    async def last_reflection_at(self, user_id: str) -> datetime | None: ...
+    async def users_with_pending(
+        self, kinds: Sequence[str], min_facts: int, min_importance: float, limit: int
+    ) -> list[str]: ...
+    async def write(
+        self, reflections: Sequence[tuple[Memory, IndexedText, Sequence[str]]]
+    ) -> tuple[int, int]: ...
+
+
+class CascadeStore(Protocol):
+    """Derivation closures and the deletes planned over them (graph/cascade.py)."""
+
+    async def closure(
+        self, root_id: str, scope: list[str] | None, limit: int
+    ) -> DerivationClosure | None: ...
+    async def delete(
+        self, root_id: str, expected: Collection[str], scope: list[str] | None, limit: int
+    ) -> None: ...

@@ -151,6 +151,24 @@ class MemorizeSettings(BaseModel):
     max_unit: int = Field(default=12, ge=1)
 
 
+class ReflectionSettings(BaseModel):
+    """When a user's facts are summarised into a reflection (seed 001, DESIGN.md §6)."""
+
+    min_importance_sum: float = Field(default=4.0, gt=0)
+    min_facts: int = Field(default=2, ge=2)
+    cooldown_minutes: float = Field(default=60.0, ge=0)
+    cluster_threshold: float = Field(default=0.45, ge=-1, le=1)
+    max_facts_per_reflection: int = Field(default=40, ge=2)
+    max_pending: int = Field(default=20000, ge=2, description="facts read per run")
+    kinds: list[str] = Field(
+        default_factory=lambda: ["semantic", "profile", "reflection"],
+        description="memory kinds a reflection may cover",
+    )
+    sweep_interval_s: float = Field(
+        default=900.0, ge=0, description="scheduled sweep for due users (0: off)"
+    )
+
+
 class JobSettings(BaseModel):
     """Where background jobs run: in this process (embedded) or on arq workers (Redis)."""
 
@@ -180,4 +198,5 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     memorize: MemorizeSettings = MemorizeSettings()
     jobs: JobSettings = JobSettings()
+    reflection: ReflectionSettings = ReflectionSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from arq import cron
 from arq.worker import Worker
 
 from hippograph.errors import ConfigError
@@ -24,6 +25,17 @@ async def run_job(ctx: dict[str, Any], job_id: str) -> str | None:
     """Run one job by id; returns its final status. (arq names it ``RUN_JOB``.)"""
     job = await ctx["runtime"].services.jobs.run(job_id)
     return None if job is None else str(job.status.value)
+
+
+async def sweep_reflections(ctx: dict[str, Any]) -> int:
+    """The scheduled reflection sweep: queue a reflect run for every user who is due."""
+    return len(await ctx["runtime"].services.reflection.sweep())
+
+
+def _sweep_minutes(interval_s: float) -> set[int]:
+    """The minutes of the hour a sweep every ``interval_s`` seconds runs at (cron is per minute)."""
+    step = min(60, max(1, round(interval_s / 60)))
+    return set(range(0, 60, step))
 
 
 def require_worker_settings(settings: Settings) -> None:
@@ -77,8 +89,15 @@ def build_worker(
     ctx: dict[str, Any] = {"settings": settings}
     if runtime is not None:
         ctx["runtime"] = runtime
+    interval = settings.reflection.sweep_interval_s
+    crons = (
+        [cron(sweep_reflections, minute=_sweep_minutes(interval), run_at_startup=False)]
+        if interval > 0
+        else []
+    )
     return Worker(
         functions=[run_job],
+        cron_jobs=crons,
         queue_name=settings.jobs.queue,
         redis_settings=redis_settings(settings.redis.url),
         on_startup=_startup,

@@ -29,6 +29,8 @@ class Loaders:
     sessions: DataLoader[str, models.Session | None]
     memories: DataLoader[str, models.Memory | None]
     derived_from: DataLoader[str, list[models.ProvenanceNode]]
+    summarizes: DataLoader[str, list[models.Memory]]
+    summarized_by: DataLoader[str, list[models.Memory]]
     memunit_messages: DataLoader[str, list[models.Message]]
     session_messages: DataLoader[PageKey, models.Page[models.Message]]
     user_sessions: DataLoader[PageKey, models.Page[models.Session]]
@@ -76,6 +78,14 @@ def build_loaders(services: Services, principal: Principal | None) -> Loaders:
         found = await services.memories.derived_from(who, keys)
         return [found.get(key, []) for key in keys]
 
+    async def summarized(keys: list[str]) -> list[list[models.Memory]]:
+        found = await services.memories.summaries(who, keys, by=False)
+        return [found.get(k, []) for k in keys]
+
+    async def summarizing(keys: list[str]) -> list[list[models.Memory]]:
+        found = await services.memories.summaries(who, keys, by=True)
+        return [found.get(k, []) for k in keys]
+
     async def unit_messages(keys: list[str]) -> list[list[models.Message]]:
         found = await services.messages.messages_of_memunits(who, keys)
         return [found.get(key, []) for key in keys]
@@ -95,6 +105,8 @@ def build_loaders(services: Services, principal: Principal | None) -> Loaders:
         sessions=DataLoader(_by_id(lambda ids: services.users.get_sessions(who, ids))),
         memories=DataLoader(_by_id(lambda ids: services.memories.get_memories(who, ids))),
         derived_from=DataLoader(derived),
+        summarizes=DataLoader(summarized),
+        summarized_by=DataLoader(summarizing),
         memunit_messages=DataLoader(unit_messages),
         session_messages=DataLoader(_paged(session_pages)),
         user_sessions=DataLoader(_paged(user_pages)),

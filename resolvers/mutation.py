@@ -9,6 +9,7 @@ import strawberry
 
 from hippograph.errors import HippoError, NotFound
 from hippograph.ids import IdKind, require_id
+from schema.cascade import DeletionReport
 from schema.context import Info
 from schema.errors import error_type
 from schema.inputs import (
@@ -19,6 +20,7 @@ from schema.inputs import (
     CreateSessionInput,
     CreateUserInput,
     DeleteMemoryInput,
+    DeleteWithProvenanceInput,
     MemorizeInput,
     UpdateMemoryInput,
 )
@@ -33,6 +35,7 @@ from schema.payloads import (
     CreateSessionResult,
     CreateUserResult,
     DeleteMemoryResult,
+    DeletionResult,
     Memorized,
     MemorizeResult,
     MemoryDeleted,
@@ -41,6 +44,8 @@ from schema.payloads import (
     MemoryPayload,
     MemoryResult,
     MessagesAdded,
+    ReflectQueued,
+    ReflectResult,
     RevokeApiKeyResult,
     SessionCreated,
     UserCreated,
@@ -139,6 +144,21 @@ class Mutation:
         )
         return result
 
+    @strawberry.mutation(
+        description="Queue a reflect run for a user: when their unconsolidated facts are "
+        "important enough, each theme becomes a Reflection that SUMMARIZES them. `force` "
+        "skips the one-hour cooldown (not the importance rule)."
+    )
+    async def reflect(
+        self, info: Info, user_id: strawberry.ID, force: bool = False
+    ) -> ReflectResult:
+        principal = info.context.principal
+        result: ReflectResult = await _attempt(
+            lambda: info.context.services.reflection.request(principal, str(user_id), force),
+            lambda job: ReflectQueued(job=Job.of(job)),
+        )
+        return result
+
     @strawberry.mutation(description="Store a memory with what it was derived from.")
     async def add_memory(self, info: Info, input: AddMemoryInput) -> MemoryResult:
         principal = info.context.principal
@@ -203,5 +223,24 @@ class Mutation:
 
         result: RevokeApiKeyResult = await _attempt(
             revoke, lambda key_id: ApiKeyRevoked(id=strawberry.ID(key_id))
+        )
+        return result
+
+    @strawberry.mutation(
+        description="Delete a message, MemUnit or session with everything derived only from "
+        "it; what is also derived from other sources is kept, and listed as `kept`. A dry run "
+        "(the default) only reports. Deleting a session deletes its messages."
+    )
+    async def delete_with_provenance(
+        self, info: Info, input: DeleteWithProvenanceInput
+    ) -> DeletionResult:
+        principal = info.context.principal
+        confirmed = input.expected_deleted
+        expected = None if confirmed is None else [str(i) for i in confirmed]
+        result: DeletionResult = await _attempt(
+            lambda: info.context.services.cascade.delete_with_provenance(
+                principal, str(input.id), dry_run=input.dry_run, expected=expected
+            ),
+            DeletionReport.of,
         )
         return result

@@ -147,4 +147,4 @@ class Query:
         found = await info.context.services.provenance.provenance(
             info.context.principal, str(id), depth, direction
         )
-        return Provenance.of(found) if found else None
+        return Provenance.of(found, direction) if found else None

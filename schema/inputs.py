@@ -232,3 +232,18 @@ class MemoryOpInput:
 class ApplyMemoryOpsInput:
     user_id: strawberry.ID
     ops: list[MemoryOpInput]
+
+
+@strawberry.input(
+    description="A message, MemUnit or session to delete with everything derived only from it."
+)
+class DeleteWithProvenanceInput:
+    id: strawberry.ID = strawberry.field(description="A message, MemUnit or session id.")
+    dry_run: bool = strawberry.field(
+        default=True, description="True (the default) only reports; false deletes."
+    )
+    expected_deleted: list[strawberry.ID] | None = strawberry.field(
+        default=None,
+        description="The ids `deleted` listed by an earlier dry run: if the deletion would now "
+        "remove anything else (or less), nothing is deleted and a ConflictError says so.",
+    )

@@ -19,6 +19,10 @@ class JobCounts:
     memories: int = strawberry.field(description="Memories created.")
     superseded: int = strawberry.field(description="Profile memories a new value superseded.")
     pending: int = strawberry.field(description="Messages held for the next call (flush false).")
+    reflections: int = strawberry.field(default=0, description="Reflections created.")
+    consolidated: int = strawberry.field(
+        default=0, description="Memories a new reflection summarises (now consolidated)."
+    )
 
 
 @strawberry.type(description="Tokens an LLM used for a job (zero with the offline extractor).")
@@ -60,6 +64,8 @@ class Job:
                 memories=job.counts.get("memories", 0),
                 superseded=job.counts.get("superseded", 0),
                 pending=job.counts.get("pending", 0),
+                reflections=job.counts.get("reflections", 0),
+                consolidated=job.counts.get("consolidated", 0),
             ),
             error=job.error,
             usage=TokenUsage(

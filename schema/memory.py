@@ -6,7 +6,7 @@ from datetime import datetime
 
 import strawberry
 
-from hippograph import models
+from hippograph import models, provenance_paths
 from hippograph.pagination import encode_time_cursor
 from schema.context import Info
 from schema.enums import EdgeType, MemoryCategory, MemoryKind, MemoryLevel, MemorySource
@@ -50,6 +50,11 @@ class Memory(Node):
         nodes = await info.context.loaders.derived_from.load(self.id)
         return [node_type(n) for n in nodes]
 
+    @strawberry.field(description="The reflections that summarise this memory.")
+    async def summarized_by(self, info: Info) -> list[Reflection]:
+        found = await info.context.loaders.summarized_by.load(self.id)
+        return [_as_reflection(m) for m in found]
+
     @strawberry.field(description="The user this memory belongs to.")
     async def user(self, info: Info) -> User | None:
         user = await info.context.loaders.users.load(self.user_id)
@@ -85,7 +90,16 @@ class EventMemory(Memory):
 
 @strawberry.type(description="A higher-level memory that summarises other memories.")
 class Reflection(Memory):
-    pass
+    @strawberry.field(description="The memories (facts, reflections) it summarises.")
+    async def summarizes(self, info: Info) -> list[Memory]:
+        found = await info.context.loaders.summarizes.load(self.id)
+        return [memory_type(m) for m in found]
+
+
+def _as_reflection(memory: models.Memory) -> Reflection:
+    made = memory_type(memory)
+    assert isinstance(made, Reflection)  # only reflections have SUMMARIZES edges
+    return made
 
 
 _KINDS: dict[models.MemoryKind, type[Memory]] = {
@@ -164,15 +178,59 @@ class ProvenanceEdge:
     target: strawberry.ID
 
 
+@strawberry.type(description="One path from the root of a provenance subgraph to `target`.")
+class ProvenancePath:
+    node_ids: list[strawberry.ID] = strawberry.field(
+        description="The nodes from the root to `target`, in order."
+    )
+    edge_types: list[EdgeType] = strawberry.field(
+        description="The type of each hop: `edgeTypes[i]` joins `nodeIds[i]` and `nodeIds[i+1]`."
+    )
+    target: strawberry.ID
+
+    @classmethod
+    def of(cls, path: provenance_paths.ProvenancePath) -> ProvenancePath:
+        """The GraphQL view of one path."""
+        return cls(
+            node_ids=[strawberry.ID(n) for n in path.node_ids],
+            edge_types=list(path.edge_types),
+            target=strawberry.ID(path.target),
+        )
+
+
 @strawberry.type(description="The subgraph reached from `root` along provenance edges.")
 class Provenance:
     root: Node
     nodes: list[Node]
     edges: list[ProvenanceEdge]
+    walk: strawberry.Private[models.Provenance]
+    direction: strawberry.Private[models.Direction]
+    # paths are computed on first ask: most clients want only nodes and edges
+    path_set: strawberry.Private[provenance_paths.PathSet | None] = None
+
+    @strawberry.field(
+        description="Every path from the root: DOWN, to each message reached; UP, to each "
+        "node from which nothing further was derived within the walk. Shortest first, then "
+        f"by node ids; at most {provenance_paths.MAX_PATHS} (see `pathsTruncated`)."
+    )
+    def paths(self) -> list[ProvenancePath]:
+        return [ProvenancePath.of(p) for p in self._paths().paths]
+
+    @strawberry.field(
+        description=f"True when there were more than {provenance_paths.MAX_PATHS} paths and "
+        "`paths` holds only the first of them."
+    )
+    def paths_truncated(self) -> bool:
+        return self._paths().truncated
+
+    def _paths(self) -> provenance_paths.PathSet:
+        if self.path_set is None:
+            self.path_set = provenance_paths.provenance_paths(self.walk, self.direction)
+        return self.path_set
 
     @classmethod
-    def of(cls, provenance: models.Provenance) -> Provenance:
-        """The GraphQL view of a provenance walk."""
+    def of(cls, provenance: models.Provenance, direction: models.Direction) -> Provenance:
+        """The GraphQL view of a provenance walk in ``direction``."""
         nodes = {n.id: node_type(n) for n in provenance.nodes}
         return cls(
             root=nodes[provenance.root_id],
@@ -183,4 +241,6 @@ class Provenance:
                 )
                 for e in provenance.edges
             ],
+            walk=provenance,
+            direction=direction,
         )

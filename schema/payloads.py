@@ -7,6 +7,7 @@ from typing import Annotated
 
 import strawberry
 
+from schema.cascade import DeletionReport
 from schema.enums import MemoryOpKind
 from schema.errors import (
     ConflictError,
@@ -121,4 +122,21 @@ MemorizeResult = Annotated[
 ApplyMemoryOpsResult = Annotated[
     MemoryOpsApplied | InputError | NotFoundError,
     strawberry.union("ApplyMemoryOpsResult"),
+]
+
+
+@strawberry.type(description="A reflect run was queued; poll `job(id)` for what it made.")
+class ReflectQueued:
+    job: Job
+
+
+ReflectResult = Annotated[
+    ReflectQueued | InputError | NotFoundError | UnavailableError,
+    strawberry.union("ReflectResult"),
+]
+
+
+DeletionResult = Annotated[
+    DeletionReport | InputError | NotFoundError | ConflictError,
+    strawberry.union("DeletionResult"),
 ]

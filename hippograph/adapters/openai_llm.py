@@ -15,10 +15,10 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from pydantic import ValidationError
@@ -32,7 +32,10 @@ from hippograph.extraction.schema import (
     UnitMessage,
     Usage,
 )
+from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.settings import LLMSettings
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +75,9 @@ class _Failed(Exception):
 
 
 @cache
-def system_prompt(language: str) -> str:
-    """The extraction prompt for ``language`` (``en`` or ``zh``), shipped with the package."""
-    prompt = resources.files("hippograph").joinpath("prompts").joinpath(f"extract.{language}.md")
+def system_prompt(language: str, task: str = "extract") -> str:
+    """The prompt of ``task`` (extract, reflect) in ``language`` (en, zh), from the package."""
+    prompt = resources.files("hippograph").joinpath("prompts").joinpath(f"{task}.{language}.md")
     try:
         return prompt.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -95,8 +98,8 @@ def request_json(request: ExtractionRequest) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
-def _parse_extraction(content: str, request: ExtractionRequest) -> Extraction:
-    """The model's answer as an ``Extraction``; ``_Failed`` if anything in it is invalid."""
+def _json_object(content: str) -> dict[str, Any]:
+    """The JSON object of an answer (a fenced block is accepted); ``_Failed`` otherwise."""
     fenced = _FENCED.match(content)
     try:
         data = json.loads(fenced[1] if fenced else content)
@@ -105,6 +108,20 @@ def _parse_extraction(content: str, request: ExtractionRequest) -> Extraction:
     if not isinstance(data, dict):
         raise _Failed("returned invalid JSON", f"expected an object, got {type(data).__name__}")
     data.pop("usage", None)  # never asked for; ours is measured, not reported by the model
+    return data
+
+
+def _parse_reflection(content: str) -> ReflectionSummary:
+    """The model's answer as a ``ReflectionSummary``; ``_Failed`` if invalid."""
+    try:
+        return ReflectionSummary.model_validate(_json_object(content))
+    except ValidationError as error:
+        raise _Failed("returned an invalid reflection", str(error)) from None
+
+
+def _parse_extraction(content: str, request: ExtractionRequest) -> Extraction:
+    """The model's answer as an ``Extraction``; ``_Failed`` if anything in it is invalid."""
+    data = _json_object(content)
     try:
         extraction = Extraction.model_validate(data)
     except ValidationError as error:
@@ -178,13 +195,32 @@ class OpenAICompatibleLLM:
         self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
     ) -> Extraction:
         """Everything the unit yields, validated; ``vectors`` are not needed here."""
+        extraction, usage = await self._ask(
+            self._prompt, request_json(request), lambda content: _parse_extraction(content, request)
+        )
+        return extraction.model_copy(update={"usage": usage})
+
+    async def reflect(self, request: ReflectionRequest) -> ReflectionSummary:
+        """A reflection over one theme's facts, validated."""
+        payload = json.dumps(
+            {"user": request.user_name, "facts": request.facts}, ensure_ascii=False
+        )
+        summary, usage = await self._ask(
+            system_prompt(self._settings.language, "reflect"), payload, _parse_reflection
+        )
+        return summary.model_copy(update={"usage": usage})
+
+    async def _ask(
+        self, prompt: str, user_content: str, parse: Callable[[str], T]
+    ) -> tuple[T, Usage]:
+        """One JSON answer, parsed by ``parse``; retried on everything worth retrying."""
         body = {
             "model": self._settings.model,
             "temperature": self._settings.temperature,
             "response_format": {"type": "json_object"},
             "messages": [
-                {"role": "system", "content": self._prompt},
-                {"role": "user", "content": request_json(request)},
+                {"role": "system", "content": prompt},
+                {"role": "user", "content": user_content},
             ],
         }
         attempts = self._settings.max_retries + 1
@@ -194,7 +230,7 @@ class OpenAICompatibleLLM:
             try:
                 content, used = await self._call(body)
                 usage = usage.plus(used)
-                return _parse_extraction(content, request).model_copy(update={"usage": usage})
+                return parse(content), usage
             except _Failed as failure:
                 if not failure.retried or attempt == attempts:
                     after = f" after {attempt} attempts" if failure.retried else ""

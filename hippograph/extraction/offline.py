@@ -34,6 +34,7 @@ from hippograph.extraction.schema import (
     ProfileAttribute,
     UnitMessage,
 )
+from hippograph.reflection import ReflectionRequest, ReflectionSummary, offline_summary
 
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 _PROFILE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -131,6 +132,10 @@ class OfflineExtractor:
             facts=facts,
             profile=self._profile(request, owners),
         )
+
+    async def reflect(self, request: ReflectionRequest) -> ReflectionSummary:
+        """An extractive reflection: the theme's keywords, then its facts."""
+        return offline_summary(request)
 
     @staticmethod
     def _centrality(vectors: Sequence[Sequence[float]]) -> list[float]:

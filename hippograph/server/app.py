@@ -1,4 +1,4 @@
-"""The Starlette app: ``/graphql`` (with GraphiQL), ``/healthz``, static assets."""
+"""The Starlette app: ``/graphql`` (with GraphiQL), ``/explore``, ``/healthz``, static assets."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -21,6 +21,20 @@ from schema.build import build_schema
 async def healthz(request: Request) -> JSONResponse:
     """The process is up and serving (readiness of dependencies is /readyz's job)."""
     return JSONResponse({"status": "ok"})
+
+
+# The explorer draws memory text: a strict policy means that even text that
+# slipped past its escaping could not load or run anything from elsewhere.
+EXPLORE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+async def explore(request: Request) -> FileResponse:
+    """The provenance explorer: a static page that queries /graphql with the reader's key."""
+    return FileResponse(STATIC_DIR / "explore.html", headers=EXPLORE_HEADERS)
 
 
 def create_app(
@@ -49,6 +63,7 @@ def create_app(
     return Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
+            Route("/explore", explore),
             Route("/healthz", healthz),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],

@@ -35,6 +35,7 @@ class Runtime:
     owns_embedder: bool
     queue: InProcessQueue | ArqQueue
     llm: LLM
+    sweeper: asyncio.Task[None] | None = None
 
     @classmethod
     async def start(
@@ -78,6 +79,8 @@ class Runtime:
                 ingest=store.ingest,
                 jobs=store.jobs,
                 memory_ops=store.memory_ops,
+                cascade=store.cascade,
+                reflection=store.reflection,
             )
             llm = build_llm(settings)
             services = Services.build(stores, model, llm, clock, settings)
@@ -90,11 +93,19 @@ class Runtime:
         # from walking them all on the event loop (stalls of up to 300 ms).
         gc.collect()
         gc.freeze()
-        return cls(settings, connection, model, services, owns_embedder, queue, llm)
+        runtime = cls(settings, connection, model, services, owns_embedder, queue, llm)
+        interval = settings.reflection.sweep_interval_s
+        if isinstance(queue, InProcessQueue) and interval > 0:
+            # Embedded mode's scheduler; in server mode arq's cron does this.
+            runtime.sweeper = asyncio.create_task(_sweep_forever(services, interval))
+        return runtime
 
     async def stop(self) -> None:
         """Stop the jobs, close the graph (and an embedded server it started) and the model."""
         try:
+            if self.sweeper is not None:
+                self.sweeper.cancel()
+                await asyncio.gather(self.sweeper, return_exceptions=True)
             await self.queue.close()
             aclose = getattr(self.llm, "aclose", None)
             if aclose is not None:
@@ -113,6 +124,16 @@ class Runtime:
 
 async def _ready(embedder: Embedder) -> Embedder:
     return embedder
+
+
+async def _sweep_forever(services: Services, interval: float) -> None:
+    """Every ``interval`` seconds, queue a reflect run for each user who is due."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await services.reflection.sweep()
+        except Exception:
+            log.exception("the reflection sweep failed; trying again next time")
 
 
 def build_llm(settings: Settings) -> LLM:

@@ -8,6 +8,7 @@ from datetime import timedelta
 from hippograph.clock import Clock
 from hippograph.ports import (
     LLM,
+    CascadeStore,
     Embedder,
     IngestStore,
     JobStore,
@@ -17,9 +18,11 @@ from hippograph.ports import (
     MemUnitStore,
     MessageStore,
     ProvenanceStore,
+    ReflectionStore,
     SearchStore,
     UserStore,
 )
+from hippograph.services.cascade import CascadeService
 from hippograph.services.jobs import JobService
 from hippograph.services.keys import KeyService
 from hippograph.services.memories import MemoryService
@@ -27,6 +30,7 @@ from hippograph.services.memorize import MemorizeService
 from hippograph.services.memory_ops import MemoryOpsService
 from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
+from hippograph.services.reflection import ReflectionService
 from hippograph.services.search import SearchService
 from hippograph.services.turns import TurnMemoryService
 from hippograph.services.users import UserService
@@ -47,6 +51,8 @@ class Stores:
     ingest: IngestStore
     jobs: JobStore
     memory_ops: MemoryOpsStore
+    cascade: CascadeStore
+    reflection: ReflectionStore
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,8 @@ class Services:
     jobs: JobService
     memorize: MemorizeService
     memory_ops: MemoryOpsService
+    cascade: CascadeService
+    reflection: ReflectionService
 
     @classmethod
     def build(
@@ -73,6 +81,9 @@ class Services:
         users = UserService(stores.users, clock, limits)
         messages = MessageService(stores.messages, users, clock, limits)
         jobs = JobService(stores.jobs, clock, timedelta(seconds=settings.jobs.timeout_s))
+        reflection = ReflectionService(
+            stores.reflection, stores.users, users, embedder, llm, jobs, clock, settings.reflection
+        )
         admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
         return cls(
             users=users,
@@ -105,8 +116,11 @@ class Services:
                 clock,
                 settings.memorize,
                 limits,
+                after_facts=reflection.submit,
             ),
             memory_ops=MemoryOpsService(
                 stores.memories, stores.memory_ops, users, embedder, clock, limits
             ),
+            cascade=CascadeService(stores.cascade),
+            reflection=reflection,
         )

@@ -285,6 +285,12 @@ class MemoryService:
             raise NotFound("memory", memory_id)
         return memory.id
 
+    async def summaries(
+        self, principal: Principal, memory_ids: Sequence[str], *, by: bool
+    ) -> dict[str, list[Memory]]:
+        """What each reflection summarises (or, ``by``, which reflections summarise each)."""
+        return await self._memories.summaries(memory_ids, principal.scope, by=by)
+
     async def derived_from(
         self, principal: Principal, memory_ids: Sequence[str]
     ) -> dict[str, list[ProvenanceNode]]:

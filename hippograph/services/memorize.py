@@ -15,21 +15,29 @@ batch for the new sentences, one write transaction.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.errors import InvalidInput
+from hippograph.errors import InvalidInput, Unavailable
 from hippograph.extraction.assemble import UnitContext, UnitDraft, assemble, unit_messages
 from hippograph.extraction.schema import ExtractionRequest, Usage
 from hippograph.extraction.segment import SegmentRules, segment
 from hippograph.ids import IdKind, derived_id, require_client_id, require_user_id
 from hippograph.jobs import Job, JobKind
-from hippograph.models import AddedMessages, IndexedText, IngestBatch, Message, Role
+from hippograph.models import (
+    AddedMessages,
+    IndexedText,
+    IngestBatch,
+    MemoryKind,
+    Message,
+    Role,
+)
 from hippograph.ports import LLM, Embedder, IngestStore, UserStore
 from hippograph.services.jobs import JobResult, JobService
 from hippograph.services.messages import MessageInput, MessageService
@@ -37,6 +45,7 @@ from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings, MemorizeSettings
 from hippograph.turns import turn_content
 
+log = logging.getLogger(__name__)
 _SOURCE_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _MAX_USERS = 20
@@ -109,6 +118,7 @@ class MemorizeService:
         clock: Clock,
         settings: MemorizeSettings,
         limits: LimitSettings,
+        after_facts: Callable[[str], Awaitable[object]] | None = None,
     ) -> None:
         self._messages = messages
         self._users = users
@@ -120,6 +130,7 @@ class MemorizeService:
         self._clock = clock
         self._settings = settings
         self._limits = limits
+        self._after_facts = after_facts
         self._rules = SegmentRules(
             max_gap=timedelta(minutes=settings.max_gap_minutes),
             shift_threshold=settings.topic_shift,
@@ -226,6 +237,8 @@ class MemorizeService:
         drafts = await self._extract_all(todo, vectors, ranges, before_pair, names, history, params)
         batch = await self._batch(drafts)
         written = await self._ingest.write(batch)
+        if written.memories:
+            await self._reflect_later(batch)
         usage = Usage()
         for _, extraction_usage in drafts:
             usage = usage.plus(extraction_usage)
@@ -237,6 +250,20 @@ class MemorizeService:
             pending=pending,
             usage=usage,
         )
+
+    async def _reflect_later(self, batch: IngestBatch) -> None:
+        """Queue a reflect run for every user who got facts (the job decides if it is due)."""
+        if self._after_facts is None:
+            return
+        reflective = (MemoryKind.SEMANTIC, MemoryKind.PROFILE)
+        for user_id in dict.fromkeys(
+            m.user_id for m, _, _ in batch.memories if m.kind in reflective
+        ):
+            try:
+                await self._after_facts(user_id)
+            except Unavailable as exc:
+                # The memories are written; the scheduled sweep will find these facts.
+                log.warning("could not queue reflection for %s: %s", user_id, exc.message)
 
     async def _extract_all(
         self,

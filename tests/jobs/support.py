@@ -1,19 +1,34 @@
-"""Helpers of the job tests: GraphQL against a runtime, burst workers, Redis queue sizes."""
+"""Helpers of the job tests: GraphQL, burst workers, Redis queue sizes, worker processes."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
+import time
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 from arq.worker import Worker
 from redis.asyncio import Redis
 
+from graph.embedded import EmbeddedArcadeDB
+from hippograph.clock import utc_now
+from hippograph.ids import IdKind, new_id
+from hippograph.models import IndexedText, Memory, MemoryKind, Sources
+from hippograph.reflection import ReflectionRules, themes
 from hippograph.server.app import create_app
 from hippograph.server.runtime import Runtime
+from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import Settings
+from hippograph.text import search_text as text_tokens
 from jobs.worker import build_worker
 from tests.api.conftest import ADMIN_KEY
 
@@ -105,3 +120,245 @@ async def queued_in_redis(settings: Settings) -> int:
         return int(await client.zcard(settings.jobs.queue))
     finally:
         await client.aclose()
+
+
+# --- Reflection under workers: facts to reflect on, the expected themes, what the graph holds.
+
+HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
+
+_SUBJECTS = [
+    "the cello",
+    "rock climbing",
+    "espresso",
+    "vegetable gardening",
+    "chess openings",
+    "sourdough bread",
+    "marathon running",
+    "astronomy",
+    "pottery",
+    "sailing",
+    "jazz piano",
+    "knitting",
+    "film photography",
+    "birdwatching",
+    "skiing",
+    "poetry",
+    "woodworking",
+    "tango",
+    "origami",
+    "beekeeping",
+]
+_PATTERNS = [
+    "Ann loves {}",
+    "Ann spends every weekend on {}",
+    "Ann bought new gear for {}",
+    "Ann's sister taught her {}",
+    "Ann wants to get better at {}",
+    "Ann reads books about {}",
+    "Ann joined a club for {}",
+    "Ann finds {} relaxing",
+    "Ann started {} as a child",
+    "Ann watches videos about {}",
+]
+_BASE: list[tuple[str, list[float]]] = []
+
+
+async def seed_facts(runtime: Runtime, user_id: str, count: int, seed: int = 7) -> list[str]:
+    """``count`` semantic facts of ``user_id`` on many themes, with real embeddings; their ids.
+
+    A few hundred distinct texts are embedded once per test run and reused
+    with a little noise, so thousands of facts cost one bulk write.
+    """
+    if not _BASE:
+        texts = [p.format(s) for s in _SUBJECTS for p in _PATTERNS]
+        _BASE.extend(zip(texts, await runtime.embedder.embed(texts), strict=True))
+    rng = np.random.default_rng(seed)
+    created = utc_now() - timedelta(hours=2)
+    items: list[tuple[Memory, IndexedText, Sources]] = []
+    for i in range(count):
+        text, base = _BASE[int(rng.integers(len(_BASE)))]
+        vector = np.asarray(base, dtype=np.float32) + rng.normal(0, 0.01, len(base))
+        content = f"{text} ({i})"
+        memory = Memory(
+            id=new_id(IdKind.MEMORY, created),
+            user_id=user_id,
+            kind=MemoryKind.SEMANTIC,
+            content=content,
+            importance=round(float(rng.uniform(0.3, 0.9)), 2),
+            created_at=created,
+            last_accessed_at=created,
+        )
+        indexed = IndexedText(
+            embedding=(vector / np.linalg.norm(vector)).tolist(),
+            search_text=text_tokens(content),
+        )
+        items.append((memory, indexed, Sources()))
+    for start in range(0, count, 1000):
+        await runtime.connection.store.memories.add_many(items[start : start + 1000])
+    return [memory.id for memory, _, _ in items]
+
+
+async def expected_themes(runtime: Runtime, user_id: str) -> set[frozenset[str]]:
+    """The fact groups one clean reflect run would cover now (``hippograph.reflection.themes``)."""
+    settings = runtime.settings.reflection
+    rules = ReflectionRules(
+        min_importance_sum=settings.min_importance_sum,
+        min_facts=settings.min_facts,
+        cooldown=timedelta(minutes=settings.cooldown_minutes),
+        cluster_threshold=settings.cluster_threshold,
+        max_facts_per_reflection=settings.max_facts_per_reflection,
+    )
+    pending = await runtime.connection.store.reflection.pending(
+        user_id, settings.kinds, utc_now(), settings.max_pending
+    )
+    return {frozenset(f.id for f in group) for group in themes(pending, rules)}
+
+
+@dataclass(frozen=True)
+class ReflectionState:
+    """What the graph holds about a user's reflections over the given facts."""
+
+    reflections: int  # every reflection of the user
+    groups: dict[str, frozenset[str]]  # reflection id -> the given facts it summarises
+    summarisers: dict[str, int]  # fact id -> how many SUMMARIZES edges reach it
+    consolidated: frozenset[str]  # the given facts marked consolidated
+
+    def assert_consistent(self) -> None:
+        """No half state: a fact is summarised at most once, and consolidated iff summarised."""
+        twice = {fact: n for fact, n in self.summarisers.items() if n > 1}
+        assert not twice, f"facts summarised more than once: {twice}"
+        summarised = {fact for fact, n in self.summarisers.items() if n}
+        assert summarised == self.consolidated, (
+            f"{len(summarised - self.consolidated)} summarised facts not consolidated, "
+            f"{len(self.consolidated - summarised)} consolidated facts not summarised"
+        )
+
+
+async def reflection_state(runtime: Runtime, user_id: str, fact_ids: list[str]) -> ReflectionState:
+    """The committed state of ``user_id``'s reflections over ``fact_ids``."""
+    by = await runtime.services.memories.summaries(SETTINGS_ADMIN, fact_ids, by=True)
+    groups: dict[str, set[str]] = {}
+    for fact, reflections in by.items():
+        for reflection in reflections:
+            groups.setdefault(reflection.id, set()).add(fact)
+    memories = await runtime.connection.store.memories.get_memories(fact_ids)
+    total = await runtime.connection.store.memories.count(user_id)
+    return ReflectionState(
+        reflections=total - len(fact_ids),
+        groups={rid: frozenset(facts) for rid, facts in groups.items()},
+        summarisers={fact: len(reflections) for fact, reflections in by.items()},
+        consolidated=frozenset(m.id for m in memories.values() if m.consolidated),
+    )
+
+
+def worker_env(
+    settings: Settings,
+    arcade: EmbeddedArcadeDB,
+    database: str,
+    data: Path,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """A worker process's environment: the test's ArcadeDB reached as a server, its Redis."""
+    endpoints = arcade.start()  # already running: returns its endpoints
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIPPOGRAPH_")}
+    return (
+        env
+        | {
+            "HIPPOGRAPH_GRAPH__SERVER": "arcadedb",
+            "HIPPOGRAPH_GRAPH__EMBEDDED": "false",
+            "HIPPOGRAPH_GRAPH__URI": endpoints.bolt_uri,
+            "HIPPOGRAPH_GRAPH__HTTP_URL": endpoints.http_url,
+            "HIPPOGRAPH_GRAPH__USER": endpoints.user,
+            "HIPPOGRAPH_GRAPH__PASSWORD": endpoints.password,
+            "HIPPOGRAPH_GRAPH__DATABASE": database,
+            "HIPPOGRAPH_GRAPH__DATA_DIR": str(data),
+            "HIPPOGRAPH_REDIS__URL": settings.redis.url,
+            "HIPPOGRAPH_JOBS__MODE": "arq",
+            "HIPPOGRAPH_JOBS__QUEUE": settings.jobs.queue,
+            "HIPPOGRAPH_JOBS__POLL_DELAY_S": "0.05",
+            "HIPPOGRAPH_JOBS__TIMEOUT_S": str(settings.jobs.timeout_s),
+            "HIPPOGRAPH_REFLECTION__SWEEP_INTERVAL_S": str(settings.reflection.sweep_interval_s),
+            "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
+        }
+        | dict(extra or {})
+    )
+
+
+class WorkerProcess:
+    """A ``hippograph worker`` child process; its stderr goes to a file (read on failure)."""
+
+    def __init__(self, process: asyncio.subprocess.Process, log: Path) -> None:
+        self.process = process
+        self.log = log
+
+    @classmethod
+    async def start(
+        cls, command: Sequence[str], env: Mapping[str, str], log: Path
+    ) -> WorkerProcess:
+        """Start ``command`` with ``env`` in the log's directory (no ``.env`` there)."""
+        with log.open("wb") as sink:  # the child keeps its own copy of the descriptor
+            process = await asyncio.create_subprocess_exec(
+                *command,
+                env=dict(env),
+                cwd=log.parent,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=sink,
+            )
+        return cls(process, log)
+
+    def output(self) -> str:
+        """What it has logged so far."""
+        return self.log.read_text(errors="replace")
+
+    def running(self) -> bool:
+        """Whether it has not exited."""
+        return self.process.returncode is None
+
+    async def kill(self) -> int:
+        """SIGKILL it (no clean-up of any kind) and reap it; its return code."""
+        if self.running():
+            self.process.kill()
+        return await self.process.wait()
+
+    async def exited(self, within: float) -> int:
+        """Its return code once it exits by itself (killed, and a failure, after ``within`` s)."""
+        try:
+            return await asyncio.wait_for(self.process.wait(), within)
+        except TimeoutError:
+            await self.kill()
+            raise AssertionError(
+                f"the worker did not exit in {within} s:\n{self.output()[-4000:]}"
+            ) from None
+
+    async def stop(self) -> None:
+        """SIGTERM (arq's graceful stop), then SIGKILL after a while; idempotent."""
+        if not self.running():
+            await self.process.wait()
+            return
+        self.process.terminate()
+        try:
+            await asyncio.wait_for(self.process.wait(), 15)
+        except TimeoutError:
+            await self.kill()
+
+
+async def wait_until(
+    check: Callable[[], Awaitable[bool]],
+    what: str,
+    workers: Sequence[WorkerProcess],
+    within: float = 60,
+) -> None:
+    """Poll ``check`` until it holds; fail early, with their logs, if a worker exits."""
+    deadline = time.monotonic() + within
+    while not await check():
+        for worker in workers:
+            if not worker.running():
+                raise AssertionError(
+                    f"a worker exited ({worker.process.returncode}) while waiting for {what}:\n"
+                    f"{worker.output()[-4000:]}"
+                )
+        if time.monotonic() > deadline:
+            logs = "\n---\n".join(w.output()[-2000:] for w in workers)
+            raise AssertionError(f"timed out after {within} s waiting for {what}:\n{logs}")
+        await asyncio.sleep(0.05)

@@ -1,0 +1,215 @@
+"""Deletion that follows provenance: read what derives from a node, then delete a planned set.
+
+The walk goes UP against DERIVED_FROM and SUMMARIZES, one level per query,
+inside one transaction, and for every node it reaches reads the ids of all of
+that node's sources: the plan (:mod:`hippograph.cascade`) needs them to tell a
+node derived only from the deleted set from one that also has other sources.
+Every node reached passes the tenant predicate, so a key never sees, and never
+deletes, another user's derivations. The delete reads the closure again in its
+own transaction and refuses (``Conflict``) when the plan has changed since the
+report, so it can never remove a set nobody was shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import LiteralString
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
+from graph.driver import GraphDriver, fetch
+from graph.records import (
+    MEMUNIT_MAP,
+    MESSAGE_MAP,
+    SESSION_MAP,
+    memunit_from,
+    message_from,
+    node_from,
+    session_from,
+)
+from hippograph.cascade import (
+    DerivationClosure,
+    deletion_report,
+    label_of,
+    root_label,
+    too_large,
+)
+from hippograph.errors import Conflict, NotFound
+from hippograph.ids import IdKind, kind_of
+from hippograph.models import ProvenanceNode, Session
+
+ROOT_MESSAGE = cypher(
+    "cascade.ROOT_MESSAGE",
+    "MATCH (n:Message {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + MESSAGE_MAP + " AS props",
+)
+ROOT_MEMUNIT = cypher(
+    "cascade.ROOT_MEMUNIT",
+    "MATCH (n:MemUnit {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + MEMUNIT_MAP + " AS props",
+)
+ROOT_SESSION = cypher(
+    "cascade.ROOT_SESSION",
+    "MATCH (n:Session {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + SESSION_MAP + " AS props",
+)
+# Callers ask for one more than their limit, so a session too large is recognised.
+SESSION_MESSAGES = cypher(
+    "cascade.SESSION_MESSAGES",
+    "MATCH (:Session {id: $id})-[:HAS_MESSAGE]->(n:Message) WHERE " + VISIBLE_N + " "
+    "RETURN n " + MESSAGE_MAP + " AS props LIMIT $limit",
+)
+
+# What derives from the frontier, with every source of each derived node (all
+# of them, visible or not: a source the key cannot see is still a source that
+# this deletion leaves in place). One query per label of the frontier, so each
+# lookup by id uses that label's unique index.
+_DERIVED: LiteralString = (
+    "<-[:DERIVED_FROM|SUMMARIZES]-(n) WHERE " + VISIBLE_N + " "
+    "WITH DISTINCT n LIMIT $limit "
+    "MATCH (n)-[:DERIVED_FROM|SUMMARIZES]->(s) "
+    "WITH n, collect(DISTINCT s.id) AS sources "
+    "RETURN n.id AS id, labels(n) AS labels, " + NODE_PROPS_N + " AS props, sources"
+)
+UP = {
+    IdKind.MESSAGE: cypher(
+        "cascade.UP_FROM_MESSAGES",
+        "UNWIND $frontier AS fid MATCH (:Message {id: fid})" + _DERIVED,
+    ),
+    IdKind.MEMUNIT: cypher(
+        "cascade.UP_FROM_MEMUNITS",
+        "UNWIND $frontier AS fid MATCH (:MemUnit {id: fid})" + _DERIVED,
+    ),
+    IdKind.MEMORY: cypher(
+        "cascade.UP_FROM_MEMORIES",
+        "UNWIND $frontier AS fid MATCH (:Memory {id: fid})" + _DERIVED,
+    ),
+}
+
+DELETE = {
+    "Memory": cypher(
+        "cascade.DELETE_MEMORIES",
+        "UNWIND $ids AS id MATCH (n:Memory {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
+    ),
+    "MemUnit": cypher(
+        "cascade.DELETE_MEMUNITS",
+        "UNWIND $ids AS id MATCH (n:MemUnit {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
+    ),
+    "Message": cypher(
+        "cascade.DELETE_MESSAGES",
+        "UNWIND $ids AS id MATCH (n:Message {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
+    ),
+    "Session": cypher(
+        "cascade.DELETE_SESSIONS",
+        "UNWIND $ids AS id MATCH (n:Session {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
+    ),
+}
+
+
+class CascadeGraph:
+    """Reads derivation closures and deletes planned sets."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def closure(
+        self, root_id: str, scope: list[str] | None, limit: int
+    ) -> DerivationClosure | None:
+        """Everything derived from ``root_id``; None if the root is missing or not visible."""
+
+        async def work(tx: AsyncManagedTransaction) -> DerivationClosure | None:
+            return await _closure(tx, root_id, scope, limit)
+
+        return await self._graph.read(work)
+
+    async def delete(
+        self, root_id: str, expected: Collection[str], scope: list[str] | None, limit: int
+    ) -> None:
+        """Delete the plan for ``root_id`` if it is still exactly ``expected``.
+
+        ``NotFound`` if the root went away, ``Conflict`` if the plan changed
+        (nodes derived since, or sources added or removed), ``InvalidInput``
+        if it grew past ``limit``; nothing is deleted in any of these cases.
+        """
+        wanted = frozenset(expected)
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            closure = await _closure(tx, root_id, scope, limit)
+            if closure is None:
+                raise NotFound(root_label(root_id), root_id)
+            if not closure.complete:
+                raise too_large(root_id, limit)
+            report = deletion_report(root_id, closure)
+            if report.deleted_ids != wanted:
+                raise Conflict(
+                    f"what derives from {root_id!r} changed since the report: "
+                    "ask for a new report and confirm that one"
+                )
+            by_label: dict[str, list[str]] = {}
+            for node in (*report.deleted, *((report.session,) if report.session else ())):
+                by_label.setdefault(label_of(node), []).append(node.id)
+            for label, ids in by_label.items():
+                rows = await fetch(tx, DELETE[label], {"ids": ids})
+                if int(rows[0]["deleted"]) != len(ids):
+                    raise Conflict(f"some of the {label} nodes to delete are gone already")
+
+        await self._graph.write(work)
+
+
+async def _closure(
+    tx: AsyncManagedTransaction, root_id: str, scope: list[str] | None, limit: int
+) -> DerivationClosure | None:
+    roots, session = await _roots(tx, root_id, scope, limit)
+    if not roots and session is None:
+        return None
+    if len(roots) > limit:
+        return DerivationClosure(roots=(), derived={}, sources={}, session=session, complete=False)
+    derived: dict[str, ProvenanceNode] = {}
+    sources: dict[str, tuple[str, ...]] = {}
+    seen = {r.id for r in roots}
+    frontier = sorted(seen)
+    while frontier:
+        fresh: list[str] = []
+        for kind, ids in _by_kind(frontier).items():
+            # Rows are distinct nodes of the closure: more than ``limit`` of
+            # them and the closure is too large, whichever were seen before.
+            rows = await fetch(tx, UP[kind], {"frontier": ids, "scope": scope, "limit": limit + 1})
+            if len(rows) > limit:
+                return DerivationClosure(tuple(roots), derived, sources, session, complete=False)
+            for row in rows:
+                node_id = row["id"]
+                if node_id in seen:
+                    continue
+                seen.add(node_id)
+                derived[node_id] = node_from(row["labels"], row["props"])
+                sources[node_id] = tuple(sorted(row["sources"]))
+                fresh.append(node_id)
+        if len(seen) > limit:
+            return DerivationClosure(tuple(roots), derived, sources, session, complete=False)
+        frontier = sorted(fresh)
+    return DerivationClosure(tuple(roots), derived, sources, session)
+
+
+async def _roots(
+    tx: AsyncManagedTransaction, root_id: str, scope: list[str] | None, limit: int
+) -> tuple[list[ProvenanceNode], Session | None]:
+    params = {"id": root_id, "scope": scope}
+    kind = kind_of(root_id)
+    if kind is IdKind.MESSAGE:
+        return [message_from(r["props"]) for r in await fetch(tx, ROOT_MESSAGE, params)], None
+    if kind is IdKind.MEMUNIT:
+        return [memunit_from(r["props"]) for r in await fetch(tx, ROOT_MEMUNIT, params)], None
+    if kind is IdKind.SESSION:
+        found = await fetch(tx, ROOT_SESSION, params)
+        if not found:
+            return [], None
+        rows = await fetch(tx, SESSION_MESSAGES, params | {"limit": limit + 1})
+        return [message_from(r["props"]) for r in rows], session_from(found[0]["props"])
+    return [], None
+
+
+def _by_kind(ids: Sequence[str]) -> dict[IdKind, list[str]]:
+    grouped: dict[IdKind, list[str]] = {}
+    for node_id in ids:
+        kind = kind_of(node_id)
+        if kind is not None and kind in UP:
+            grouped.setdefault(kind, []).append(node_id)
+    return grouped

@@ -1,0 +1,157 @@
+"""Reflection's reads (pending facts, last reflection) and its one write.
+
+The write creates every reflection of a run with its SUMMARIZES edges and
+marks the covered facts consolidated, in one transaction: a worker killed
+mid-job leaves all of it or none. A reflection whose id exists, or whose
+facts another run consolidated meanwhile, is skipped, so the same job twice
+or two workers at once make each reflection once; two runs racing past the
+check both CREATE the same id, and the unique constraint fails the loser,
+which is retried and then skips it (``merge_only``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import cypher
+from graph.driver import GraphDriver, fetch
+from graph.memories import CREATE_MEMORY, memory_row
+from graph.records import to_utc_or_none
+from hippograph.models import IndexedText, Memory
+from hippograph.reflection import PendingFact
+
+# What a reflection may cover: current, unconsolidated memories of the given
+# kinds (facts, profile attributes, and reflections: reflections of
+# reflections make the higher levels).
+PENDING_FACTS = cypher(
+    "reflection.PENDING_FACTS",
+    "MATCH (m:Memory {user_id: $user_id}) "
+    "WHERE m.kind IN $kinds AND coalesce(m.consolidated, false) = false "
+    "AND m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
+    "RETURN m.id AS id, m.content AS content, m.importance AS importance, "
+    "m.embedding AS embedding ORDER BY m.created_at ASC, m.id ASC LIMIT $limit",
+)
+PENDING_TOTAL = cypher(
+    "reflection.PENDING_TOTAL",
+    "MATCH (m:Memory {user_id: $user_id}) "
+    "WHERE m.kind IN $kinds AND coalesce(m.consolidated, false) = false "
+    "AND m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
+    "RETURN count(m) AS n, sum(m.importance) AS importance",
+)
+LAST_REFLECTION = cypher(
+    "reflection.LAST_REFLECTION",
+    "MATCH (m:Memory {user_id: $user_id}) WHERE m.kind = 'reflection' "
+    "RETURN max(m.created_at) AS at",
+)
+USERS_WITH_PENDING = cypher(
+    "reflection.USERS_WITH_PENDING",
+    "MATCH (m:Memory) WHERE m.kind IN $kinds AND coalesce(m.consolidated, false) = false "
+    "AND m.deleted_at IS NULL "
+    "WITH m.user_id AS user_id, sum(m.importance) AS importance, count(m) AS n "
+    "WHERE n >= $min_facts AND importance >= $min_importance "
+    "RETURN user_id ORDER BY user_id LIMIT $limit",
+)
+REFLECTION_EXISTS = cypher(
+    "reflection.REFLECTION_EXISTS",
+    "MATCH (r:Memory {id: $id}) RETURN r.id AS id",
+)
+# Only facts still free are claimed; the caller compares the count.
+CLAIM_FACTS = cypher(
+    "reflection.CLAIM_FACTS",
+    "UNWIND $ids AS id MATCH (f:Memory {id: id}) "
+    "WHERE coalesce(f.consolidated, false) = false AND f.deleted_at IS NULL "
+    "RETURN count(f) AS free",
+)
+SUMMARIZE_FACTS = cypher(
+    "reflection.SUMMARIZE_FACTS",
+    "MATCH (r:Memory {id: $id}) UNWIND $ids AS fid MATCH (f:Memory {id: fid}) "
+    "CREATE (r)-[:SUMMARIZES]->(f) SET f.consolidated = true RETURN count(f) AS n",
+)
+
+
+class ReflectionGraph:
+    """Reflection in the graph."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def pending_total(
+        self, user_id: str, kinds: Sequence[str], now: datetime
+    ) -> tuple[int, float]:
+        """How many facts await a reflection, and their summed importance (a cheap check)."""
+
+        async def work(tx: AsyncManagedTransaction) -> tuple[int, float]:
+            params = {"user_id": user_id, "kinds": list(kinds), "now": now}
+            rows = await fetch(tx, PENDING_TOTAL, params)
+            return int(rows[0]["n"]), float(rows[0]["importance"] or 0.0)
+
+        return await self._graph.read(work)
+
+    async def pending(
+        self, user_id: str, kinds: Sequence[str], now: datetime, limit: int
+    ) -> list[PendingFact]:
+        """The facts awaiting a reflection, with their vectors, oldest first."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[PendingFact]:
+            params = {"user_id": user_id, "kinds": list(kinds), "now": now, "limit": limit}
+            rows = await fetch(tx, PENDING_FACTS, params)
+            return [
+                PendingFact(
+                    id=row["id"],
+                    content=row["content"],
+                    importance=float(row["importance"]),
+                    vector=list(row["embedding"] or []),
+                )
+                for row in rows
+            ]
+
+        return await self._graph.read(work)
+
+    async def last_reflection_at(self, user_id: str) -> datetime | None:
+        """When the user's newest reflection was made."""
+
+        async def work(tx: AsyncManagedTransaction) -> datetime | None:
+            rows = await fetch(tx, LAST_REFLECTION, {"user_id": user_id})
+            return to_utc_or_none(rows[0]["at"]) if rows else None
+
+        return await self._graph.read(work)
+
+    async def users_with_pending(
+        self, kinds: Sequence[str], min_facts: int, min_importance: float, limit: int
+    ) -> list[str]:
+        """Users whose pending facts could make a reflection (the scheduled sweep)."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[str]:
+            params = {
+                "kinds": list(kinds),
+                "min_facts": min_facts,
+                "min_importance": min_importance,
+                "limit": limit,
+            }
+            return [row["user_id"] for row in await fetch(tx, USERS_WITH_PENDING, params)]
+
+        return await self._graph.read(work)
+
+    async def write(
+        self, reflections: Sequence[tuple[Memory, IndexedText, Sequence[str]]]
+    ) -> tuple[int, int]:
+        """Create the reflections still to make; returns (reflections, facts consolidated)."""
+
+        async def work(tx: AsyncManagedTransaction) -> tuple[int, int]:
+            made = consolidated = 0
+            for memory, indexed, fact_ids in reflections:
+                if await fetch(tx, REFLECTION_EXISTS, {"id": memory.id}):
+                    continue
+                free = await fetch(tx, CLAIM_FACTS, {"ids": list(fact_ids)})
+                if int(free[0]["free"]) != len(fact_ids):
+                    continue  # another run took some of these facts: its reflection stands
+                await fetch(tx, CREATE_MEMORY, memory_row(memory, indexed))
+                rows = await fetch(tx, SUMMARIZE_FACTS, {"id": memory.id, "ids": list(fact_ids)})
+                made += 1
+                consolidated += int(rows[0]["n"])
+            return made, consolidated
+
+        return await self._graph.write(work, merge_only=True)

@@ -1,0 +1,158 @@
+"""The reflect use case and job: a user's facts, grouped by theme, summarised.
+
+Reflection runs as a job (``JobKind.REFLECT``): after memorize writes facts,
+on a schedule (``sweep``), and on request (the ``reflect`` mutation). The
+job reads the user's pending facts, checks the rule, groups them by theme,
+asks the ``LLM`` port for one summary per theme, embeds the summaries in one
+batch and writes everything in one transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from hippograph import text
+from hippograph.auth import Principal
+from hippograph.clock import Clock
+from hippograph.extraction.schema import Usage
+from hippograph.ids import IdKind, new_id, require_user_id
+from hippograph.jobs import Job, JobKind
+from hippograph.models import IndexedText, Memory, MemoryCategory, MemoryKind, MemorySource
+from hippograph.ports import LLM, Embedder, ReflectionStore, UserStore
+from hippograph.reflection import (
+    REFLECTION_IMPORTANCE,
+    ReflectionRequest,
+    ReflectionRules,
+    is_due,
+    reflection_id,
+    themes,
+)
+from hippograph.services.jobs import JobResult, JobService
+from hippograph.services.users import UserService
+from hippograph.settings import ReflectionSettings
+
+_SUMMARIES_AT_ONCE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectOutcome:
+    """What one reflect run did."""
+
+    due: bool
+    reflections: int = 0
+    consolidated: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+
+class ReflectionService:
+    """Reflection for principals (request a run) and for the job runner (do it)."""
+
+    def __init__(
+        self,
+        store: ReflectionStore,
+        user_store: UserStore,
+        users: UserService,
+        embedder: Embedder,
+        llm: LLM,
+        jobs: JobService,
+        clock: Clock,
+        settings: ReflectionSettings,
+    ) -> None:
+        self._store = store
+        self._user_store = user_store
+        self._users = users
+        self._embedder = embedder
+        self._llm = llm
+        self._jobs = jobs
+        self._clock = clock
+        self._settings = settings
+        self._rules = ReflectionRules(
+            min_importance_sum=settings.min_importance_sum,
+            min_facts=settings.min_facts,
+            cooldown=timedelta(minutes=settings.cooldown_minutes),
+            cluster_threshold=settings.cluster_threshold,
+            max_facts_per_reflection=settings.max_facts_per_reflection,
+        )
+        jobs.register(JobKind.REFLECT, self._run_job)
+
+    async def request(self, principal: Principal, user_id: str, force: bool) -> Job:
+        """Queue a reflect run for a visible user; the job reports what it made."""
+        require_user_id(user_id)
+        user = await self._users.require_user(principal, user_id)
+        return await self.submit(user.id, force)
+
+    async def submit(self, user_id: str, force: bool = False) -> Job:
+        """Queue a reflect run (after memorize, from the sweep)."""
+        job_id = new_id(IdKind.JOB, self._clock())
+        return await self._jobs.submit(
+            job_id, JobKind.REFLECT, [user_id], {"user_id": user_id, "force": force}
+        )
+
+    async def sweep(self) -> list[Job]:
+        """Queue a run for every user whose pending facts could make a reflection."""
+        rules = self._rules
+        users = await self._store.users_with_pending(
+            self._settings.kinds, rules.min_facts, rules.min_importance_sum, 1000
+        )
+        return [await self.submit(user_id) for user_id in users]
+
+    async def _run_job(self, job: Job) -> JobResult:
+        outcome = await self.reflect(str(job.params["user_id"]), bool(job.params.get("force")))
+        counts = {
+            "due": int(outcome.due),
+            "reflections": outcome.reflections,
+            "consolidated": outcome.consolidated,
+        }
+        return JobResult(counts=counts, usage=outcome.usage)
+
+    async def reflect(self, user_id: str, force: bool = False) -> ReflectOutcome:
+        """Reflect on a user's pending facts if the rule says so (``force``: no cooldown)."""
+        now = self._clock()
+        kinds = self._settings.kinds
+        count, importance = await self._store.pending_total(user_id, kinds, now)
+        if count < self._rules.min_facts or importance < self._rules.min_importance_sum:
+            return ReflectOutcome(due=False)
+        facts = await self._store.pending(user_id, kinds, now, self._settings.max_pending)
+        last = await self._store.last_reflection_at(user_id)
+        if not is_due(facts, last, now, self._rules, force):
+            return ReflectOutcome(due=False)
+        groups = themes(facts, self._rules)
+        if not groups:
+            return ReflectOutcome(due=True)
+        users = await self._user_store.get_users([user_id])
+        name = users[user_id].name if user_id in users else user_id
+        gate = asyncio.Semaphore(_SUMMARIES_AT_ONCE)
+
+        async def summarise(group: Sequence[str]) -> tuple[str, Usage, str]:
+            request = ReflectionRequest(user_name=name, facts=list(group))
+            async with gate:
+                summary = await self._llm.reflect(request)
+            return summary.content, summary.usage, summary.topic
+
+        ordered = [sorted(g, key=lambda f: (-f.importance, f.id)) for g in groups]
+        summaries = await asyncio.gather(*(summarise([f.content for f in g]) for g in ordered))
+        vectors = await self._embedder.embed([content for content, _, _ in summaries])
+        usage = Usage()
+        items: list[tuple[Memory, IndexedText, Sequence[str]]] = []
+        for group, (content, used, topic), vector in zip(ordered, summaries, vectors, strict=True):
+            usage = usage.plus(used)
+            memory = Memory(
+                id=reflection_id(user_id, [f.id for f in group]),
+                user_id=user_id,
+                kind=MemoryKind.REFLECTION,
+                content=content,
+                importance=REFLECTION_IMPORTANCE,
+                created_at=now,
+                last_accessed_at=now,
+                # Reflections never decay (DESIGN.md §6): the core category is exempt.
+                category=MemoryCategory.CORE,
+                source=MemorySource.REFLECTION,
+                topic=topic[:64] or None,
+            )
+            indexed = IndexedText(embedding=vector, search_text=text.search_text(content))
+            items.append((memory, indexed, [f.id for f in group]))
+        made, consolidated = await self._store.write(items)
+        return ReflectOutcome(due=True, reflections=made, consolidated=consolidated, usage=usage)

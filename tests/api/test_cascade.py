@@ -1,0 +1,157 @@
+"""deleteWithProvenance: a report of what derives only from a node, and its removal on request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.api.conftest import ADD_MESSAGES, Api, add_memory, seed_user
+
+DELETE = """
+mutation($id: ID!, $dryRun: Boolean! = true, $expected: [ID!]) {
+  deleteWithProvenance(input: {id: $id, dryRun: $dryRun, expectedDeleted: $expected}) {
+    __typename
+    ... on DeletionReport {
+      root applied
+      deleted { __typename id }
+      kept { __typename id }
+      counts { sessions messages memUnits memories }
+    }
+    ... on NotFoundError { id }
+    ... on InputError { field }
+    ... on Error { message code }
+  }
+}"""
+
+
+def _delete(api: Api, node_id: str, **variables: Any) -> dict[str, Any]:
+    result: dict[str, Any] = api.ok(DELETE, {"id": node_id, **variables})["deleteWithProvenance"]
+    return result
+
+
+def _exists(api: Api, node_id: str) -> bool:
+    field = {"mem": "memory", "msg": "message", "ses": "session"}[node_id.split("_")[0]]
+    data = api.ok(f"query($id: ID!) {{ node: {field}(id: $id) {{ id }} }}", {"id": node_id})
+    return data["node"] is not None
+
+
+def _ids(nodes: list[dict[str, str]]) -> set[str]:
+    return {n["id"] for n in nodes}
+
+
+def test_a_memory_also_derived_from_another_message_is_kept(api: Api) -> None:
+    _, (first, second) = seed_user(api, "ann", ["I moved to Oslo", "Oslo is cold"])
+    both = add_memory(api, "ann", "Ann lives in cold Oslo", [first, second])
+    report = _delete(api, first, dryRun=False)
+    assert report["__typename"] == "DeletionReport", report
+    assert report["applied"] is True
+    assert _ids(report["deleted"]) == {first}
+    assert report["kept"] == [{"__typename": "SemanticMemory", "id": both}]
+    assert not _exists(api, first)
+    assert _exists(api, both)
+    assert _exists(api, second)
+
+
+def test_what_derives_only_from_the_message_goes_two_levels_up(api: Api) -> None:
+    session, (said, other) = seed_user(api, "ann", ["I adopted a cat", "hello"])
+    fact = add_memory(api, "ann", "Ann has a cat", [said])
+    inference = add_memory(api, "ann", "Ann likes animals", [fact])
+    unrelated = add_memory(api, "ann", "Ann says hello", [other])
+    report = _delete(api, said, dryRun=False)
+    assert report["root"] == said
+    assert _ids(report["deleted"]) == {said, fact, inference}
+    assert report["kept"] == []
+    assert report["counts"] == {"sessions": 0, "messages": 1, "memUnits": 0, "memories": 2}
+    assert not any(_exists(api, i) for i in (said, fact, inference))
+    assert _exists(api, unrelated)
+    assert _exists(api, session)
+    assert _exists(api, other)
+
+
+def test_a_dry_run_reports_and_changes_nothing(api: Api) -> None:
+    _, (said,) = seed_user(api, "ann", ["I adopted a cat"])
+    fact = add_memory(api, "ann", "Ann has a cat", [said])
+    report = _delete(api, said)  # dryRun defaults to true
+    assert report["applied"] is False
+    assert _ids(report["deleted"]) == {said, fact}
+    assert _exists(api, said)
+    assert _exists(api, fact)
+
+
+def test_a_reflection_over_two_memories_survives_losing_one(api: Api) -> None:
+    _, (one, two) = seed_user(api, "ann", ["I run", "I swim"])
+    a = add_memory(api, "ann", "Ann runs", [one])
+    b = add_memory(api, "ann", "Ann swims", [two])
+    summary = add_memory(api, "ann", "Ann is sporty", [a, b])
+    report = _delete(api, one, dryRun=False)
+    assert _ids(report["deleted"]) == {one, a}
+    assert _ids(report["kept"]) == {summary}
+    assert not _exists(api, a)
+    assert _exists(api, summary)
+    assert _exists(api, b)
+
+
+def test_deleting_a_session_removes_its_messages_and_what_derives_only_from_them(
+    api: Api,
+) -> None:
+    session, (one, two) = seed_user(api, "ann", ["I run", "I swim"])
+    other_session = api.ok(
+        'mutation { createSession(input: {userId: "ann"}) { ... on SessionCreated '
+        "{ session { id } } } }"
+    )["createSession"]["session"]["id"]
+    (elsewhere,) = [
+        m["id"]
+        for m in api.ok(
+            ADD_MESSAGES,
+            {"sessionId": other_session, "messages": [{"speaker": "ann", "content": "I cycle"}]},
+        )["addMessages"]["messages"]
+    ]
+    runs = add_memory(api, "ann", "Ann runs", [one])
+    sporty = add_memory(api, "ann", "Ann is sporty", [runs, two])
+    mixed = add_memory(api, "ann", "Ann does sports", [two, elsewhere])
+    loose = add_memory(api, "ann", "Ann exists")
+
+    report = _delete(api, session, dryRun=False)
+    assert report["deleted"][0] == {"__typename": "Session", "id": session}
+    assert _ids(report["deleted"]) == {session, one, two, runs, sporty}
+    assert _ids(report["kept"]) == {mixed}
+    assert report["counts"] == {"sessions": 1, "messages": 2, "memUnits": 0, "memories": 2}
+    assert not any(_exists(api, i) for i in (session, one, two, runs, sporty))
+    assert all(_exists(api, i) for i in (other_session, elsewhere, mixed, loose))
+
+
+def test_a_limited_key_cannot_delete_another_users_message(api: Api) -> None:
+    session, (theirs,) = seed_user(api, "bob", ["secret"])
+    seed_user(api, "ann", ["hello"])
+    ann = api.as_key(api.create_key(["ann"]))
+    for node_id in (theirs, session):
+        report = _delete(ann, node_id, dryRun=False)
+        assert report["__typename"] == "NotFoundError", report
+        assert report["id"] == node_id
+    assert _exists(api, theirs)
+    assert _exists(api, session)
+
+
+def test_a_confirmed_report_that_went_stale_deletes_nothing(api: Api) -> None:
+    _, (said,) = seed_user(api, "ann", ["I adopted a cat"])
+    fact = add_memory(api, "ann", "Ann has a cat", [said])
+    shown = [n["id"] for n in _delete(api, said)["deleted"]]
+    late = add_memory(api, "ann", "Ann has a pet", [fact])
+    stale = _delete(api, said, dryRun=False, expected=shown)
+    assert stale["__typename"] == "ConflictError", stale
+    assert all(_exists(api, i) for i in (said, fact, late))
+
+    fresh = [n["id"] for n in _delete(api, said)["deleted"]]
+    done = _delete(api, said, dryRun=False, expected=fresh)
+    assert done["applied"] is True
+    assert not any(_exists(api, i) for i in (said, fact, late))
+
+
+def test_only_messages_memunits_and_sessions_can_be_roots(api: Api) -> None:
+    _, (said,) = seed_user(api, "ann", ["hello"])
+    fact = add_memory(api, "ann", "Ann says hello", [said])
+    for bad in (fact, "ann", "msg_nope"):
+        report = _delete(api, bad)
+        assert report["__typename"] == "InputError", report
+        assert report["field"] == "id"
+    missing = "msg_01HZZZZZZZZZZZZZZZZZZZZZZZ"
+    assert _delete(api, missing)["__typename"] == "NotFoundError"

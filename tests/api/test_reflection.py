@@ -1,0 +1,121 @@
+"""Reflection: themes of facts become reflections that SUMMARIZE them, once."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tests.api.conftest import Api, add_memory, seed_user
+
+REFLECT = """
+mutation($userId: ID!, $force: Boolean!) {
+  reflect(userId: $userId, force: $force) {
+    __typename
+    ... on ReflectQueued { job { id status } }
+    ... on Error { message code }
+  }
+}"""
+
+JOB = """query($id: ID!) { job(id: $id) { status error counts { reflections consolidated } } }"""
+
+REFLECTIONS = """
+query($userId: ID!) {
+  memories(userId: $userId, first: 50, filter: {kinds: [REFLECTION]}) {
+    edges { node { id content importance category
+      ... on Reflection { summarizes { id content consolidated
+        summarizedBy { id } } } } }
+  }
+}"""
+
+FACTS = {
+    "coffee": [
+        ("Ann drinks two flat whites every morning", 0.8),
+        ("Ann loves espresso from the cafe near her office", 0.8),
+        ("Ann grinds her own coffee beans at home", 0.7),
+    ],
+    "climbing": [
+        ("Ann goes rock climbing every Saturday", 0.8),
+        ("Ann is training to lead climb outdoors in the Alps", 0.9),
+        ("Ann bought new climbing shoes last week", 0.7),
+    ],
+}
+
+
+def _add_fact(api: Api, content: str, importance: float) -> str:
+    result = api.ok(
+        """mutation($input: AddMemoryInput!) { addMemory(input: $input) {
+             ... on MemoryPayload { memory { id } } } }""",
+        {"input": {"userId": "ann", "content": content, "importance": importance}},
+    )["addMemory"]
+    memory_id: str = result["memory"]["id"]
+    return memory_id
+
+
+def _run(api: Api, force: bool) -> dict[str, Any]:
+    queued = api.ok(REFLECT, {"userId": "ann", "force": force})["reflect"]
+    assert queued["__typename"] == "ReflectQueued", queued
+    deadline = time.monotonic() + 30
+    while True:
+        job: dict[str, Any] = api.ok(JOB, {"id": queued["job"]["id"]})["job"]
+        if job["status"] in {"SUCCEEDED", "FAILED"} or time.monotonic() > deadline:
+            return job
+        time.sleep(0.05)
+
+
+def test_themes_become_reflections_over_their_facts(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    ids = {
+        theme: {_add_fact(api, text, weight) for text, weight in facts}
+        for theme, facts in FACTS.items()
+    }
+    job = _run(api, force=False)
+    assert job["status"] == "SUCCEEDED", job
+    assert job["counts"] == {"reflections": 2, "consolidated": 6}
+
+    reflections = [e["node"] for e in api.ok(REFLECTIONS, {"userId": "ann"})["memories"]["edges"]]
+    assert len(reflections) == 2
+    covered = {frozenset(s["id"] for s in r["summarizes"]) for r in reflections}
+    assert covered == {frozenset(theme) for theme in ids.values()}  # one reflection per theme
+    for reflection in reflections:
+        assert reflection["importance"] == 0.9
+        assert reflection["category"] == "CORE"  # exempt from forgetting
+        for fact in reflection["summarizes"]:
+            assert fact["consolidated"] is True
+            assert fact["summarizedBy"] == [{"id": reflection["id"]}]
+
+    # Consolidated facts leave default retrieval; a filter brings them back.
+    listed = api.ok('query { memories(userId: "ann", first: 50) { edges { node { kind } } } }')[
+        "memories"
+    ]["edges"]
+    assert {e["node"]["kind"] for e in listed} == {"REFLECTION"}
+
+    # Again, even forced: nothing new (the facts are consolidated; ids are derived).
+    again = _run(api, force=True)
+    assert again["counts"] == {"reflections": 0, "consolidated": 0}
+    assert len(api.ok(REFLECTIONS, {"userId": "ann"})["memories"]["edges"]) == 2
+
+
+def test_the_rule_and_the_cooldown(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    add_memory(api, "ann", "Ann likes tea")  # importance 0.5: far from 4.0
+    assert _run(api, force=True)["counts"] == {"reflections": 0, "consolidated": 0}
+    for text, weight in FACTS["coffee"]:
+        _add_fact(api, text, weight)
+    for text, weight in FACTS["climbing"]:
+        _add_fact(api, text, weight)
+    assert _run(api, force=False)["counts"]["reflections"] >= 1
+    # New facts within the hour: the cooldown holds them back unless forced.
+    for text in ("Ann drinks oat milk lattes", "Ann visits a new coffee roaster monthly"):
+        _add_fact(api, text, 1.0)
+    for text in ("Ann climbs indoors on Wednesdays", "Ann wants to climb in Yosemite"):
+        _add_fact(api, text, 1.0)
+    assert _run(api, force=False)["counts"]["reflections"] == 0
+    assert _run(api, force=True)["counts"]["reflections"] >= 1
+
+
+def test_reflect_is_scoped(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    seed_user(api, "bob", ["hi"])
+    bob = api.as_key(api.create_key(["bob"]))
+    result = bob.ok(REFLECT, {"userId": "ann", "force": False})["reflect"]
+    assert result["__typename"] == "NotFoundError"

@@ -1,0 +1,72 @@
+"""The reflection rule, theme grouping and ids, by hand."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hippograph.reflection import (
+    PendingFact,
+    ReflectionRequest,
+    ReflectionRules,
+    is_due,
+    offline_summary,
+    reflection_id,
+    themes,
+)
+
+NOW = datetime(2024, 5, 1, 12, tzinfo=UTC)
+RULES = ReflectionRules()
+
+
+def fact(id: str, importance: float, vector: list[float]) -> PendingFact:
+    return PendingFact(id=id, content=f"fact {id}", importance=importance, vector=vector)
+
+
+def test_due_needs_importance_facts_and_a_cooled_down_user() -> None:
+    five = [fact(str(i), 0.9, [1.0, 0.0]) for i in range(5)]  # 4.5
+    assert is_due(five, None, NOW, RULES)
+    assert not is_due(five[:4], None, NOW, RULES)  # 3.6 < 4.0
+    assert not is_due(
+        [fact("a", 1.0, [1.0, 0.0])], None, NOW, ReflectionRules(min_importance_sum=1)
+    )
+    recent = NOW - timedelta(minutes=30)
+    assert not is_due(five, recent, NOW, RULES)
+    assert is_due(five, recent, NOW, RULES, force=True)
+    assert is_due(five, NOW - timedelta(hours=1), NOW, RULES)
+
+
+def test_facts_group_by_theme_and_singletons_wait() -> None:
+    facts = [
+        fact("a1", 0.9, [1.0, 0.05, 0.0]),
+        fact("a2", 0.8, [0.95, 0.1, 0.0]),
+        fact("b1", 0.9, [0.0, 1.0, 0.1]),
+        fact("b2", 0.7, [0.1, 0.9, 0.0]),
+        fact("c1", 0.9, [0.0, 0.0, 1.0]),  # alone: no reflection yet
+    ]
+    groups = themes(facts, RULES)
+    assert [[f.id for f in g] for g in groups] == [["a1", "a2"], ["b1", "b2"]]
+    assert themes(list(reversed(facts)), RULES) == groups  # order-independent
+
+
+def test_a_full_theme_starts_another() -> None:
+    same = [fact(f"f{i}", 0.8, [1.0, 0.0]) for i in range(5)]
+    groups = themes(same, ReflectionRules(max_facts_per_reflection=3))
+    assert [len(g) for g in groups] == [3, 2]
+
+
+def test_reflection_ids_depend_on_the_facts_only() -> None:
+    assert reflection_id("ann", ["m2", "m1"]) == reflection_id("ann", ["m1", "m2"])
+    assert reflection_id("ann", ["m1", "m2"]) != reflection_id("ann", ["m1", "m3"])
+    assert reflection_id("ann", ["m1"]).startswith("mem_")
+
+
+def test_offline_summary_names_the_theme_and_the_facts() -> None:
+    summary = offline_summary(
+        ReflectionRequest(
+            user_name="Ann",
+            facts=["Ann drinks flat white coffee.", "Ann roasts coffee beans at home."],
+        )
+    )
+    assert summary.content.startswith("What Ann has shared about coffee")
+    assert "Ann roasts coffee beans at home" in summary.content
+    assert summary.topic.startswith("coffee")

@@ -1,0 +1,67 @@
+// Opens /explore in headless Chromium, types the API key once, then shows each
+// id in turn (the key must survive in sessionStorage) and prints what was
+// drawn, plus every request that tried to leave the machine (there must be
+// none) and every script error.
+// usage: node explore-check.mjs <base url> <api key> <id | click:<node id>>...
+// (click:<node id> clicks that node of the current drawing instead of loading a page)
+// EXPLORE_SCREENSHOT=<dir> also saves a picture of each view there.
+import { chromium } from "playwright-core";
+
+const [base, key, ...ids] = process.argv.slice(2);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+});
+const outside = [];
+const errors = [];
+const views = [];
+try {
+  const page = await browser.newPage();
+  const origin = new URL(base).origin;
+  await page.route("**/*", (route) => {
+    const target = route.request().url();
+    if (target.startsWith(origin) || target.startsWith("data:")) return route.continue();
+    outside.push(target);
+    return route.abort();
+  });
+  page.on("pageerror", (error) => errors.push(String(error)));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  for (const [index, id] of ids.entries()) {
+    if (id.startsWith("click:")) {
+      await page.evaluate(() => document.getElementById("status").removeAttribute("data-state"));
+      await page.click(`.node[data-node-id="${id.slice("click:".length)}"]`);
+    } else {
+      await page.goto(`${base}/explore?id=${encodeURIComponent(id)}`, { waitUntil: "load" });
+    }
+    if (index === 0) {
+      await page.fill("#key", key);
+      await page.click("#show");
+    }
+    await page.waitForSelector('#status[data-state="done"], #status[data-state="error"]', {
+      timeout: 20000,
+    });
+    if (process.env.EXPLORE_SCREENSHOT) {
+      await page.screenshot({ path: `${process.env.EXPLORE_SCREENSHOT}/explore-${index}.png`, fullPage: true });
+    }
+    views.push(
+      await page.evaluate(() => ({
+        state: document.getElementById("status").dataset.state,
+        status: document.getElementById("status").textContent,
+        nodeIds: [...document.querySelectorAll(".node")].map((n) => n.getAttribute("data-node-id")),
+        titles: [...document.querySelectorAll(".node > title")].map((t) => t.textContent),
+        edgeTypes: [...document.querySelectorAll(".edge")].map((e) => e.getAttribute("data-edge-type")),
+        legend: [...document.querySelectorAll("#legend li")].map((li) => li.textContent),
+        // memory text is drawn as text: markup in it must never become elements
+        markup: document.querySelectorAll("img, b, script:not([src])").length,
+        url: window.location.href,
+      })),
+    );
+  }
+  console.log(JSON.stringify({ ok: true, views, outside, errors }));
+} catch (error) {
+  console.log(JSON.stringify({ ok: false, error: String(error), views, outside, errors }));
+} finally {
+  await browser.close();
+}
