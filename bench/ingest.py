@@ -24,14 +24,13 @@ from typing import Any
 from bench.common import LOCOMO, machine, print_json
 from hippograph.clock import utc_now
 from hippograph.extraction.schema import Extraction, ExtractionRequest
-from hippograph.importers.locomo import load_locomo
-from hippograph.models import IngestBatch, IngestCounts, Message, Role
+from hippograph.importers.locomo import LocomoSession, load_locomo
+from hippograph.models import IngestBatch, IngestCounts, Message
 from hippograph.ports import LLM, Embedder, IngestStore
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.server.runtime import Runtime, build_llm
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest, MemorizeService
-from hippograph.services.messages import MessageInput
 from hippograph.settings import GraphSettings, Settings
 
 SPENT: dict[str, float] = defaultdict(float)
@@ -141,7 +140,7 @@ async def run(data: Path, concurrency: int) -> dict[str, Any]:
         totals: dict[str, int] = defaultdict(int)
         gate = asyncio.Semaphore(concurrency)
 
-        async def one(user_id: str, locomo_session: Any) -> None:
+        async def one(user_id: str, locomo_session: LocomoSession) -> None:
             async with gate:
                 session = await services.users.create_session(
                     SETTINGS_ADMIN, user_id, f"session {locomo_session.number}"
@@ -149,16 +148,7 @@ async def run(data: Path, concurrency: int) -> dict[str, Any]:
                 request = MemorizeRequest(
                     user_ids=(user_id,),
                     session_id=session.id,
-                    messages=tuple(
-                        MessageInput(
-                            speaker=t.speaker,
-                            content=t.text,
-                            role=Role.USER,
-                            ts=locomo_session.started_at,
-                            client_id=t.dia_id,
-                        )
-                        for t in locomo_session.turns
-                    ),
+                    messages=tuple(locomo_session.message_inputs()),
                     run_async=False,
                 )
                 outcome = await memorize.memorize(SETTINGS_ADMIN, request)

@@ -162,7 +162,7 @@ async def reflect_run(runtime: Runtime, pending: int) -> dict[str, Any]:
             items.append((memory, indexed, Sources()))
         await store.memories.add_many(items)
     started = time.perf_counter()
-    outcome = await services.reflection.reflect("facts", force=True)
+    outcome = await services.reflection.reflect("facts", force=True)  # as of now
     seconds = time.perf_counter() - started
     return {
         "pending_facts": pending,

@@ -56,6 +56,11 @@ REQUEUE_RUNNING_JOBS = cypher(
     "jobs.REQUEUE_RUNNING_JOBS",
     "MATCH (j:Job) WHERE j.status = 'running' SET j.status = 'queued' RETURN count(j) AS n",
 )
+# A run interrupted by its runner (shutdown, cancellation) goes back in the queue.
+REQUEUE_JOB = cypher(
+    "jobs.REQUEUE_JOB",
+    "MATCH (j:Job {id: $id}) WHERE j.status = 'running' SET j.status = 'queued' RETURN j.id AS id",
+)
 UNFINISHED_JOBS = cypher(
     "jobs.UNFINISHED_JOBS",
     "MATCH (j:Job) WHERE j.status IN ['queued', 'running'] "
@@ -162,6 +167,14 @@ class JobGraph:
         async def work(tx: AsyncManagedTransaction) -> Job | None:
             rows = await fetch(tx, FINISH_JOB, params)
             return job_from(rows[0]["props"]) if rows else None
+
+        return await self._graph.write(work)
+
+    async def requeue(self, job_id: str) -> bool:
+        """Put one running job back in the queue; False if it is not running."""
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            return bool(await fetch(tx, REQUEUE_JOB, {"id": job_id}))
 
         return await self._graph.write(work)
 

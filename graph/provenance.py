@@ -88,7 +88,8 @@ class ProvenanceGraph:
                 root_id: node_from(rows[0]["labels"], rows[0]["props"])
             }
             edges: dict[tuple[str, str, str], Edge] = {}
-            frontier = [rows[0]["eid"]]
+            ground = direction is Direction.DOWN and "Message" in rows[0]["labels"]
+            frontier = [] if ground else [rows[0]["eid"]]
             for _ in range(depth):
                 frontier = await _expand(tx, frontier, direction, scope, nodes, edges)
                 if not frontier:
@@ -124,5 +125,8 @@ async def _expand(
         edges[(edge.source, edge.type.value, edge.target)] = edge
         if far not in nodes:
             nodes[far] = node_from(row["labels"], row["props"])
-            new.append(row["eid"])
+            # Messages are the ground: nothing lies below them, so a DOWN
+            # walk spends no query looking (a whole level at depth 4).
+            if direction is Direction.UP or "Message" not in row["labels"]:
+                new.append(row["eid"])
     return new

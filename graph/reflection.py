@@ -25,12 +25,15 @@ from hippograph.reflection import PendingFact
 
 # What a reflection may cover: current, unconsolidated memories of the given
 # kinds (facts, profile attributes, and reflections: reflections of
-# reflections make the higher levels).
+# reflections make the higher levels) that existed when the run was asked
+# for (``$as_of``): a retried run must not reflect on what its first attempt
+# wrote.
 PENDING_FACTS = cypher(
     "reflection.PENDING_FACTS",
     "MATCH (m:Memory {user_id: $user_id}) "
     "WHERE m.kind IN $kinds AND coalesce(m.consolidated, false) = false "
     "AND m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
+    "AND m.created_at <= $as_of "
     "RETURN m.id AS id, m.content AS content, m.importance AS importance, "
     "m.embedding AS embedding ORDER BY m.created_at ASC, m.id ASC LIMIT $limit",
 )
@@ -39,6 +42,7 @@ PENDING_TOTAL = cypher(
     "MATCH (m:Memory {user_id: $user_id}) "
     "WHERE m.kind IN $kinds AND coalesce(m.consolidated, false) = false "
     "AND m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
+    "AND m.created_at <= $as_of "
     "RETURN count(m) AS n, sum(m.importance) AS importance",
 )
 LAST_REFLECTION = cypher(
@@ -79,24 +83,30 @@ class ReflectionGraph:
         self._graph = graph
 
     async def pending_total(
-        self, user_id: str, kinds: Sequence[str], now: datetime
+        self, user_id: str, kinds: Sequence[str], now: datetime, as_of: datetime
     ) -> tuple[int, float]:
         """How many facts await a reflection, and their summed importance (a cheap check)."""
 
         async def work(tx: AsyncManagedTransaction) -> tuple[int, float]:
-            params = {"user_id": user_id, "kinds": list(kinds), "now": now}
+            params = {"user_id": user_id, "kinds": list(kinds), "now": now, "as_of": as_of}
             rows = await fetch(tx, PENDING_TOTAL, params)
             return int(rows[0]["n"]), float(rows[0]["importance"] or 0.0)
 
         return await self._graph.read(work)
 
     async def pending(
-        self, user_id: str, kinds: Sequence[str], now: datetime, limit: int
+        self, user_id: str, kinds: Sequence[str], now: datetime, as_of: datetime, limit: int
     ) -> list[PendingFact]:
-        """The facts awaiting a reflection, with their vectors, oldest first."""
+        """The facts awaiting a reflection (made by ``as_of``), with their vectors, oldest first."""
 
         async def work(tx: AsyncManagedTransaction) -> list[PendingFact]:
-            params = {"user_id": user_id, "kinds": list(kinds), "now": now, "limit": limit}
+            params = {
+                "user_id": user_id,
+                "kinds": list(kinds),
+                "now": now,
+                "as_of": as_of,
+                "limit": limit,
+            }
             rows = await fetch(tx, PENDING_FACTS, params)
             return [
                 PendingFact(

@@ -19,6 +19,7 @@ from hippograph.settings import Settings
 from jobs.arq_queue import redis_settings
 
 log = logging.getLogger(__name__)
+_GRACE_S = 30.0
 
 
 async def run_job(ctx: dict[str, Any], job_id: str) -> str | None:
@@ -103,7 +104,9 @@ def build_worker(
         on_startup=_startup,
         on_shutdown=_shutdown,
         poll_delay=settings.jobs.poll_delay_s,
-        job_timeout=settings.jobs.timeout_s,
+        # A little longer than the job service's own deadline, which records
+        # the timeout on the job; arq's would cancel it with nothing recorded.
+        job_timeout=settings.jobs.timeout_s + _GRACE_S,
         max_tries=settings.jobs.max_tries,
         burst=burst,
         handle_signals=handle_signals,

@@ -20,10 +20,22 @@ from graph.maintenance import clear_database
 from graph.store import GraphConnection, GraphStore, connect
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.settings import EmbeddingSettings, GraphSettings
+from tests.llm.stub_server import StubLLMServer
 
 NEO4J_URI = os.environ.get("HIPPOGRAPH_TEST_NEO4J_URI")
 MODEL = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
+
+
+@pytest.fixture
+def stub() -> Iterator[StubLLMServer]:
+    """A fresh scripted chat-completions server (the only test double: no LLM is reachable)."""
+    server = StubLLMServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -130,14 +130,8 @@ def _from_locomo(conversation: Conversation, source: str) -> ConversationImport:
             title=f"session {s.number}",
             started_at=s.started_at,
             messages=tuple(
-                MessageInput(
-                    speaker=t.speaker,
-                    content=t.text,
-                    role=Role.USER,
-                    ts=s.started_at,
-                    client_id=_check(require_client_id, source, t.dia_id, "dia_id"),
-                )
-                for t in s.turns
+                replace(m, client_id=_check(require_client_id, source, m.client_id or "", "dia_id"))
+                for m in s.message_inputs()
             ),
         )
         for s in conversation.sessions

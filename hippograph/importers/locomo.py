@@ -14,6 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hippograph.models import Role
+from hippograph.services.messages import MessageInput
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _SESSION = re.compile(r"^session_(\d+)$")
 _DIA = re.compile(r"^D:?(\d+):(\d+)$")
@@ -35,6 +38,19 @@ class LocomoSession:
     number: int
     started_at: datetime
     turns: tuple[Turn, ...]
+
+    def message_inputs(self) -> list[MessageInput]:
+        """The turns as messages: stamped with the session's date, the dia_id as client id."""
+        return [
+            MessageInput(
+                speaker=t.speaker,
+                content=t.text,
+                role=Role.USER,
+                ts=self.started_at,
+                client_id=t.dia_id,
+            )
+            for t in self.turns
+        ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,13 +20,12 @@ from tqdm import tqdm
 
 from hippograph.evaluation import mean, percentile, recall_at_k
 from hippograph.importers.locomo import Conversation, load_locomo
-from hippograph.models import Direction, Message, Role
+from hippograph.models import Direction, Message
 from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest
-from hippograph.services.messages import MessageInput
 from hippograph.services.search import SearchRequest, SearchTarget
 from hippograph.settings import GraphSettings, Settings
 
@@ -42,18 +41,9 @@ async def load_conversation(runtime: Runtime, conversation: Conversation, granul
         session = await services.users.create_session(
             SETTINGS_ADMIN, user_id, f"session {locomo_session.number}"
         )
-        turns = list(locomo_session.turns)
-        for start in range(0, len(turns), 500):
-            inputs = [
-                MessageInput(
-                    speaker=t.speaker,
-                    content=t.text,
-                    role=Role.USER,
-                    ts=locomo_session.started_at,
-                    client_id=t.dia_id,
-                )
-                for t in turns[start : start + 500]
-            ]
+        messages = locomo_session.message_inputs()
+        for start in range(0, len(messages), 500):
+            inputs = messages[start : start + 500]
             if granularity == "turn":
                 await services.messages.add_messages(SETTINGS_ADMIN, session.id, inputs)
             else:

@@ -8,6 +8,7 @@ a handler, registered by the service that knows how to do the work.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -105,7 +106,20 @@ class JobService:
         try:
             if handler is None:
                 raise Unavailable(f"no handler for {job.kind.value} jobs in this process")
-            result = await handler(job)
+            # Our own deadline, inside the runner's: a job past its lease is
+            # recorded as failed (and so can be resubmitted), never left running.
+            result = await asyncio.wait_for(handler(job), self._lease.total_seconds())
+        except TimeoutError:
+            message = f"timed out after {self._lease.total_seconds():g} s"
+            log.warning("job %s %s", job_id, message)
+            return await self._store.finish(
+                job_id, JobStatus.FAILED, self._clock(), {}, message, {}
+            )
+        except asyncio.CancelledError:
+            # The runner is stopping (SIGTERM, shutdown): back to the queue, so
+            # the next runner (or the next start) takes it at once.
+            await asyncio.shield(self._store.requeue(job_id))
+            raise
         except HippoError as exc:
             log.warning("job %s failed: %s", job_id, exc.message)
             return await self._store.finish(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from hippograph import text
 from hippograph.auth import Principal
@@ -100,7 +100,9 @@ class ReflectionService:
         return [await self.submit(user_id) for user_id in users]
 
     async def _run_job(self, job: Job) -> JobResult:
-        outcome = await self.reflect(str(job.params["user_id"]), bool(job.params.get("force")))
+        outcome = await self.reflect(
+            str(job.params["user_id"]), bool(job.params.get("force")), as_of=job.created_at
+        )
         counts = {
             "due": int(outcome.due),
             "reflections": outcome.reflections,
@@ -108,14 +110,21 @@ class ReflectionService:
         }
         return JobResult(counts=counts, usage=outcome.usage)
 
-    async def reflect(self, user_id: str, force: bool = False) -> ReflectOutcome:
-        """Reflect on a user's pending facts if the rule says so (``force``: no cooldown)."""
+    async def reflect(
+        self, user_id: str, force: bool = False, as_of: datetime | None = None
+    ) -> ReflectOutcome:
+        """Reflect on a user's pending facts if the rule says so (``force``: no cooldown).
+
+        Only memories made by ``as_of`` (the job's submission) count: a job
+        retried after its write committed must not reflect on its own output.
+        """
         now = self._clock()
+        as_of = as_of or now
         kinds = self._settings.kinds
-        count, importance = await self._store.pending_total(user_id, kinds, now)
+        count, importance = await self._store.pending_total(user_id, kinds, now, as_of)
         if count < self._rules.min_facts or importance < self._rules.min_importance_sum:
             return ReflectOutcome(due=False)
-        facts = await self._store.pending(user_id, kinds, now, self._settings.max_pending)
+        facts = await self._store.pending(user_id, kinds, now, as_of, self._settings.max_pending)
         last = await self._store.last_reflection_at(user_id)
         if not is_due(facts, last, now, self._rules, force):
             return ReflectOutcome(due=False)

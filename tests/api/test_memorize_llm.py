@@ -52,16 +52,6 @@ EXTRACTION = {
 
 
 @pytest.fixture
-def stub() -> Iterator[StubLLMServer]:
-    server = StubLLMServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 def llm_api(
     arcade: EmbeddedArcadeDB,
     embedder: SentenceTransformerEmbedder,

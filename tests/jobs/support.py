@@ -209,7 +209,7 @@ async def expected_themes(runtime: Runtime, user_id: str) -> set[frozenset[str]]
         max_facts_per_reflection=settings.max_facts_per_reflection,
     )
     pending = await runtime.connection.store.reflection.pending(
-        user_id, settings.kinds, utc_now(), settings.max_pending
+        user_id, settings.kinds, utc_now(), utc_now(), settings.max_pending
     )
     return {frozenset(f.id for f in group) for group in themes(pending, rules)}
 

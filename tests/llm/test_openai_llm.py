@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 from typing import Any
@@ -85,17 +85,6 @@ def extraction(**changes: Any) -> dict[str, Any]:
 def ok(**changes: Any) -> Reply:
     """A completion carrying a valid extraction (100 prompt, 20 completion tokens)."""
     return completion(json.dumps(extraction(**changes)))
-
-
-@pytest.fixture
-def stub() -> Iterator[StubLLMServer]:
-    """A fresh scripted chat-completions server for this test."""
-    server = StubLLMServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
