@@ -92,6 +92,10 @@ UNIT_KEYWORD = cypher(
     "WHERE $user_id IN n.user_ids AND " + FILTER_U + " "
     "RETURN " + CANDIDATE_N + " AS props, score, " + _COSINE_N + " AS similarity",
 )
+SAMPLE_SEARCH_TEXT = cypher(
+    "search.SAMPLE_SEARCH_TEXT",
+    "MATCH (m:Memory {user_id: $user_id}) RETURN m.search_text AS text LIMIT $limit",
+)
 COUNT_USER_MEMUNITS = cypher(
     "search.COUNT_USER_MEMUNITS",
     "MATCH (s:Session {user_id: $user_id}) MATCH (n:MemUnit {session_id: s.id}) "
@@ -316,6 +320,11 @@ class SearchGraph:
         else:
             rows = await self._rows(COUNT_USER_MEMUNITS, {"user_id": user_id})
         return int(rows[0]["n"])
+
+    async def sample_search_text(self, user_id: str, limit: int) -> list[str]:
+        """The indexed text of up to ``limit`` of a user's memories (term statistics)."""
+        rows = await self._rows(SAMPLE_SEARCH_TEXT, {"user_id": user_id, "limit": limit})
+        return [str(r["text"] or "") for r in rows]
 
     async def touch(self, memory_ids: Sequence[str], now: datetime) -> bool:
         """Mark memories as just recalled; best effort (see ``GraphDriver.write_once``)."""

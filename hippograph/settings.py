@@ -85,6 +85,15 @@ class SearchSettings(BaseModel):
     )
     max_index_candidates: int = Field(default=4000, ge=10)
     count_cache_ttl_s: float = Field(default=30.0, ge=0)
+    common_term_share: float = Field(
+        default=0.2,
+        gt=0,
+        le=1,
+        description="large users' query terms found in more of their memories are not looked up",
+    )
+    common_term_min_memories: int = Field(default=5000, ge=0)
+    term_sample_size: int = Field(default=2000, ge=10)
+    term_sample_ttl_s: float = Field(default=300.0, ge=0)
 
 
 class LimitSettings(BaseModel):

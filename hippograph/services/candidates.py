@@ -19,6 +19,7 @@ from typing import Protocol
 from hippograph.models import MemoryFilter
 from hippograph.ports import SearchStore
 from hippograph.scoring import Candidate, SearchMethod
+from hippograph.services.common_terms import CommonTerms
 from hippograph.services.vectors import ScopedNearest
 
 # Above this share of the index, a user's keyword search drops the user clause
@@ -71,11 +72,14 @@ class MemorySides:
     pool: int
     keyword_pool: int
     radius: float | None
+    common: CommonTerms
 
     async def keyword(self) -> list[Candidate]:
         scoped, limit = await _keyword_scope(self.nearest, self.user_id, self.keyword_pool)
+        owned = await self.nearest.owned(self.user_id)
+        terms = await self.common.prune(self.user_id, self.terms, owned)
         hits = await self.store.keyword(
-            self.user_id, self.terms, limit, self.memory_filter, self.now, None, scoped
+            self.user_id, terms, limit, self.memory_filter, self.now, None, scoped
         )
         return hits[: self.pool]
 

@@ -37,6 +37,7 @@ from hippograph.services.candidates import (
     Sides,
     gather,
 )
+from hippograph.services.common_terms import CommonTerms
 from hippograph.services.users import UserService
 from hippograph.services.vectors import MemoryCounts, ScopedNearest
 from hippograph.settings import LimitSettings, SearchSettings
@@ -141,6 +142,13 @@ class SearchService:
         self._units = ScopedNearest(
             MemoryCounts(store.count_units, settings.count_cache_ttl_s), settings
         )
+        self._common = CommonTerms(
+            store.sample_search_text,
+            min_memories=settings.common_term_min_memories,
+            share=settings.common_term_share,
+            sample_size=settings.term_sample_size,
+            ttl_s=settings.term_sample_ttl_s,
+        )
 
     def _check(self, request: SearchRequest) -> str:
         require_count(request.top_k, "topK", 1, self._limits.max_top_k)
@@ -233,6 +241,7 @@ class SearchService:
             pool,
             keyword_pool,
             request.radius,
+            self._common,
         )
 
     async def _fetch(

@@ -69,6 +69,10 @@ class ScopedNearest:
         self._counts = counts
         self._settings = settings
 
+    async def owned(self, user_id: str) -> int:
+        """How many items ``user_id`` has (cached counts)."""
+        return await self._counts.get(user_id)
+
     async def share(self, user_id: str) -> float:
         """The fraction of all items that are ``user_id``'s (cached counts)."""
         owned = await self._counts.get(user_id)

@@ -1,0 +1,97 @@
+"""Query terms too common in a user's memories to be worth a full-text lookup.
+
+The full-text index (ArcadeDB's FULL_TEXT, Lucene on Neo4j) walks the
+posting list of every query term, so its cost grows with the term's document
+frequency: on 100,000 memories where a speaker's name is in half of them, that
+one term costs more than everything else in the search. Its BM25 weight is
+near zero for the same reason (IDF ≈ log 2), so for a large user a term found
+in more than ``share`` of a sample of their memories is dropped from the
+keyword query. When every term is that common, the rarest two are kept. The
+sample is cached per user and refreshed behind the request, like the counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from hippograph.errors import HippoError
+
+_KEEP_WHEN_ALL_COMMON = 2
+
+
+@dataclass(frozen=True, slots=True)
+class TermSample:
+    """Document frequencies of terms in a sample of one user's memories."""
+
+    documents: int
+    frequencies: Counter[str]
+
+    def share(self, term: str) -> float:
+        """The fraction of the sampled memories containing ``term``."""
+        return self.frequencies[term] / self.documents if self.documents else 0.0
+
+
+def sample_of(texts: Sequence[str]) -> TermSample:
+    """The term sample of some memories' ``search_text`` (space-separated tokens)."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(set(text.split()))
+    return TermSample(documents=len(texts), frequencies=counts)
+
+
+def prune(terms: Sequence[str], sample: TermSample, share: float) -> list[str]:
+    """``terms`` without those in more than ``share`` of the sample (the rarest two stay)."""
+    kept = [t for t in terms if sample.share(t) <= share]
+    if kept:
+        return kept
+    rarest = set(sorted(terms, key=lambda t: (sample.share(t), t))[:_KEEP_WHEN_ALL_COMMON])
+    return [t for t in terms if t in rarest]
+
+
+class CommonTerms:
+    """Per-user term samples, cached, and the pruning of query terms with them."""
+
+    def __init__(
+        self,
+        sample: Callable[[str, int], Awaitable[list[str]]],
+        *,
+        min_memories: int,
+        share: float,
+        sample_size: int,
+        ttl_s: float,
+    ) -> None:
+        self._sample = sample
+        self._min_memories = min_memories
+        self._share = share
+        self._size = sample_size
+        self._ttl = ttl_s
+        self._cache: dict[str, tuple[float, TermSample]] = {}
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+
+    async def prune(self, user_id: str, terms: list[str], memories: int) -> list[str]:
+        """The terms worth looking up for ``user_id`` (who has ``memories`` memories).
+
+        Small users keep every term (their lookups are cheap). A user with no
+        sample yet keeps every term too, while the sample is taken behind
+        this request: a search never waits for it.
+        """
+        if memories < self._min_memories or len(terms) <= 1:
+            return terms
+        hit = self._cache.get(user_id)
+        stale = hit is None or time.monotonic() - hit[0] >= self._ttl
+        if stale and user_id not in self._refreshing:
+            self._refreshing[user_id] = asyncio.create_task(self._refresh(user_id))
+        return terms if hit is None else prune(terms, hit[1], self._share)
+
+    async def _refresh(self, user_id: str) -> None:
+        try:
+            texts = await self._sample(user_id, self._size)
+            self._cache[user_id] = (time.monotonic(), sample_of(texts))
+        except HippoError:
+            pass  # no sample: every term is kept until the next try
+        finally:
+            self._refreshing.pop(user_id, None)

@@ -1,0 +1,47 @@
+"""Pruning of query terms common in a large user's memories."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hippograph.services.common_terms import CommonTerms, prune, sample_of
+
+TEXTS = [
+    "caroline said support group",
+    "caroline said paint lake",
+    "melanie said paint sunrise",
+    "caroline said adopt dog",
+    "melanie said camp beach",
+]
+
+
+def test_document_frequency_counts_each_memory_once() -> None:
+    sample = sample_of([*TEXTS, "paint paint paint"])
+    assert sample.documents == 6
+    assert sample.share("paint") == 3 / 6
+    assert sample.share("unknown") == 0.0
+
+
+def test_common_terms_are_dropped_and_the_rarest_kept_when_all_are_common() -> None:
+    sample = sample_of(TEXTS)  # said 1.0, caroline 0.6, paint 0.4, melanie 0.4, dog 0.2
+    assert prune(["caroline", "dog", "paint"], sample, 0.5) == ["dog", "paint"]
+    assert prune(["said", "caroline", "melanie"], sample, 0.3) == ["caroline", "melanie"]
+    assert prune(["said"], sample, 0.3) == ["said"]
+
+
+async def test_small_users_keep_every_term_and_samples_never_block() -> None:
+    calls: list[tuple[str, int]] = []
+
+    async def sample(user_id: str, limit: int) -> list[str]:
+        calls.append((user_id, limit))
+        return TEXTS
+
+    common = CommonTerms(sample, min_memories=100, share=0.5, sample_size=50, ttl_s=60)
+    terms = ["caroline", "dog"]
+    assert await common.prune("ann", terms, memories=10) == terms
+    assert calls == []
+    # Large user, no sample yet: every term now, the sample is taken behind.
+    assert await common.prune("ann", terms, memories=500) == terms
+    await asyncio.sleep(0)
+    assert calls == [("ann", 50)]
+    assert await common.prune("ann", terms, memories=500) == ["dog"]
