@@ -9,11 +9,11 @@ turn's own embedding with that of the pair. Its content stays the turn alone.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hippograph.models import Message
+from hippograph.vector_math import unit
 
 CONTEXT_WEIGHT = 0.5
 
@@ -51,6 +51,4 @@ def blend(
     own: Sequence[float], context: Sequence[float], weight: float = CONTEXT_WEIGHT
 ) -> list[float]:
     """``own + weight·context``, normalised to unit length."""
-    mixed = [a + weight * b for a, b in zip(own, context, strict=True)]
-    norm = math.sqrt(sum(x * x for x in mixed)) or 1.0
-    return [x / norm for x in mixed]
+    return unit([a + weight * b for a, b in zip(own, context, strict=True)])

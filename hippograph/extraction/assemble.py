@@ -14,7 +14,6 @@ finds, rather than duplicates, what the first one wrote.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +30,7 @@ from hippograph.models import (
     Sources,
 )
 from hippograph.turns import blend, turn_content
+from hippograph.vector_math import mean, unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +70,7 @@ def unit_messages(messages: Sequence[Message]) -> tuple[UnitMessage, ...]:
 
 def centroid(vectors: Sequence[Sequence[float]]) -> list[float]:
     """The normalised mean of ``vectors``."""
-    mean = [sum(column) / len(vectors) for column in zip(*vectors, strict=True)]
-    norm = math.sqrt(sum(x * x for x in mean)) or 1.0
-    return [x / norm for x in mean]
+    return unit(mean(vectors))
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ already computed. What it makes of a MemUnit:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from hippograph.extraction.schema import (
     UnitMessage,
 )
 from hippograph.reflection import ReflectionRequest, ReflectionSummary, offline_summary
+from hippograph.vector_math import cosine, mean
 
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 _PROFILE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -68,12 +68,6 @@ class OfflineRules:
     # overruling relevance (facts, which pass a 0.7 bar, keep theirs).
     event_shrink: float = 0.5
     narrative_messages: int = 10
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
 
 
 def _sentences(text: str) -> list[str]:
@@ -139,8 +133,8 @@ class OfflineExtractor:
 
     @staticmethod
     def _centrality(vectors: Sequence[Sequence[float]]) -> list[float]:
-        centre = [sum(column) / len(vectors) for column in zip(*vectors, strict=True)]
-        return [max(0.0, _cosine(v, centre)) for v in vectors]
+        centre = mean(vectors)
+        return [max(0.0, cosine(v, centre)) for v in vectors]
 
     @staticmethod
     def _owners(request: ExtractionRequest) -> dict[str, list[str]]:

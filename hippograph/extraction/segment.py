@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from hippograph.vector_math import cosine, mean
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,16 +19,6 @@ class SegmentRules:
     context: int = 3
     min_size: int = 3
     max_size: int = 12
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
-
-
-def _mean(vectors: Sequence[Sequence[float]]) -> list[float]:
-    return [sum(column) / len(vectors) for column in zip(*vectors, strict=True)]
 
 
 def segment(
@@ -51,7 +42,7 @@ def segment(
         shift = False
         if size >= rules.min_size:
             recent = vectors[max(start, i - rules.context) : i]
-            shift = _cosine(vectors[i], _mean(recent)) < rules.shift_threshold
+            shift = cosine(vectors[i], mean(recent)) < rules.shift_threshold
         if gap or full or shift:
             units.append(range(start, i))
             start = i
