@@ -7,18 +7,16 @@ one term costs more than everything else in the search. Its BM25 weight is
 near zero for the same reason (IDF ≈ log 2), so for a large user a term found
 in more than ``share`` of a sample of their memories is dropped from the
 keyword query. When every term is that common, the rarest two are kept. The
-sample is cached per user and refreshed behind the request, like the counts.
+sample is cached per user and refreshed behind the request (``Refreshed``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from hippograph.errors import HippoError
+from hippograph.services.refreshed import Refreshed
 
 _KEEP_WHEN_ALL_COMMON = 2
 
@@ -64,13 +62,13 @@ class CommonTerms:
         sample_size: int,
         ttl_s: float,
     ) -> None:
-        self._sample = sample
         self._min_memories = min_memories
         self._share = share
-        self._size = sample_size
-        self._ttl = ttl_s
-        self._cache: dict[str, tuple[float, TermSample]] = {}
-        self._refreshing: dict[str, asyncio.Task[None]] = {}
+
+        async def take(user_id: str) -> TermSample:
+            return sample_of(await sample(user_id, sample_size))
+
+        self._samples: Refreshed[str, TermSample] = Refreshed(take, ttl_s)
 
     async def prune(self, user_id: str, terms: list[str], memories: int) -> list[str]:
         """The terms worth looking up for ``user_id`` (who has ``memories`` memories).
@@ -81,17 +79,5 @@ class CommonTerms:
         """
         if memories < self._min_memories or len(terms) <= 1:
             return terms
-        hit = self._cache.get(user_id)
-        stale = hit is None or time.monotonic() - hit[0] >= self._ttl
-        if stale and user_id not in self._refreshing:
-            self._refreshing[user_id] = asyncio.create_task(self._refresh(user_id))
-        return terms if hit is None else prune(terms, hit[1], self._share)
-
-    async def _refresh(self, user_id: str) -> None:
-        try:
-            texts = await self._sample(user_id, self._size)
-            self._cache[user_id] = (time.monotonic(), sample_of(texts))
-        except HippoError:
-            pass  # no sample: every term is kept until the next try
-        finally:
-            self._refreshing.pop(user_id, None)
+        sample = self._samples.peek(user_id)
+        return terms if sample is None else prune(terms, sample, self._share)

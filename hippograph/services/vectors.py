@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
-import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from hippograph.errors import HippoError
+from hippograph.services.refreshed import Refreshed
 from hippograph.settings import SearchSettings
 
 T = TypeVar("T")
@@ -20,38 +18,15 @@ class MemoryCounts:
     A count only picks the search path, and both paths are correct, so a
     count a little old costs at most a slower query, never a wrong answer.
     Counting a large user's memories takes tens of milliseconds, so only the
-    first search of a user waits for it; later ones get the cached value and,
-    once it is ``ttl_s`` old, start a refresh that runs after them.
+    first search of a user waits for it (see ``Refreshed``).
     """
 
     def __init__(self, count: Callable[[str | None], Awaitable[int]], ttl_s: float) -> None:
-        self._store_count = count
-        self._ttl = ttl_s
-        self._cache: dict[str | None, tuple[float, int]] = {}
-        self._refreshing: dict[str | None, asyncio.Task[None]] = {}
+        self._counts: Refreshed[str | None, int] = Refreshed(count, ttl_s)
 
     async def get(self, user_id: str | None) -> int:
         """Memories of ``user_id`` (all users' for None)."""
-        hit = self._cache.get(user_id)
-        if hit is None:
-            return await self._count(user_id)
-        if time.monotonic() - hit[0] >= self._ttl and user_id not in self._refreshing:
-            task = asyncio.create_task(self._refresh(user_id))
-            self._refreshing[user_id] = task
-        return hit[1]
-
-    async def _count(self, user_id: str | None) -> int:
-        value = await self._store_count(user_id)
-        self._cache[user_id] = (time.monotonic(), value)
-        return value
-
-    async def _refresh(self, user_id: str | None) -> None:
-        try:
-            await self._count(user_id)
-        except HippoError:
-            pass  # the cached value stays; the next search tries again
-        finally:
-            self._refreshing.pop(user_id, None)
+        return await self._counts.get(user_id)
 
 
 class ScopedNearest:
