@@ -5,26 +5,12 @@
 // usage: node explore-check.mjs <base url> <api key> <id | click:<node id>>...
 // (click:<node id> clicks that node of the current drawing instead of loading a page)
 // EXPLORE_SCREENSHOT=<dir> also saves a picture of each view there.
-import { chromium } from "playwright-core";
+import { openOfflinePage } from "./offline-page.mjs";
 
 const [base, key, ...ids] = process.argv.slice(2);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-});
-const outside = [];
-const errors = [];
+const { browser, page, outside, errors } = await openOfflinePage(base);
 const views = [];
 try {
-  const page = await browser.newPage();
-  const origin = new URL(base).origin;
-  await page.route("**/*", (route) => {
-    const target = route.request().url();
-    if (target.startsWith(origin) || target.startsWith("data:")) return route.continue();
-    outside.push(target);
-    return route.abort();
-  });
-  page.on("pageerror", (error) => errors.push(String(error)));
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(message.text());
   });

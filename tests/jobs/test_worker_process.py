@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -16,33 +15,9 @@ from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.messages import MessageInput
 from hippograph.settings import Settings
-from tests.api.conftest import ADMIN_KEY
-from tests.jobs.support import CONVERSATION, queued_in_redis
+from tests.jobs.support import CONVERSATION, queued_in_redis, worker_env
 
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
-
-
-def _worker_env(
-    settings: Settings, arcade: EmbeddedArcadeDB, database: str, data: Path
-) -> dict[str, str]:
-    """The worker's environment: the test's ArcadeDB reached as a server, over Bolt and HTTP."""
-    endpoints = arcade.start()  # already running: returns its endpoints
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HIPPOGRAPH_")}
-    return env | {
-        "HIPPOGRAPH_GRAPH__SERVER": "arcadedb",
-        "HIPPOGRAPH_GRAPH__EMBEDDED": "false",
-        "HIPPOGRAPH_GRAPH__URI": endpoints.bolt_uri,
-        "HIPPOGRAPH_GRAPH__HTTP_URL": endpoints.http_url,
-        "HIPPOGRAPH_GRAPH__USER": endpoints.user,
-        "HIPPOGRAPH_GRAPH__PASSWORD": endpoints.password,
-        "HIPPOGRAPH_GRAPH__DATABASE": database,
-        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data),
-        "HIPPOGRAPH_REDIS__URL": settings.redis.url,
-        "HIPPOGRAPH_JOBS__MODE": "arq",
-        "HIPPOGRAPH_JOBS__QUEUE": settings.jobs.queue,
-        "HIPPOGRAPH_JOBS__POLL_DELAY_S": "0.05",
-        "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
-    }
 
 
 @pytest.mark.slow
@@ -72,7 +47,7 @@ async def test_the_worker_command_runs_queued_jobs_and_exits_in_burst_mode(
         str(HIPPOGRAPH),
         "worker",
         "--burst",
-        env=_worker_env(settings, arcade, database_name, tmp_path / "worker"),
+        env=worker_env(settings, arcade, database_name, tmp_path / "worker"),
         cwd=tmp_path,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
