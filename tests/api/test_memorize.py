@@ -241,3 +241,9 @@ def test_a_limited_key_cannot_memorize_for_another_user(api: Api) -> None:
         {"input": {"userIds": ["bob"], "sessionId": session, "messages": _messages(CONVERSATION)}},
     )["memorize"]
     assert result["__typename"] == "NotFoundError"
+
+
+def test_job_lookup_rejects_bad_ids_and_hides_unknown_ones(api: Api) -> None:
+    assert api.error_codes('{ job(id: "not-a-job") { status } }') == ["BAD_USER_INPUT"]
+    unknown = api.ok('{ job(id: "job_01JAAAAAAAAAAAAAAAAAAAAAAA") { status } }')
+    assert unknown == {"job": None}

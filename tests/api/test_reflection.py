@@ -12,6 +12,7 @@ mutation($userId: ID!, $force: Boolean!) {
   reflect(userId: $userId, force: $force) {
     __typename
     ... on ReflectQueued { job { id status } }
+    ... on InputError { field }
     ... on Error { message code }
   }
 }"""
@@ -119,3 +120,9 @@ def test_reflect_is_scoped(api: Api) -> None:
     bob = api.as_key(api.create_key(["bob"]))
     result = bob.ok(REFLECT, {"userId": "ann", "force": False})["reflect"]
     assert result["__typename"] == "NotFoundError"
+
+
+def test_reflect_rejects_a_bad_user_id_and_queues_nothing(api: Api) -> None:
+    result = api.ok(REFLECT, {"userId": "no spaces allowed", "force": False})["reflect"]
+    assert result["__typename"] == "InputError", result
+    assert result["field"] == "userId"
