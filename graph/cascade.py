@@ -20,15 +20,18 @@ from neo4j import AsyncManagedTransaction
 from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import (
+    MEMORY_MAP,
     MEMUNIT_MAP,
     MESSAGE_MAP,
     SESSION_MAP,
+    memory_from,
     memunit_from,
     message_from,
     node_from,
     session_from,
 )
 from hippograph.cascade import (
+    DeletionReport,
     DerivationClosure,
     deletion_report,
     label_of,
@@ -46,6 +49,11 @@ ROOT_MESSAGE = cypher(
 ROOT_MEMUNIT = cypher(
     "cascade.ROOT_MEMUNIT",
     "MATCH (n:MemUnit {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + MEMUNIT_MAP + " AS props",
+)
+ROOT_MEMORIES = cypher(
+    "cascade.ROOT_MEMORIES",
+    "UNWIND $ids AS id MATCH (n:Memory {id: id}) WHERE " + VISIBLE_N + " "
+    "RETURN n " + MEMORY_MAP + " AS props",
 )
 ROOT_SESSION = cypher(
     "cascade.ROOT_SESSION",
@@ -143,15 +151,28 @@ class CascadeGraph:
                     f"what derives from {root_id!r} changed since the report: "
                     "ask for a new report and confirm that one"
                 )
-            by_label: dict[str, list[str]] = {}
-            for node in (*report.deleted, *((report.session,) if report.session else ())):
-                by_label.setdefault(label_of(node), []).append(node.id)
-            for label, ids in by_label.items():
-                rows = await fetch(tx, DELETE[label], {"ids": ids})
-                if int(rows[0]["deleted"]) != len(ids):
-                    raise Conflict(f"some of the {label} nodes to delete are gone already")
+            await delete_planned(tx, report)
 
         await self._graph.write(work)
+
+
+async def delete_planned(tx: AsyncManagedTransaction, report: DeletionReport) -> None:
+    """Delete every node of ``report`` (edges with them); ``Conflict`` if one is gone."""
+    by_label: dict[str, list[str]] = {}
+    for node in (*report.deleted, *((report.session,) if report.session else ())):
+        by_label.setdefault(label_of(node), []).append(node.id)
+    for label, ids in by_label.items():
+        rows = await fetch(tx, DELETE[label], {"ids": ids})
+        if int(rows[0]["deleted"]) != len(ids):
+            raise Conflict(f"some of the {label} nodes to delete are gone already")
+
+
+async def memory_closure(
+    tx: AsyncManagedTransaction, ids: Sequence[str], scope: list[str] | None, limit: int
+) -> DerivationClosure:
+    """Everything derived from the visible memories among ``ids`` (the roots)."""
+    rows = await fetch(tx, ROOT_MEMORIES, {"ids": list(ids), "scope": scope})
+    return await _walk_up(tx, [memory_from(r["props"]) for r in rows], None, scope, limit)
 
 
 async def _closure(
@@ -160,6 +181,16 @@ async def _closure(
     roots, session = await _roots(tx, root_id, scope, limit)
     if not roots and session is None:
         return None
+    return await _walk_up(tx, roots, session, scope, limit)
+
+
+async def _walk_up(
+    tx: AsyncManagedTransaction,
+    roots: Sequence[ProvenanceNode],
+    session: Session | None,
+    scope: list[str] | None,
+    limit: int,
+) -> DerivationClosure:
     if len(roots) > limit:
         return DerivationClosure(roots=(), derived={}, sources={}, session=session, complete=False)
     derived: dict[str, ProvenanceNode] = {}

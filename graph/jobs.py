@@ -16,7 +16,8 @@ from hippograph.jobs import Job, JobKind, JobStatus
 
 JOB_MAP = (
     "{.id, .kind, .status, .user_ids, .params, .created_at, .started_at, .finished_at,"
-    " .attempts, .counts, .error, .prompt_tokens, .completion_tokens, .llm_calls}"
+    " .attempts, .counts, .error, .prompt_tokens, .completion_tokens, .llm_calls, .cursor,"
+    " .progress}"
 )
 CREATE_JOB = cypher(
     "jobs.CREATE_JOB",
@@ -85,6 +86,8 @@ def job_from(p: Props) -> Job:
         prompt_tokens=int(p.get("prompt_tokens") or 0),
         completion_tokens=int(p.get("completion_tokens") or 0),
         llm_calls=int(p.get("llm_calls") or 0),
+        cursor=p.get("cursor") or "",
+        progress=json.loads(p.get("progress") or "{}"),
     )
 
 

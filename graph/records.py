@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hippograph.models import (
+    LevelChange,
     Memory,
     MemoryCategory,
     MemoryKind,
@@ -35,7 +36,8 @@ MEMUNIT_MAP = (
 MEMORY_MAP = (
     "{.id, .user_id, .kind, .content, .original_content, .level, .category, .importance,"
     " .source, .verified, .created_at, .last_accessed_at, .access_count, .valid_from,"
-    " .valid_to, .consolidated, .domain, .session_id, .deleted_at, .seq, .topic}"
+    " .valid_to, .consolidated, .domain, .session_id, .deleted_at, .seq, .topic,"
+    " .level_history}"
 )
 
 Props = Mapping[str, Any]
@@ -124,6 +126,7 @@ def memory_from(p: Props) -> Memory:
         deleted_at=to_utc_or_none(p.get("deleted_at")),
         seq=p.get("seq"),
         topic=p.get("topic"),
+        level_history=tuple(LevelChange.decode(raw) for raw in p.get("level_history") or ()),
     )
 
 

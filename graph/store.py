@@ -12,6 +12,7 @@ from graph.cascade import CascadeGraph
 from graph.dialect import ArcadeDBDialect, IndexDialect, Neo4jDialect
 from graph.driver import GraphDriver
 from graph.embedded import EmbeddedArcadeDB
+from graph.forgetting import ForgetGraph
 from graph.ingest import IngestGraph
 from graph.jobs import JobGraph
 from graph.keys import KeyGraph
@@ -48,6 +49,7 @@ class GraphStore:
     memory_ops: MemoryOpsGraph = field(init=False)
     cascade: CascadeGraph = field(init=False)
     reflection: ReflectionGraph = field(init=False)
+    forgetting: ForgetGraph = field(init=False)
 
     def __post_init__(self) -> None:
         self.users = UserGraph(self.graph)
@@ -62,6 +64,7 @@ class GraphStore:
         self.memory_ops = MemoryOpsGraph(self.graph)
         self.cascade = CascadeGraph(self.graph)
         self.reflection = ReflectionGraph(self.graph)
+        self.forgetting = ForgetGraph(self.graph)
 
     async def setup(self, *, model: str, dimensions: int) -> None:
         """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""

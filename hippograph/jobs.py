@@ -21,6 +21,7 @@ class JobKind(StrEnum):
 
     MEMORIZE = "memorize"
     REFLECT = "reflect"
+    FORGET = "forget"
 
 
 class JobStatus(StrEnum):
@@ -50,6 +51,10 @@ class Job:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_calls: int = 0
+    # How far a job that pages through data got: the last key it covered and
+    # its counts so far, committed with each batch (forget runs).
+    cursor: str = ""
+    progress: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def finished(self) -> bool:

@@ -140,6 +140,25 @@ class MemUnit:
 
 
 @dataclass(frozen=True, slots=True)
+class LevelChange:
+    """A memory moving between levels: when, from which, to which."""
+
+    at: datetime
+    from_level: MemoryLevel
+    to_level: MemoryLevel
+
+    def encode(self) -> str:
+        """The stored form, one string (graph properties hold lists of primitives only)."""
+        return f"{self.at.isoformat()}|{self.from_level.value}|{self.to_level.value}"
+
+    @classmethod
+    def decode(cls, raw: str) -> LevelChange:
+        """The inverse of :meth:`encode`."""
+        at, source, target = raw.split("|")
+        return cls(datetime.fromisoformat(at), MemoryLevel(source), MemoryLevel(target))
+
+
+@dataclass(frozen=True, slots=True)
 class Memory:
     """A memory of one user, of any kind; reflections are memories too."""
 
@@ -165,6 +184,7 @@ class Memory:
     seq: int | None = None  # where in its session it starts (its first source message)
     # what a profile attribute is about ("city", "job"): a new value supersedes the old
     topic: str | None = None
+    level_history: tuple[LevelChange, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,8 @@ from typing import Any, Protocol
 from hippograph.auth import ApiKeyRecord
 from hippograph.cascade import DerivationClosure
 from hippograph.extraction.schema import Extraction, ExtractionRequest
+from hippograph.forgetting import BatchWrite, ForgetRow, RankKey
+from hippograph.fuzzing import FuzzRequest, FuzzText
 from hippograph.jobs import Job, JobStatus
 from hippograph.models import (
     AddedMessages,
@@ -72,6 +74,10 @@ class LLM(Protocol):
 
     async def reflect(self, request: ReflectionRequest) -> ReflectionSummary:
         """A reflection over one theme's facts about a user."""
+        ...
+
+    async def fuzz(self, request: FuzzRequest) -> FuzzText:
+        """A memory's text at a fainter level (summary, tag), and its topic."""
         ...
 
 
@@ -282,3 +288,16 @@ class CascadeStore(Protocol):
     async def delete(
         self, root_id: str, expected: Collection[str], scope: list[str] | None, limit: int
     ) -> None: ...
+
+
+class ForgetStore(Protocol):
+    """Pages of a user's memories and the batches a forget run writes (graph/forgetting.py)."""
+
+    async def page(
+        self, user_id: str, after: str, limit: int, with_deleted: bool, named: Sequence[str] = ()
+    ) -> list[ForgetRow]: ...
+    async def capacity_cutoff(
+        self, user_id: str, capacity: int, named: Sequence[str] = ()
+    ) -> RankKey | None: ...
+    async def apply(self, batch: BatchWrite) -> int: ...
+    async def users(self, after: str, limit: int) -> list[str]: ...

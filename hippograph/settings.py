@@ -178,6 +178,43 @@ class ReflectionSettings(BaseModel):
     )
 
 
+class ForgettingSettings(BaseModel):
+    """How memories fade, fuzz and go (seeds 000, 001, 002, 004; DESIGN.md §7)."""
+
+    fuzz_curve: Literal["hyperbolic", "ebbinghaus"] = "hyperbolic"
+    soft_delete_curve: Literal["ebbinghaus", "hyperbolic"] = "ebbinghaus"
+    soft_delete_below: float = Field(default=0.1, ge=0, le=1)
+    full_above: float = Field(default=0.7, gt=0, le=1)
+    summary_above: float = Field(default=0.3, gt=0, le=1)
+    tag_above: float = Field(default=0.1, gt=0, le=1)
+    trace_above: float = Field(default=0.01, gt=0, le=1)
+    ebbinghaus_base: float = Field(default=0.9, gt=0, lt=1)
+    ebbinghaus_strength: float = Field(default=1.5, ge=1)
+    hyperbolic_alpha: float = Field(default=0.01, gt=0)
+    hyperbolic_strength: float = Field(default=1.5, ge=1)
+    fact_speed: float = Field(default=1.0, ge=0, description="time runs this fast for facts")
+    episode_speed: float = Field(default=4.0, ge=0, description="and this fast for episodes")
+    episode_max_age_days: float = Field(
+        default=14.0, ge=0, description="deleting policies drop older episodes (0: never)"
+    )
+    fact_importance_floor: float = Field(default=0.3, ge=0, le=1)
+    promote_at: float = Field(
+        default=0.95, ge=0, le=1.01, description="facts this important become core (above 1: never)"
+    )
+    batch_size: int = Field(default=1000, ge=1, le=10000)
+    sweep_interval_s: float = Field(
+        default=86400.0, ge=0, description="scheduled FUZZ pass over every user (0: off)"
+    )
+
+    @model_validator(mode="after")
+    def _check_levels(self) -> ForgettingSettings:
+        if not self.full_above > self.summary_above > self.tag_above > self.trace_above:
+            raise ValueError(
+                "HIPPOGRAPH_FORGETTING__*_ABOVE must fall strictly: full > summary > tag > trace"
+            )
+        return self
+
+
 class JobSettings(BaseModel):
     """Where background jobs run: in this process (embedded) or on arq workers (Redis)."""
 
@@ -208,4 +245,5 @@ class Settings(BaseSettings):
     memorize: MemorizeSettings = MemorizeSettings()
     jobs: JobSettings = JobSettings()
     reflection: ReflectionSettings = ReflectionSettings()
+    forgetting: ForgettingSettings = ForgettingSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"

@@ -33,6 +33,11 @@ async def sweep_reflections(ctx: dict[str, Any]) -> int:
     return len(await ctx["runtime"].services.reflection.sweep())
 
 
+async def sweep_forgetting(ctx: dict[str, Any]) -> int:
+    """The scheduled forgetting pass: queue today's FUZZ run for every user."""
+    return len(await ctx["runtime"].services.forgetting.sweep())
+
+
 def _sweep_minutes(interval_s: float) -> set[int]:
     """The minutes of the hour a sweep every ``interval_s`` seconds runs at (cron is per minute)."""
     step = min(60, max(1, round(interval_s / 60)))
@@ -90,12 +95,13 @@ def build_worker(
     ctx: dict[str, Any] = {"settings": settings}
     if runtime is not None:
         ctx["runtime"] = runtime
+    crons = []
     interval = settings.reflection.sweep_interval_s
-    crons = (
-        [cron(sweep_reflections, minute=_sweep_minutes(interval), run_at_startup=False)]
-        if interval > 0
-        else []
-    )
+    if interval > 0:
+        crons.append(cron(sweep_reflections, minute=_sweep_minutes(interval), run_at_startup=False))
+    if settings.forgetting.sweep_interval_s > 0:
+        # Daily at 03:17 UTC: sweep job ids are per day, so more often adds nothing.
+        crons.append(cron(sweep_forgetting, hour={3}, minute={17}, run_at_startup=False))
     return Worker(
         functions=[run_job],
         cron_jobs=crons,

@@ -7,11 +7,13 @@ from typing import Any, TypeVar
 
 import strawberry
 
+from hippograph import forget_report, jobs
 from hippograph.errors import HippoError, NotFound
 from hippograph.ids import IdKind, require_id
 from schema.cascade import DeletionReport
 from schema.context import Info
 from schema.errors import error_type
+from schema.forgetting import ForgetInput, ForgetReport
 from schema.inputs import (
     AddMemoryInput,
     AddMessagesInput,
@@ -36,6 +38,8 @@ from schema.payloads import (
     CreateUserResult,
     DeleteMemoryResult,
     DeletionResult,
+    ForgetQueued,
+    ForgetResult,
     Memorized,
     MemorizeResult,
     MemoryDeleted,
@@ -157,6 +161,28 @@ class Mutation:
             lambda: info.context.services.reflection.request(principal, str(user_id), force),
             lambda job: ReflectQueued(job=Job.of(job)),
         )
+        return result
+
+    @strawberry.mutation(
+        description="Run the forgetting policy over a user's memories: FUZZ (the default) moves "
+        "each to the level its retention weight gives and never deletes; SOFT_DELETE and "
+        "HARD_DELETE remove by policy. `dryRun` reports without writing; `async` queues a job."
+    )
+    async def forget(self, info: Info, input: ForgetInput) -> ForgetResult:
+        principal = info.context.principal
+        service = info.context.services.forgetting
+
+        async def run() -> forget_report.ForgetReport | jobs.Job:
+            return await service.forget(
+                principal, input.to_domain(), input.dry_run, input.run_async
+            )
+
+        def shown(outcome: forget_report.ForgetReport | jobs.Job) -> ForgetReport | ForgetQueued:
+            if isinstance(outcome, jobs.Job):
+                return ForgetQueued(job=Job.of(outcome))
+            return ForgetReport.of(outcome)
+
+        result: ForgetResult = await _attempt(run, shown)
         return result
 
     @strawberry.mutation(description="Store a memory with what it was derived from.")

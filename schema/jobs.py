@@ -7,6 +7,7 @@ from datetime import datetime
 import strawberry
 
 from hippograph import jobs
+from schema.forgetting import ForgetCounts
 
 strawberry.enum(jobs.JobKind, description="What a job does.")
 strawberry.enum(jobs.JobStatus, description="Where a job is: queued, running, succeeded, failed.")
@@ -45,6 +46,9 @@ class Job:
     counts: JobCounts
     error: str | None = strawberry.field(description="Why the job failed, when it did.")
     usage: TokenUsage
+    forget_counts: ForgetCounts | None = strawberry.field(
+        description="A forget run's report so far (its counters as of its last committed page)."
+    )
 
     @classmethod
     def of(cls, job: jobs.Job) -> Job:
@@ -72,5 +76,10 @@ class Job:
                 prompt_tokens=job.prompt_tokens,
                 completion_tokens=job.completion_tokens,
                 calls=job.llm_calls,
+            ),
+            forget_counts=(
+                ForgetCounts.of(job.counts if job.finished and job.counts else job.progress)
+                if job.kind is jobs.JobKind.FORGET
+                else None
             ),
         )

@@ -13,6 +13,13 @@ from schema.enums import EdgeType, MemoryCategory, MemoryKind, MemoryLevel, Memo
 from schema.types import MemUnit, Message, Node, PageInfo, Session, User
 
 
+@strawberry.type(description="A memory moving from one level to another, and when.")
+class LevelChange:
+    at: datetime
+    from_level: MemoryLevel
+    to_level: MemoryLevel
+
+
 @strawberry.interface(description="A memory of one user; each kind has its own type.")
 class Memory(Node):
     user_id: strawberry.ID
@@ -42,6 +49,9 @@ class Memory(Node):
     )
     session_id: strawberry.ID | None
     deleted_at: datetime | None
+    level_history: list[LevelChange] = strawberry.field(
+        description="Every level change forgetting made, oldest first."
+    )
 
     @strawberry.field(
         description="What this memory was derived from: messages, MemUnits, memories."
@@ -136,6 +146,10 @@ def memory_type(memory: models.Memory) -> Memory:
         topic=memory.topic,
         session_id=strawberry.ID(memory.session_id) if memory.session_id else None,
         deleted_at=memory.deleted_at,
+        level_history=[
+            LevelChange(at=c.at, from_level=c.from_level, to_level=c.to_level)
+            for c in memory.level_history
+        ],
     )
 
 

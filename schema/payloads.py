@@ -16,6 +16,7 @@ from schema.errors import (
     NotFoundError,
     UnavailableError,
 )
+from schema.forgetting import ForgetReport
 from schema.jobs import Job, JobCounts
 from schema.memory import Memory
 from schema.types import Message, Session, User
@@ -139,4 +140,15 @@ ReflectResult = Annotated[
 DeletionResult = Annotated[
     DeletionReport | InputError | NotFoundError | ConflictError,
     strawberry.union("DeletionResult"),
+]
+
+
+@strawberry.type(description="A forget run was queued; poll `job(id)` for its counts.")
+class ForgetQueued:
+    job: Job
+
+
+ForgetResult = Annotated[
+    ForgetReport | ForgetQueued | InputError | NotFoundError | ConflictError | UnavailableError,
+    strawberry.union("ForgetResult"),
 ]

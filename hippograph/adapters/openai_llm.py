@@ -32,6 +32,7 @@ from hippograph.extraction.schema import (
     UnitMessage,
     Usage,
 )
+from hippograph.fuzzing import FuzzRequest, FuzzText
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.settings import LLMSettings
 
@@ -117,6 +118,14 @@ def _parse_reflection(content: str) -> ReflectionSummary:
         return ReflectionSummary.model_validate(_json_object(content))
     except ValidationError as error:
         raise _Failed("returned an invalid reflection", str(error)) from None
+
+
+def _parse_fuzz(content: str) -> FuzzText:
+    """The model's answer as a ``FuzzText``; ``_Failed`` if invalid."""
+    try:
+        return FuzzText.model_validate(_json_object(content))
+    except ValidationError as error:
+        raise _Failed("returned an invalid fuzzed text", str(error)) from None
 
 
 def _parse_extraction(content: str, request: ExtractionRequest) -> Extraction:
@@ -209,6 +218,19 @@ class OpenAICompatibleLLM:
             system_prompt(self._settings.language, "reflect"), payload, _parse_reflection
         )
         return summary.model_copy(update={"usage": usage})
+
+    async def fuzz(self, request: FuzzRequest) -> FuzzText:
+        """A memory's text at a fainter level, and its topic, validated."""
+        payload = json.dumps(
+            {"level": request.level.value, "user": request.user_name, "memory": request.text},
+            ensure_ascii=False,
+        )
+        answer, usage = await self._ask(
+            system_prompt(request.language if request.language in ("en", "zh") else "en", "fuzz"),
+            payload,
+            _parse_fuzz,
+        )
+        return answer.model_copy(update={"usage": usage})
 
     async def _ask(
         self, prompt: str, user_content: str, parse: Callable[[str], T]

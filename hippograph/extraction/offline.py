@@ -33,6 +33,7 @@ from hippograph.extraction.schema import (
     ProfileAttribute,
     UnitMessage,
 )
+from hippograph.fuzzing import FuzzRequest, FuzzText, offline_fuzz
 from hippograph.reflection import ReflectionRequest, ReflectionSummary, offline_summary
 from hippograph.vector_math import cosine, mean
 
@@ -130,6 +131,10 @@ class OfflineExtractor:
     async def reflect(self, request: ReflectionRequest) -> ReflectionSummary:
         """An extractive reflection: the theme's keywords, then its facts."""
         return offline_summary(request)
+
+    async def fuzz(self, request: FuzzRequest) -> FuzzText:
+        """The memory's most telling clause (summary) or key phrases (tag), and its topic."""
+        return offline_fuzz(request)
 
     @staticmethod
     def _centrality(vectors: Sequence[Sequence[float]]) -> list[float]:

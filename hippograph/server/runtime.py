@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph.embedded import EmbeddedArcadeDB
@@ -35,7 +36,7 @@ class Runtime:
     owns_embedder: bool
     queue: InProcessQueue | ArqQueue
     llm: LLM
-    sweeper: asyncio.Task[None] | None = None
+    sweepers: list[asyncio.Task[None]] = field(default_factory=list)
 
     @classmethod
     async def start(
@@ -81,6 +82,7 @@ class Runtime:
                 memory_ops=store.memory_ops,
                 cascade=store.cascade,
                 reflection=store.reflection,
+                forgetting=store.forgetting,
             )
             llm = build_llm(settings)
             services = Services.build(stores, model, llm, clock, settings)
@@ -94,18 +96,25 @@ class Runtime:
         gc.collect()
         gc.freeze()
         runtime = cls(settings, connection, model, services, owns_embedder, queue, llm)
-        interval = settings.reflection.sweep_interval_s
-        if isinstance(queue, InProcessQueue) and interval > 0:
+        if isinstance(queue, InProcessQueue):
             # Embedded mode's scheduler; in server mode arq's cron does this.
-            runtime.sweeper = asyncio.create_task(_sweep_forever(services, interval))
+            sweeps = (
+                ("reflection", services.reflection.sweep, settings.reflection.sweep_interval_s),
+                ("forgetting", services.forgetting.sweep, settings.forgetting.sweep_interval_s),
+            )
+            runtime.sweepers = [
+                asyncio.create_task(_sweep_forever(name, sweep, interval))
+                for name, sweep, interval in sweeps
+                if interval > 0
+            ]
         return runtime
 
     async def stop(self) -> None:
         """Stop the jobs, close the graph (and an embedded server it started) and the model."""
         try:
-            if self.sweeper is not None:
-                self.sweeper.cancel()
-                await asyncio.gather(self.sweeper, return_exceptions=True)
+            for sweeper in self.sweepers:
+                sweeper.cancel()
+            await asyncio.gather(*self.sweepers, return_exceptions=True)
             await self.queue.close()
             aclose = getattr(self.llm, "aclose", None)
             if aclose is not None:
@@ -126,14 +135,16 @@ async def _ready(embedder: Embedder) -> Embedder:
     return embedder
 
 
-async def _sweep_forever(services: Services, interval: float) -> None:
-    """Every ``interval`` seconds, queue a reflect run for each user who is due."""
+async def _sweep_forever(
+    name: str, sweep: Callable[[], Awaitable[object]], interval: float
+) -> None:
+    """Every ``interval`` seconds, run ``sweep`` (it queues the jobs that are due)."""
     while True:
         await asyncio.sleep(interval)
         try:
-            await services.reflection.sweep()
+            await sweep()
         except Exception:
-            log.exception("the reflection sweep failed; trying again next time")
+            log.exception("the %s sweep failed; trying again next time", name)
 
 
 def build_llm(settings: Settings) -> LLM:

@@ -10,6 +10,7 @@ from hippograph.ports import (
     LLM,
     CascadeStore,
     Embedder,
+    ForgetStore,
     IngestStore,
     JobStore,
     KeyStore,
@@ -23,6 +24,7 @@ from hippograph.ports import (
     UserStore,
 )
 from hippograph.services.cascade import CascadeService
+from hippograph.services.forgetting import ForgetService
 from hippograph.services.jobs import JobService
 from hippograph.services.keys import KeyService
 from hippograph.services.memories import MemoryService
@@ -53,6 +55,7 @@ class Stores:
     memory_ops: MemoryOpsStore
     cascade: CascadeStore
     reflection: ReflectionStore
+    forgetting: ForgetStore
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class Services:
     memory_ops: MemoryOpsService
     cascade: CascadeService
     reflection: ReflectionService
+    forgetting: ForgetService
 
     @classmethod
     def build(
@@ -123,4 +127,14 @@ class Services:
             ),
             cascade=CascadeService(stores.cascade),
             reflection=reflection,
+            forgetting=ForgetService(
+                stores.forgetting,
+                stores.users,
+                users,
+                embedder,
+                llm,
+                jobs,
+                clock,
+                settings.forgetting,
+            ),
         )

@@ -1,0 +1,236 @@
+"""Forgetting in the graph: pages of a user's memories, and one transaction per batch.
+
+A run pages through a user's memories in id order. Each batch's writes and
+the run's cursor (the last id it covered, on the Job node) commit together,
+so a run that stops resumes after its last committed batch and never applies
+one twice: a batch whose expected cursor is no longer the job's is refused.
+Every write re-checks what the decision was made on (the memory's level, that
+it is not deleted yet), so a memory changed meanwhile is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cascade import delete_planned, memory_closure
+from graph.cypher import cypher
+from graph.driver import GraphDriver, fetch
+from graph.records import Props, float32, to_utc, to_utc_or_none
+from hippograph.cascade import MAX_CASCADE_NODES, deletion_report, too_large
+from hippograph.errors import Conflict
+from hippograph.forgetting import BatchWrite, Candidate, ForgetRow, RankKey, Rewrite
+from hippograph.models import LevelChange, MemoryCategory, MemoryKind, MemoryLevel
+
+_ROW = (
+    "{.id, .kind, .category, .level, .importance, .created_at, .last_accessed_at,"
+    " .access_count, .deleted_at, .content, .original_content}"
+)
+PAGE = cypher(
+    "forgetting.PAGE",
+    "MATCH (m:Memory {user_id: $user_id}) "
+    "WHERE m.id > $after AND ($with_deleted OR m.deleted_at IS NULL) "
+    "RETURN m " + _ROW + " AS props ORDER BY m.id LIMIT $limit",
+)
+PAGE_NAMED = cypher(
+    "forgetting.PAGE_NAMED",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
+    "WHERE m.user_id = $user_id AND m.id > $after AND ($with_deleted OR m.deleted_at IS NULL) "
+    "RETURN m " + _ROW + " AS props ORDER BY m.id LIMIT $limit",
+)
+# The first memory over capacity in keep order; the exempt ones do not count
+# (unless named: then only the named ones do).
+_KEEP_ORDER = (
+    "WITH m ORDER BY CASE WHEN m.deleted_at IS NULL THEN 0 ELSE 1 END, m.importance DESC, "
+    "m.created_at DESC, m.id SKIP $capacity LIMIT 1 "
+    "RETURN m.id AS id, m.importance AS importance, m.created_at AS created_at, "
+    "m.deleted_at IS NOT NULL AS deleted"
+)
+CAPACITY_CUTOFF = cypher(
+    "forgetting.CAPACITY_CUTOFF",
+    "MATCH (m:Memory {user_id: $user_id}) "
+    "WHERE NOT (m.kind = 'reflection' OR m.category IN ['core', 'system']) " + _KEEP_ORDER,
+)
+CAPACITY_CUTOFF_NAMED = cypher(
+    "forgetting.CAPACITY_CUTOFF_NAMED",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.user_id = $user_id " + _KEEP_ORDER,
+)
+ADVANCE_CURSOR = cypher(
+    "forgetting.ADVANCE_CURSOR",
+    "MATCH (j:Job {id: $job_id}) "
+    "WHERE j.status = 'running' AND coalesce(j.cursor, '') = $expected "
+    "SET j.cursor = $cursor, j.progress = $progress RETURN j.id AS id",
+)
+SET_PROGRESS = cypher(
+    "forgetting.SET_PROGRESS",
+    "MATCH (j:Job {id: $job_id}) SET j.progress = $progress RETURN j.id AS id",
+)
+USERS = cypher(
+    "forgetting.USERS",
+    "MATCH (u:User) WHERE u.id > $after RETURN u.id AS id ORDER BY u.id LIMIT $limit",
+)
+REWRITE = cypher(
+    "forgetting.REWRITE",
+    "UNWIND $rows AS row MATCH (m:Memory {id: row.id}) "
+    "WHERE m.user_id = $user_id AND coalesce(m.level, 'full') = row.from_level "
+    "AND m.deleted_at IS NULL "
+    "SET m.content = row.content, m.original_content = row.original, m.level = row.level, "
+    "m.embedding = row.embedding, m.search_text = row.search_text, m.level_changed_at = $now, "
+    "m.level_history = coalesce(m.level_history, []) + [row.change], "
+    "m.category = coalesce(row.category, m.category) "
+    "RETURN count(m) AS changed",
+)
+PROMOTE = cypher(
+    "forgetting.PROMOTE",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
+    "WHERE m.user_id = $user_id AND m.category = 'fact' "
+    "SET m.category = 'core' RETURN count(m) AS changed",
+)
+SOFT_DELETE = cypher(
+    "forgetting.SOFT_DELETE",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
+    "WHERE m.user_id = $user_id AND m.deleted_at IS NULL "
+    "SET m.deleted_at = $now RETURN count(m) AS changed",
+)
+
+
+def row_from(p: Props) -> ForgetRow:
+    """A ``ForgetRow`` from its projection."""
+    candidate = Candidate(
+        id=p["id"],
+        kind=MemoryKind(p["kind"]),
+        category=MemoryCategory(p.get("category") or "fact"),
+        level=MemoryLevel(p.get("level") or "full"),
+        importance=float(p.get("importance") or 0.0),
+        created_at=to_utc(p["created_at"]),
+        last_accessed_at=to_utc(p.get("last_accessed_at") or p["created_at"]),
+        access_count=int(p.get("access_count") or 0),
+        deleted=to_utc_or_none(p.get("deleted_at")) is not None,
+    )
+    return ForgetRow(candidate, p["content"], p.get("original_content"))
+
+
+class ForgetGraph:
+    """Reads pages for forget runs and applies their batches."""
+
+    def __init__(self, graph: GraphDriver, cascade_limit: int = MAX_CASCADE_NODES) -> None:
+        self._graph = graph
+        self._cascade_limit = cascade_limit
+
+    async def page(
+        self,
+        user_id: str,
+        after: str,
+        limit: int,
+        with_deleted: bool,
+        named: Sequence[str] = (),
+    ) -> list[ForgetRow]:
+        """The next ``limit`` memories of ``user_id`` after id ``after``, in id order."""
+        params: dict[str, Any] = {
+            "user_id": user_id,
+            "after": after,
+            "limit": limit,
+            "with_deleted": with_deleted,
+            "ids": list(named),
+        }
+        query = PAGE_NAMED if named else PAGE
+
+        async def work(tx: AsyncManagedTransaction) -> list[ForgetRow]:
+            return [row_from(r["props"]) for r in await fetch(tx, query, params)]
+
+        return await self._graph.read(work)
+
+    async def capacity_cutoff(
+        self, user_id: str, capacity: int, named: Sequence[str] = ()
+    ) -> RankKey | None:
+        """The keep-order key of the first memory over ``capacity``; None if within it."""
+        params = {"user_id": user_id, "capacity": capacity, "ids": list(named)}
+        query = CAPACITY_CUTOFF_NAMED if named else CAPACITY_CUTOFF
+
+        async def work(tx: AsyncManagedTransaction) -> RankKey | None:
+            rows = await fetch(tx, query, params)
+            if not rows:
+                return None
+            r = rows[0]
+            created = to_utc(r["created_at"]).timestamp()
+            return (int(bool(r["deleted"])), -float(r["importance"]), -created, r["id"])
+
+        return await self._graph.read(work)
+
+    async def apply(self, batch: BatchWrite) -> int:
+        """Write one batch (and advance the job's cursor) in one transaction.
+
+        Returns how many nodes were removed along provenance besides the
+        hard-deleted memories. ``Conflict`` when the job's cursor is not where
+        this batch expects it (another runner went on): nothing is written.
+        """
+        user = batch.user_id
+        progress = dict(batch.progress or {})
+
+        async def work(tx: AsyncManagedTransaction) -> int:
+            if batch.job_id is not None:
+                params: dict[str, Any] = {
+                    "job_id": batch.job_id,
+                    "expected": batch.expected_cursor,
+                    "cursor": batch.cursor,
+                    "progress": json.dumps(progress, sort_keys=True),
+                }
+                if not await fetch(tx, ADVANCE_CURSOR, params):
+                    raise Conflict(f"job {batch.job_id} is past this batch already")
+            if batch.rewrites:
+                rows = [_rewrite_row(r, batch.now) for r in batch.rewrites]
+                await fetch(tx, REWRITE, {"rows": rows, "user_id": user, "now": batch.now})
+            if batch.promotions:
+                await fetch(tx, PROMOTE, {"ids": list(batch.promotions), "user_id": user})
+            if batch.soft_deletes:
+                deleting = {"ids": list(batch.soft_deletes), "user_id": user, "now": batch.now}
+                await fetch(tx, SOFT_DELETE, deleting)
+            if not batch.hard_deletes:
+                return 0
+            cascaded = await self._hard_delete(tx, user, batch.hard_deletes)
+            if batch.job_id is not None and cascaded:
+                # A new dict: the driver may run ``work`` again after a transient error.
+                counted = progress | {"cascaded": progress.get("cascaded", 0) + cascaded}
+                text = json.dumps(counted, sort_keys=True)
+                await fetch(tx, SET_PROGRESS, {"job_id": batch.job_id, "progress": text})
+            return cascaded
+
+        return await self._graph.write(work)
+
+    async def users(self, after: str, limit: int) -> list[str]:
+        """User ids after ``after``, in order (the scheduled pass goes through them all)."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[str]:
+            rows = await fetch(tx, USERS, {"after": after, "limit": limit})
+            return [r["id"] for r in rows]
+
+        return await self._graph.read(work)
+
+    async def _hard_delete(
+        self, tx: AsyncManagedTransaction, user_id: str, ids: Sequence[str]
+    ) -> int:
+        limit = self._cascade_limit
+        closure = await memory_closure(tx, ids, [user_id], limit)
+        if not closure.complete:
+            raise too_large(ids[0], limit)
+        report = deletion_report(ids[0], closure)
+        await delete_planned(tx, report)
+        return len(report.deleted) - len(closure.roots)
+
+
+def _rewrite_row(r: Rewrite, now: datetime) -> dict[str, Any]:
+    return {
+        "id": r.memory_id,
+        "from_level": r.from_level.value,
+        "level": r.to_level.value,
+        "content": r.content,
+        "original": r.original_content,
+        "embedding": float32(r.embedding),
+        "search_text": r.search_text,
+        "change": LevelChange(now, r.from_level, r.to_level).encode(),
+        "category": "core" if r.promote else None,
+    }

@@ -1,0 +1,313 @@
+"""The forget use case and job: page through a user's memories, decide, rewrite, commit.
+
+A run reads a page of memories, asks the policy (:mod:`hippograph.forgetting`)
+what to do with each, has the ``LLM`` port write the fainter texts (offline by
+default), embeds every new text of the page in one batch, and commits the
+page in one transaction together with the job's cursor. A dry run does the
+same reading and deciding and writes nothing.
+
+Runs as a job (``JobKind.FORGET``) on request (``forget(async: true)``) and
+on a schedule (``sweep``, one FUZZ pass per user a day, with a job id derived
+from the day so a sweep repeated the same day finds its jobs done); smaller
+requests run in the request itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from hippograph import text
+from hippograph.auth import Principal
+from hippograph.clock import Clock
+from hippograph.errors import InvalidInput
+from hippograph.extraction.schema import Usage
+from hippograph.forget_report import ForgetReport, tally
+from hippograph.forgetting import (
+    Action,
+    BatchWrite,
+    Decision,
+    ForgetPolicy,
+    ForgetRequest,
+    ForgetRow,
+    ForgetRules,
+    HardDeleteStrategy,
+    RankKey,
+    Rewrite,
+    decide,
+    is_exempt,
+    needs_capacity_cutoff,
+)
+from hippograph.fuzzing import FuzzRequest, compose, language_of
+from hippograph.ids import IdKind, derived_id, new_id, require_id, require_user_id
+from hippograph.jobs import Job, JobKind
+from hippograph.models import MemoryCategory, MemoryLevel
+from hippograph.ports import LLM, Embedder, ForgetStore, UserStore
+from hippograph.retention import Curve, LevelThresholds, RetentionParams
+from hippograph.services.jobs import JobResult, JobService
+from hippograph.services.users import UserService
+from hippograph.settings import ForgettingSettings
+
+_FUZZ_AT_ONCE = 8
+_VECTOR_CACHE = 20_000  # trace and archive texts repeat across pages: embed them once
+
+
+def rules_from(settings: ForgettingSettings) -> ForgetRules:
+    """The policy's rules as the settings give them."""
+    speeds = {
+        MemoryCategory.SYSTEM: 0.0,
+        MemoryCategory.CORE: 0.0,
+        MemoryCategory.FACT: settings.fact_speed,
+        MemoryCategory.EPISODE: settings.episode_speed,
+    }
+    return ForgetRules(
+        fuzz_curve=Curve(settings.fuzz_curve),
+        soft_delete_curve=Curve(settings.soft_delete_curve),
+        soft_delete_below=settings.soft_delete_below,
+        thresholds=LevelThresholds(
+            settings.full_above, settings.summary_above, settings.tag_above, settings.trace_above
+        ),
+        params=RetentionParams(
+            ebbinghaus_base=settings.ebbinghaus_base,
+            ebbinghaus_strength=settings.ebbinghaus_strength,
+            hyperbolic_alpha=settings.hyperbolic_alpha,
+            hyperbolic_strength=settings.hyperbolic_strength,
+            speeds=speeds,
+        ),
+        episode_max_age_days=settings.episode_max_age_days,
+        fact_importance_floor=settings.fact_importance_floor,
+        promote_at=settings.promote_at,
+    )
+
+
+def request_params(request: ForgetRequest, dry_run: bool) -> dict[str, Any]:
+    """A request as a job's JSON params."""
+    return {
+        "user_id": request.user_id,
+        "policy": request.policy.value,
+        "strategy": request.strategy.value if request.strategy else None,
+        "threshold": request.threshold,
+        "max_age_days": request.max_age_days,
+        "max_capacity": request.max_capacity,
+        "memory_ids": list(request.memory_ids),
+        "dry_run": dry_run,
+    }
+
+
+def request_from(params: Mapping[str, Any]) -> tuple[ForgetRequest, bool]:
+    """The inverse of :func:`request_params` (``InvalidInput`` for a malformed payload)."""
+    try:
+        strategy = params.get("strategy")
+        request = ForgetRequest(
+            user_id=str(params["user_id"]),
+            policy=ForgetPolicy(params.get("policy", "fuzz")),
+            strategy=HardDeleteStrategy(strategy) if strategy else None,
+            threshold=params.get("threshold"),
+            max_age_days=params.get("max_age_days"),
+            max_capacity=params.get("max_capacity"),
+            memory_ids=tuple(params.get("memory_ids") or ()),
+        )
+    except (KeyError, ValueError, TypeError) as exc:
+        raise InvalidInput(f"malformed forget job parameters: {exc}", "params") from None
+    return request, bool(params.get("dry_run"))
+
+
+class ForgetService:
+    """Forgetting for principals (run or queue a pass) and for the job runner."""
+
+    def __init__(
+        self,
+        store: ForgetStore,
+        user_store: UserStore,
+        users: UserService,
+        embedder: Embedder,
+        llm: LLM,
+        jobs: JobService,
+        clock: Clock,
+        settings: ForgettingSettings,
+    ) -> None:
+        self._store = store
+        self._user_store = user_store
+        self._users = users
+        self._embedder = embedder
+        self._llm = llm
+        self._jobs = jobs
+        self._clock = clock
+        self._settings = settings
+        self._rules = rules_from(settings)
+        self._vectors: OrderedDict[str, list[float]] = OrderedDict()
+        jobs.register(JobKind.FORGET, self._run_job)
+
+    async def forget(
+        self, principal: Principal, request: ForgetRequest, dry_run: bool, run_async: bool
+    ) -> ForgetReport | Job:
+        """Run a pass now (its report) or queue it (its job), for a user the key may see."""
+        require_user_id(request.user_id)
+        for index, memory_id in enumerate(request.memory_ids):
+            require_id(memory_id, IdKind.MEMORY, f"memoryIds[{index}]")
+        user = await self._users.require_user(principal, request.user_id)
+        request = replace(request, user_id=user.id)
+        if run_async:
+            return await self.submit(request, dry_run)
+        return await self.run(request, dry_run, self._clock())
+
+    async def submit(self, request: ForgetRequest, dry_run: bool = False, job_id: str = "") -> Job:
+        """Queue a pass; the job's counts are its report."""
+        job_id = job_id or new_id(IdKind.JOB, self._clock())
+        params = request_params(request, dry_run)
+        return await self._jobs.submit(job_id, JobKind.FORGET, [request.user_id], params)
+
+    async def sweep(self) -> list[Job]:
+        """Queue today's FUZZ pass for every user (the same day again: the same jobs)."""
+        day = self._clock().date().isoformat()
+        queued: list[Job] = []
+        after = ""
+        while users := await self._store.users(after, 1000):
+            for user_id in users:
+                job_id = derived_id(IdKind.JOB, "forget-sweep", user_id, day)
+                queued.append(await self.submit(ForgetRequest(user_id), job_id=job_id))
+            after = users[-1]
+        return queued
+
+    async def _run_job(self, job: Job) -> JobResult:
+        request, dry_run = request_from(job.params)
+        report = await self.run(request, dry_run, job.created_at, job)
+        return JobResult(counts=dict(report.counts), usage=report.usage)
+
+    async def run(
+        self, request: ForgetRequest, dry_run: bool, as_of: datetime, job: Job | None = None
+    ) -> ForgetReport:
+        """One pass at ``as_of``; a job continues after its last committed page.
+
+        Weights are computed at ``as_of`` (a job's submission), so a job that
+        stopped and started again decides every memory as it first would have.
+        """
+        report = ForgetReport(request, dry_run, as_of, counts=dict(job.progress) if job else {})
+        cursor = job.cursor if job else ""
+        cutoff: RankKey | None = None
+        if needs_capacity_cutoff(request):
+            capacity, named = request.max_capacity or 0, request.memory_ids
+            cutoff = await self._store.capacity_cutoff(request.user_id, capacity, named)
+        with_deleted = request.policy is ForgetPolicy.HARD_DELETE
+        name = await self._user_name(request.user_id)
+        while rows := await self._store.page(
+            request.user_id, cursor, self._settings.batch_size, with_deleted, request.memory_ids
+        ):
+            decisions = [
+                d
+                for row in rows
+                if (d := decide(row.candidate, request, self._rules, as_of, cutoff)) is not None
+            ]
+            decided = {d.memory_id for d in decisions}
+            exempt = sum(
+                1
+                for row in rows
+                if is_exempt(row.candidate, request.memory_ids) and row.candidate.id not in decided
+            )
+            counts = tally(report.counts, len(rows), exempt, decisions)
+            next_cursor = rows[-1].candidate.id
+            cascaded = 0
+            if not dry_run or job is not None:
+                batch, used = await self._batch(request, rows, decisions, name, as_of, dry_run)
+                report = replace(report, usage=report.usage.plus(used))
+                batch = replace(
+                    batch,
+                    job_id=job.id if job else None,
+                    expected_cursor=cursor,
+                    cursor=next_cursor,
+                    progress=counts,
+                )
+                if job is not None or _writes(batch):
+                    cascaded = await self._store.apply(batch)
+            report = replace(report, counts=counts | {"cascaded": counts["cascaded"] + cascaded})
+            report = report.showing(decisions)
+            cursor = next_cursor
+        return replace(report, complete=True)
+
+    async def _batch(
+        self,
+        request: ForgetRequest,
+        rows: Sequence[ForgetRow],
+        decisions: Sequence[Decision],
+        name: str,
+        now: datetime,
+        dry_run: bool,
+    ) -> tuple[BatchWrite, Usage]:
+        batch = BatchWrite(user_id=request.user_id, now=now)
+        if dry_run:
+            return batch, Usage()
+        by_id = {row.candidate.id: row for row in rows}
+        moving = [d for d in decisions if d.from_level is not d.to_level]
+        moved = {d.memory_id for d in moving}
+        rewrites, usage = await self._rewrites([(d, by_id[d.memory_id]) for d in moving], name)
+        batch = replace(
+            batch,
+            rewrites=rewrites,
+            promotions=[d.memory_id for d in decisions if d.promote and d.memory_id not in moved],
+            soft_deletes=[d.memory_id for d in decisions if d.action is Action.SOFT_DELETE],
+            hard_deletes=[d.memory_id for d in decisions if d.action is Action.HARD_DELETE],
+        )
+        return batch, usage
+
+    async def _rewrites(
+        self, moving: Sequence[tuple[Decision, ForgetRow]], name: str
+    ) -> tuple[list[Rewrite], Usage]:
+        gate = asyncio.Semaphore(_FUZZ_AT_ONCE)
+
+        async def content(decision: Decision, row: ForgetRow) -> tuple[str, str, Usage]:
+            original = row.original_content or row.content
+            language = language_of(original)
+            if decision.to_level is MemoryLevel.FULL:
+                return original, original, Usage()
+            request = FuzzRequest(
+                text=original, level=decision.to_level, language=language, user_name=name
+            )
+            async with gate:
+                answer = await self._llm.fuzz(request)
+            return compose(decision.to_level, original, answer, language), original, answer.usage
+
+        texts = await asyncio.gather(*(content(d, row) for d, row in moving))
+        usage = Usage()
+        for _, _, used in texts:
+            usage = usage.plus(used)
+        vectors = await self._embed([t for t, _, _ in texts])
+        rewrites = [
+            Rewrite(
+                memory_id=d.memory_id,
+                from_level=d.from_level,
+                to_level=d.to_level,
+                content=new,
+                original_content=original,
+                embedding=vectors[new],
+                search_text=text.search_text(new),
+                promote=d.promote,
+            )
+            for (d, _), (new, original, _) in zip(moving, texts, strict=True)
+        ]
+        return rewrites, usage
+
+    async def _embed(self, texts: Sequence[str]) -> dict[str, list[float]]:
+        """Vectors of the distinct ``texts``, from the cache where it has them."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            for t, vector in zip(missing, await self._embedder.embed(missing), strict=True):
+                self._vectors[t] = vector
+        found = {}
+        for t in texts:
+            self._vectors.move_to_end(t)
+            found[t] = self._vectors[t]
+        while len(self._vectors) > _VECTOR_CACHE:
+            self._vectors.popitem(last=False)
+        return found
+
+    async def _user_name(self, user_id: str) -> str:
+        users = await self._user_store.get_users([user_id])
+        return users[user_id].name if user_id in users else ""
+
+
+def _writes(batch: BatchWrite) -> bool:
+    return bool(batch.rewrites or batch.promotions or batch.soft_deletes or batch.hard_deletes)

@@ -1,0 +1,372 @@
+"""Forgetting through the API, in simulated time: decay, five levels, deletion by policy."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from graph.embedded import EmbeddedArcadeDB
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.server.app import create_app
+from hippograph.settings import Settings
+from tests.api.conftest import ADMIN_KEY, CREATE_USER, Api, seed_user
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+# Seed 002's worked example: age in days → weight, level. Day 3000 is where the
+# seed says 0.003 (archive); its formula says 1/31 = 0.032, which is a trace.
+SEED_002 = {
+    1: (0.990, "FULL"),
+    30: (0.769, "FULL"),
+    100: (0.500, "SUMMARY"),
+    300: (0.250, "TAG"),
+    1000: (0.091, "TRACE"),
+    3000: (0.032, "TRACE"),
+}
+
+FORGET = """
+mutation($input: ForgetInput!) {
+  forget(input: $input) {
+    __typename
+    ... on ForgetReport {
+      dryRun asOf changesTruncated
+      counts { scanned exempt unchanged changed promoted fuzzed restored softDeleted
+               hardDeleted cascaded batches levelMoves { fromLevel toLevel count } }
+      changes { memoryId action weight fromLevel toLevel promoted reason }
+    }
+    ... on ForgetQueued { job { id status } }
+    ... on InputError { field }
+    ... on Error { message code }
+  }
+}"""
+
+OPS = """
+mutation($userId: ID!, $ops: [MemoryOpInput!]!) {
+  applyMemoryOps(input: {userId: $userId, ops: $ops}) {
+    __typename
+    ... on MemoryOpsApplied { results { memoryId } }
+    ... on Error { message }
+  }
+}"""
+
+MEMORY = """
+query($id: ID!) { memory(id: $id) {
+  id content originalContent level category deletedAt
+  levelHistory { at fromLevel toLevel }
+} }"""
+
+SEARCH = """
+query($q: String!, $mode: SearchMode!, $touch: Boolean!) {
+  search(userId: "ann", query: $q, mode: $mode, touch: $touch, topK: 50, method: KEYWORD) {
+    hits { level memory { id content } }
+  }
+}"""
+
+
+class SimClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def at_day(self, day: float) -> None:
+        self.now = T0 + timedelta(days=day)
+
+
+@pytest.fixture
+def clock() -> SimClock:
+    return SimClock(T0)
+
+
+@pytest.fixture
+def sim_client(
+    arcade: EmbeddedArcadeDB,
+    embedder: SentenceTransformerEmbedder,
+    database_name: str,
+    settings: Settings,
+    clock: SimClock,
+) -> Iterator[TestClient]:
+    """The app on a fresh database, with time in the test's hands."""
+    settings = settings.model_copy(
+        update={"forgetting": settings.forgetting.model_copy(update={"batch_size": 200})}
+    )
+    app = create_app(
+        settings, embedder=embedder, embedded=arcade, database=database_name, clock=clock
+    )
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def sim(sim_client: TestClient) -> Api:
+    return Api(sim_client, ADMIN_KEY)
+
+
+def add_facts(
+    api: Api, texts: list[str], importance: float = 0.5, kind: str = "SEMANTIC"
+) -> list[str]:
+    ids: list[str] = []
+    for start in range(0, len(texts), 100):
+        ops = [
+            {"op": "ADD", "content": t, "importance": importance, "kind": kind}
+            for t in texts[start : start + 100]
+        ]
+        result = api.ok(OPS, {"userId": "ann", "ops": ops})["applyMemoryOps"]
+        assert result["__typename"] == "MemoryOpsApplied", result
+        ids.extend(r["memoryId"] for r in result["results"])
+    return ids
+
+
+def forget(api: Api, **fields: Any) -> dict[str, Any]:
+    result: dict[str, Any] = api.ok(FORGET, {"input": {"userId": "ann", **fields}})["forget"]
+    return result
+
+
+def memory(api: Api, memory_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = api.ok(MEMORY, {"id": memory_id})["memory"]
+    return found
+
+
+def moves(report: dict[str, Any]) -> dict[tuple[str, str], int]:
+    return {(m["fromLevel"], m["toLevel"]): m["count"] for m in report["counts"]["levelMoves"]}
+
+
+def test_seed_002_ages_land_on_the_seed_weights_and_levels(sim: Api, clock: SimClock) -> None:
+    """1,000 memories at the seed's ages; day 3000 is a trace (the formula governs)."""
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    by_age: dict[int, list[str]] = {}
+    for n, age in enumerate(SEED_002):
+        clock.at_day(-age)
+        texts = [
+            f"Ann likes americano number {i} from the cafe on day {age}, no sugar, no milk"
+            for i in range(167 if n < 4 else 166)
+        ]
+        by_age[age] = add_facts(sim, texts)
+    everyone = {m for ids in by_age.values() for m in ids}
+    assert len(everyone) == 1000
+    clock.at_day(0)
+
+    dry = forget(sim, dryRun=True)
+    assert dry["__typename"] == "ForgetReport"
+    assert dry["dryRun"] is True
+    real = forget(sim)
+    assert real["counts"] == dry["counts"]  # a real run reports what the dry run did
+    assert real["counts"]["scanned"] == len(everyone)
+    expected_moves: Counter[tuple[str, str]] = Counter()
+    age_of = {m: age for age, ids in by_age.items() for m in ids}
+    for age, (_, level) in SEED_002.items():
+        if level != "FULL":
+            expected_moves[("FULL", level)] += sum(1 for a in age_of.values() if a == age)
+    counts = real["counts"]
+    assert moves(real) == dict(expected_moves)
+    assert counts["hardDeleted"] == counts["softDeleted"] == 0  # FUZZ never deletes
+    for change in real["changes"]:
+        weight, level = SEED_002[age_of[change["memoryId"]]]
+        assert change["weight"] == pytest.approx(weight, abs=5e-4)
+        assert change["toLevel"] == level
+
+    texts = {age: memory(sim, ids[0]) for age, ids in by_age.items()}
+    original = "Ann likes americano number 0 from the cafe on day {age}, no sugar, no milk"
+    for age, (_, level) in SEED_002.items():
+        found = texts[age]
+        assert found["level"] == level, (age, found)
+        if level == "FULL":
+            assert found["content"] == original.format(age=age)
+            assert found["levelHistory"] == []
+        else:
+            assert found["originalContent"] == original.format(age=age)
+            assert found["levelHistory"][0]["fromLevel"] == "FULL"
+            assert found["levelHistory"][0]["toLevel"] == level
+    assert texts[100]["content"] == f"Ann likes americano number 0 from the cafe on day {100}"
+    assert texts[300]["content"].startswith("tags: ")
+    assert texts[1000]["content"].startswith("the user once had memories about ")
+
+    again = forget(sim)  # right after: nothing to do
+    assert again["counts"]["changed"] == 0
+    assert again["changes"] == []
+    assert again["counts"]["unchanged"] == len(everyone)
+
+
+def test_levels_show_in_search_modes_and_recall_restores(sim: Api, clock: SimClock) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    clock.at_day(-400)
+    (old,) = add_facts(sim, ["Ann once collected vintage stamps from Portugal"])
+    clock.at_day(0)
+    (new,) = add_facts(sim, ["Ann collects vinyl records"])
+    forget(sim)
+    assert memory(sim, old)["level"] == "TAG"
+
+    normal = sim.ok(SEARCH, {"q": "collect", "mode": "NORMAL", "touch": False})["search"]
+    assert [h["memory"]["id"] for h in normal["hits"]] == [new]
+    review = sim.ok(SEARCH, {"q": "collect", "mode": "REVIEW", "touch": True})["search"]
+    levels = {h["memory"]["id"]: h["level"] for h in review["hits"]}
+    assert levels == {new: "FULL", old: "TAG"}
+
+    # Recalled (touched) just now: the next pass brings the words back.
+    clock.at_day(1)
+    report = forget(sim)
+    assert report["counts"]["restored"] == 1
+    back = memory(sim, old)
+    assert back["level"] == "FULL"
+    assert back["content"] == "Ann once collected vintage stamps from Portugal"
+    assert [c["toLevel"] for c in back["levelHistory"]] == ["TAG", "FULL"]
+
+
+def test_exempt_unless_named_and_promotion_to_core(sim: Api, clock: SimClock) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    clock.at_day(-500)
+    (vital,) = add_facts(sim, ["Ann is allergic to penicillin"], importance=0.97)
+    (plain,) = add_facts(sim, ["Ann tried a ramen place downtown"])
+    clock.at_day(0)
+    report = forget(sim)
+    assert report["counts"]["promoted"] == 1
+    assert memory(sim, vital)["category"] == "CORE"
+    assert memory(sim, vital)["level"] == "FULL"
+    assert memory(sim, plain)["level"] == "TAG"
+    again = forget(sim)
+    assert again["counts"]["exempt"] == 1
+    assert again["counts"]["changed"] == 0
+    # Named explicitly, a core memory is no longer exempt: it decays as a fact.
+    named = forget(sim, memoryIds=[vital], dryRun=True)
+    assert named["counts"]["scanned"] == 1
+    assert named["counts"]["fuzzed"] == 1
+
+
+def test_soft_and_hard_deletion_by_policy(sim: Api, clock: SimClock) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    clock.at_day(-200)
+    weak = add_facts(sim, ["Ann had pizza on Friday"], importance=0.1)
+    old = add_facts(sim, ["Ann visited Rome in spring"], importance=0.6)
+    clock.at_day(0)
+    keep = add_facts(sim, ["Ann is learning Italian", "Ann has a cat named Olive"], importance=0.8)
+
+    soft = forget(sim, policy="SOFT_DELETE")
+    assert soft["counts"]["softDeleted"] == 2, soft  # faded below 0.1 on Ebbinghaus
+    assert {c["memoryId"] for c in soft["changes"]} == {weak[0], old[0]}
+    assert all(c["reason"] for c in soft["changes"])
+    assert memory(sim, weak[0])["deletedAt"] is not None
+    assert memory(sim, keep[0])["deletedAt"] is None
+
+    # Capacity: keep the most important one; the soft-deleted go first.
+    hard = forget(sim, policy="HARD_DELETE", strategy="CAPACITY_BASED", maxCapacity=1)
+    assert hard["counts"]["hardDeleted"] == 3
+    gone = {c["memoryId"] for c in hard["changes"]}
+    assert gone == {weak[0], old[0], keep[1]} or gone == {weak[0], old[0], keep[0]}
+    for memory_id in gone:
+        assert sim.ok(MEMORY, {"id": memory_id})["memory"] is None
+
+
+def test_hard_deletion_takes_what_derives_only_from_the_deleted(sim: Api, clock: SimClock) -> None:
+    _, messages = seed_user(sim, "ann", ["I sold my bike"])
+    clock.at_day(-100)
+    (base,) = add_facts(sim, ["Ann sold her bike"], importance=0.2)
+    derived = sim.ok(
+        """mutation($input: AddMemoryInput!) { addMemory(input: $input) {
+             ... on MemoryPayload { memory { id } } } }""",
+        {"input": {"userId": "ann", "content": "Ann has no bike now", "derivedFrom": [base]}},
+    )["addMemory"]["memory"]["id"]
+    mixed = sim.ok(
+        """mutation($input: AddMemoryInput!) { addMemory(input: $input) {
+             ... on MemoryPayload { memory { id } } } }""",
+        {
+            "input": {
+                "userId": "ann",
+                "content": "Ann sold a bike she got as a gift",
+                "derivedFrom": [base, messages[0]],
+                "importance": 0.9,
+            }
+        },
+    )["addMemory"]["memory"]["id"]
+    clock.at_day(0)
+    dry = forget(sim, policy="HARD_DELETE", strategy="IMPORTANCE_BASED", threshold=0.4, dryRun=True)
+    report = forget(sim, policy="HARD_DELETE", strategy="IMPORTANCE_BASED", threshold=0.4)
+    assert dry["counts"]["hardDeleted"] == report["counts"]["hardDeleted"] == 1
+    assert report["counts"]["cascaded"] == 1  # the memory derived only from it
+    assert sim.ok(MEMORY, {"id": base})["memory"] is None
+    assert sim.ok(MEMORY, {"id": derived})["memory"] is None
+    kept = sim.ok("query($id: ID!) { memory(id: $id) { id derivedFrom { id } } }", {"id": mixed})[
+        "memory"
+    ]
+    assert [n["id"] for n in kept["derivedFrom"]] == [messages[0]]  # no dangling edge
+
+    time_based = forget(sim, policy="HARD_DELETE", strategy="TIME_BASED", maxAgeDays=50)
+    assert [c["memoryId"] for c in time_based["changes"]] == [mixed]  # 100 days old
+    assert time_based["counts"]["cascaded"] == 0  # the message it came from stays
+    assert sim.ok("query($id: ID!) { message(id: $id) { id } }", {"id": messages[0]})["message"]
+
+
+JOB = """query($id: ID!) { job(id: $id) { status error forgetCounts { scanned fuzzed } } }"""
+
+
+def test_async_run_is_a_job_with_the_same_counts(sim: Api, clock: SimClock) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    clock.at_day(-100)
+    add_facts(sim, [f"Ann read book number {i}" for i in range(5)])
+    clock.at_day(0)
+    dry = forget(sim, dryRun=True)
+    queued = forget(sim, **{"async": True})
+    assert queued["__typename"] == "ForgetQueued", queued
+    deadline = time.monotonic() + 30
+    while (job := sim.ok(JOB, {"id": queued["job"]["id"]})["job"])["status"] != "SUCCEEDED":
+        assert job["status"] in ("QUEUED", "RUNNING"), job
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert (
+        job["forgetCounts"]
+        == {"scanned": 5, "fuzzed": dry["counts"]["fuzzed"]}
+        == {
+            "scanned": 5,
+            "fuzzed": 5,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"policy": "HARD_DELETE"}, "strategy"),
+        ({"strategy": "TIME_BASED"}, "strategy"),
+        ({"policy": "HARD_DELETE", "strategy": "TIME_BASED"}, "maxAgeDays"),
+        ({"policy": "HARD_DELETE", "strategy": "CAPACITY_BASED"}, "maxCapacity"),
+        ({"policy": "HARD_DELETE", "strategy": "CAPACITY_BASED", "maxCapacity": -1}, "maxCapacity"),
+        ({"policy": "HARD_DELETE", "strategy": "IMPORTANCE_BASED", "threshold": 2}, "threshold"),
+        ({"memoryIds": ["msg_01J0000000000000000000000X"]}, "memoryIds[0]"),
+        ({"memoryIds": ["'; MATCH (n) DETACH DELETE n"]}, "memoryIds[0]"),
+        ({"userId": "bad user!"}, "userId"),
+    ],
+)
+def test_bad_input_is_refused_and_changes_nothing(
+    sim: Api, clock: SimClock, fields: dict[str, Any], field: str
+) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    clock.at_day(-1000)
+    (fact,) = add_facts(sim, ["Ann kept a diary in school"], importance=0.1)
+    clock.at_day(0)
+    result = forget(sim, **fields)
+    assert (result["__typename"], result["field"]) == ("InputError", field), result
+    assert memory(sim, fact)["level"] == "FULL"
+    assert memory(sim, fact)["deletedAt"] is None
+
+
+def test_other_tenants_and_unknown_users_are_not_found(sim: Api, clock: SimClock) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    sim.ok(CREATE_USER, {"id": "bob", "name": "Bob"})
+    clock.at_day(-1000)
+    (fact,) = add_facts(sim, ["Ann kept a diary in school"])
+    clock.at_day(0)
+    bob = sim.as_key(sim.create_key(["bob"]))
+    for user in ("ann", "nobody"):
+        result = bob.ok(FORGET, {"input": {"userId": user, "policy": "SOFT_DELETE"}})["forget"]
+        assert result["__typename"] == "NotFoundError", result
+    # Bob naming Ann's memory under his own user: not his, so nothing is read or changed.
+    mine = bob.ok(FORGET, {"input": {"userId": "bob", "memoryIds": [fact]}})["forget"]
+    assert mine["counts"]["scanned"] == 0
+    assert memory(sim, fact)["level"] == "FULL"

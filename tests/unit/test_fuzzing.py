@@ -1,0 +1,56 @@
+"""Offline fuzzing: each level's text, in English and Chinese, always from the original."""
+
+from __future__ import annotations
+
+from hippograph.fuzzing import FuzzRequest, FuzzText, compose, language_of, offline_fuzz
+from hippograph.models import MemoryLevel
+
+COFFEE_ZH = "用户喜欢喝美式咖啡，不加糖不加奶"
+COFFEE_EN = "Ann likes black coffee without sugar, and she drinks it every morning at the cafe."
+
+
+def fuzz(text: str, level: MemoryLevel, name: str = "") -> str:
+    request = FuzzRequest(text=text, level=level, language=language_of(text), user_name=name)
+    return offline_fuzz(request).content
+
+
+def test_language() -> None:
+    assert language_of(COFFEE_ZH) == "zh"
+    assert language_of(COFFEE_EN) == "en"
+    assert language_of("我 like 咖啡 very much indeed") == "en"
+    assert language_of("1234") == "en"
+
+
+def test_chinese_levels_follow_seed_002() -> None:
+    assert fuzz(COFFEE_ZH, MemoryLevel.FULL) == COFFEE_ZH
+    assert fuzz(COFFEE_ZH, MemoryLevel.SUMMARY) == "用户喜欢喝美式咖啡"
+    assert fuzz(COFFEE_ZH, MemoryLevel.TAG) == "标签：美式咖啡"
+    assert fuzz(COFFEE_ZH, MemoryLevel.TRACE) == "用户曾经有美式咖啡相关记忆"
+    assert fuzz(COFFEE_ZH, MemoryLevel.ARCHIVE) == "历史痕迹：美式咖啡"
+
+
+def test_english_levels() -> None:
+    assert fuzz(COFFEE_EN, MemoryLevel.SUMMARY, "Ann") == "Ann likes black coffee without sugar"
+    assert fuzz(COFFEE_EN, MemoryLevel.TAG, "Ann") == "tags: black coffee, sugar, morning"
+    assert fuzz(COFFEE_EN, MemoryLevel.TRACE, "Ann") == (
+        "the user once had memories about black coffee"
+    )
+    assert fuzz(COFFEE_EN, MemoryLevel.ARCHIVE, "Ann") == "archived trace: black coffee"
+
+
+def test_long_text_is_cut_and_nothing_is_empty() -> None:
+    long = " ".join(f"word{i}" for i in range(40))
+    assert fuzz(long, MemoryLevel.SUMMARY).endswith("…")
+    assert len(fuzz(long, MemoryLevel.SUMMARY).split()) == 16
+    assert fuzz("ok", MemoryLevel.TAG) == "ok"
+    assert fuzz("ok", MemoryLevel.TRACE) == "the user once had memories about a past conversation"
+
+
+def test_trace_and_archive_use_the_seed_wording_whatever_the_fuzzer_said() -> None:
+    answer = FuzzText(content="anything", topic="drinks")
+    assert (
+        compose(MemoryLevel.TRACE, "x", answer, "en") == "the user once had memories about drinks"
+    )
+    assert compose(MemoryLevel.ARCHIVE, "x", answer, "zh") == "历史痕迹：drinks"
+    assert compose(MemoryLevel.SUMMARY, "x", answer, "en") == "anything"
+    assert compose(MemoryLevel.FULL, "x", answer, "en") == "x"
