@@ -23,24 +23,30 @@ from graph.driver import GraphDriver, fetch
 from graph.records import Props, float32, to_utc, to_utc_or_none
 from hippograph.cascade import MAX_CASCADE_NODES, deletion_report, too_large
 from hippograph.errors import Conflict
-from hippograph.forgetting import BatchWrite, Candidate, ForgetRow, RankKey, Rewrite
+from hippograph.forgetting import BatchWrite, Candidate, RankKey, Rewrite
 from hippograph.models import LevelChange, MemoryCategory, MemoryKind, MemoryLevel
 
-_ROW = (
+_CANDIDATE = (
     "{.id, .kind, .category, .level, .importance, .created_at, .last_accessed_at,"
-    " .access_count, .deleted_at, .content, .original_content}"
+    " .access_count, .deleted_at}"
 )
-PAGE = cypher(
-    "forgetting.PAGE",
-    "MATCH (m:Memory {user_id: $user_id}) "
-    "WHERE m.id > $after AND ($with_deleted OR m.deleted_at IS NULL) "
-    "RETURN m " + _ROW + " AS props ORDER BY m.id LIMIT $limit",
+# Everything the policy needs and nothing it does not (no texts, no vectors):
+# a pass reads every memory of the user but rewrites only those that change.
+CANDIDATES = cypher(
+    "forgetting.CANDIDATES",
+    "MATCH (m:Memory {user_id: $user_id}) WHERE $with_deleted OR m.deleted_at IS NULL "
+    "RETURN m " + _CANDIDATE + " AS props",
 )
-PAGE_NAMED = cypher(
-    "forgetting.PAGE_NAMED",
+CANDIDATES_NAMED = cypher(
+    "forgetting.CANDIDATES_NAMED",
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
-    "WHERE m.user_id = $user_id AND m.id > $after AND ($with_deleted OR m.deleted_at IS NULL) "
-    "RETURN m " + _ROW + " AS props ORDER BY m.id LIMIT $limit",
+    "WHERE m.user_id = $user_id AND ($with_deleted OR m.deleted_at IS NULL) "
+    "RETURN m " + _CANDIDATE + " AS props",
+)
+TEXTS = cypher(
+    "forgetting.TEXTS",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.user_id = $user_id "
+    "RETURN m.id AS id, m.content AS content, m.original_content AS original",
 )
 # The first memory over capacity in keep order; the exempt ones do not count
 # (unless named: then only the named ones do).
@@ -98,9 +104,9 @@ SOFT_DELETE = cypher(
 )
 
 
-def row_from(p: Props) -> ForgetRow:
-    """A ``ForgetRow`` from its projection."""
-    candidate = Candidate(
+def candidate_from(p: Props) -> Candidate:
+    """A ``Candidate`` from its projection."""
+    return Candidate(
         id=p["id"],
         kind=MemoryKind(p["kind"]),
         category=MemoryCategory(p.get("category") or "fact"),
@@ -111,7 +117,6 @@ def row_from(p: Props) -> ForgetRow:
         access_count=int(p.get("access_count") or 0),
         deleted=to_utc_or_none(p.get("deleted_at")) is not None,
     )
-    return ForgetRow(candidate, p["content"], p.get("original_content"))
 
 
 class ForgetGraph:
@@ -121,26 +126,26 @@ class ForgetGraph:
         self._graph = graph
         self._cascade_limit = cascade_limit
 
-    async def page(
-        self,
-        user_id: str,
-        after: str,
-        limit: int,
-        with_deleted: bool,
-        named: Sequence[str] = (),
-    ) -> list[ForgetRow]:
-        """The next ``limit`` memories of ``user_id`` after id ``after``, in id order."""
-        params: dict[str, Any] = {
-            "user_id": user_id,
-            "after": after,
-            "limit": limit,
-            "with_deleted": with_deleted,
-            "ids": list(named),
-        }
-        query = PAGE_NAMED if named else PAGE
+    async def candidates(
+        self, user_id: str, with_deleted: bool, named: Sequence[str] = ()
+    ) -> list[Candidate]:
+        """Every memory of ``user_id`` (or the named ones) as the policy sees it, in id order."""
+        params = {"user_id": user_id, "with_deleted": with_deleted, "ids": list(named)}
+        query = CANDIDATES_NAMED if named else CANDIDATES
 
-        async def work(tx: AsyncManagedTransaction) -> list[ForgetRow]:
-            return [row_from(r["props"]) for r in await fetch(tx, query, params)]
+        async def work(tx: AsyncManagedTransaction) -> list[Candidate]:
+            return [candidate_from(r["props"]) for r in await fetch(tx, query, params)]
+
+        found = await self._graph.read(work)
+        found.sort(key=lambda c: c.id)
+        return found
+
+    async def texts(self, user_id: str, ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+        """``(content, original_content)`` of the memories among ``ids``."""
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, tuple[str, str | None]]:
+            rows = await fetch(tx, TEXTS, {"user_id": user_id, "ids": list(ids)})
+            return {r["id"]: (r["content"], r["original"]) for r in rows}
 
         return await self._graph.read(work)
 

@@ -258,15 +258,6 @@ def needs_capacity_cutoff(request: ForgetRequest) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class ForgetRow:
-    """A memory as a forget run reads it: what the policy needs, and its texts."""
-
-    candidate: Candidate
-    content: str
-    original_content: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class Rewrite:
     """A level change to write: the new text with its vector and tokens."""
 

@@ -14,7 +14,8 @@ from typing import Any, Protocol
 from hippograph.auth import ApiKeyRecord
 from hippograph.cascade import DerivationClosure
 from hippograph.extraction.schema import Extraction, ExtractionRequest
-from hippograph.forgetting import BatchWrite, ForgetRow, RankKey
+from hippograph.forgetting import BatchWrite, RankKey
+from hippograph.forgetting import Candidate as ForgetCandidate
 from hippograph.fuzzing import FuzzRequest, FuzzText
 from hippograph.jobs import Job, JobStatus
 from hippograph.models import (
@@ -293,9 +294,12 @@ class CascadeStore(Protocol):
 class ForgetStore(Protocol):
     """Pages of a user's memories and the batches a forget run writes (graph/forgetting.py)."""
 
-    async def page(
-        self, user_id: str, after: str, limit: int, with_deleted: bool, named: Sequence[str] = ()
-    ) -> list[ForgetRow]: ...
+    async def candidates(
+        self, user_id: str, with_deleted: bool, named: Sequence[str] = ()
+    ) -> list[ForgetCandidate]: ...
+    async def texts(
+        self, user_id: str, ids: Sequence[str]
+    ) -> dict[str, tuple[str, str | None]]: ...
     async def capacity_cutoff(
         self, user_id: str, capacity: int, named: Sequence[str] = ()
     ) -> RankKey | None: ...

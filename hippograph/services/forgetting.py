@@ -33,7 +33,6 @@ from hippograph.forgetting import (
     Decision,
     ForgetPolicy,
     ForgetRequest,
-    ForgetRow,
     ForgetRules,
     HardDeleteStrategy,
     RankKey,
@@ -45,15 +44,16 @@ from hippograph.forgetting import (
 from hippograph.fuzzing import FuzzRequest, compose, language_of
 from hippograph.ids import IdKind, derived_id, new_id, require_id, require_user_id
 from hippograph.jobs import Job, JobKind
-from hippograph.models import MemoryCategory, MemoryLevel
+from hippograph.models import IndexedText, MemoryCategory, MemoryLevel
 from hippograph.ports import LLM, Embedder, ForgetStore, UserStore
 from hippograph.retention import Curve, LevelThresholds, RetentionParams
 from hippograph.services.jobs import JobResult, JobService
 from hippograph.services.users import UserService
 from hippograph.settings import ForgettingSettings
 
+Texts = tuple[str, str | None]  # a memory's content and original_content
 _FUZZ_AT_ONCE = 8
-_VECTOR_CACHE = 20_000  # trace and archive texts repeat across pages: embed them once
+_INDEX_CACHE = 20_000  # trace and archive texts repeat across pages: embed them once
 
 
 def rules_from(settings: ForgettingSettings) -> ForgetRules:
@@ -139,7 +139,7 @@ class ForgetService:
         self._clock = clock
         self._settings = settings
         self._rules = rules_from(settings)
-        self._vectors: OrderedDict[str, list[float]] = OrderedDict()
+        self._indexed: OrderedDict[str, IndexedText] = OrderedDict()
         jobs.register(JobKind.FORGET, self._run_job)
 
     async def forget(
@@ -194,25 +194,23 @@ class ForgetService:
             cutoff = await self._store.capacity_cutoff(request.user_id, capacity, named)
         with_deleted = request.policy is ForgetPolicy.HARD_DELETE
         name = await self._user_name(request.user_id)
-        while rows := await self._store.page(
-            request.user_id, cursor, self._settings.batch_size, with_deleted, request.memory_ids
-        ):
+        everyone = await self._store.candidates(request.user_id, with_deleted, request.memory_ids)
+        remaining = [c for c in everyone if c.id > cursor]
+        size = self._settings.batch_size
+        for start in range(0, len(remaining), size):
+            page = remaining[start : start + size]
             decisions = [
-                d
-                for row in rows
-                if (d := decide(row.candidate, request, self._rules, as_of, cutoff)) is not None
+                d for c in page if (d := decide(c, request, self._rules, as_of, cutoff)) is not None
             ]
             decided = {d.memory_id for d in decisions}
             exempt = sum(
-                1
-                for row in rows
-                if is_exempt(row.candidate, request.memory_ids) and row.candidate.id not in decided
+                1 for c in page if is_exempt(c, request.memory_ids) and c.id not in decided
             )
-            counts = tally(report.counts, len(rows), exempt, decisions)
-            next_cursor = rows[-1].candidate.id
+            counts = tally(report.counts, len(page), exempt, decisions)
+            next_cursor = page[-1].id
             cascaded = 0
             if not dry_run or job is not None:
-                batch, used = await self._batch(request, rows, decisions, name, as_of, dry_run)
+                batch, used = await self._batch(request, decisions, name, as_of, dry_run)
                 report = replace(report, usage=report.usage.plus(used))
                 batch = replace(
                     batch,
@@ -231,7 +229,6 @@ class ForgetService:
     async def _batch(
         self,
         request: ForgetRequest,
-        rows: Sequence[ForgetRow],
         decisions: Sequence[Decision],
         name: str,
         now: datetime,
@@ -240,10 +237,12 @@ class ForgetService:
         batch = BatchWrite(user_id=request.user_id, now=now)
         if dry_run:
             return batch, Usage()
-        by_id = {row.candidate.id: row for row in rows}
         moving = [d for d in decisions if d.from_level is not d.to_level]
         moved = {d.memory_id for d in moving}
-        rewrites, usage = await self._rewrites([(d, by_id[d.memory_id]) for d in moving], name)
+        texts = await self._store.texts(request.user_id, [d.memory_id for d in moving])
+        # A memory gone since the candidates were read has nothing left to rewrite.
+        present = [(d, texts[d.memory_id]) for d in moving if d.memory_id in texts]
+        rewrites, usage = await self._rewrites(present, name)
         batch = replace(
             batch,
             rewrites=rewrites,
@@ -254,12 +253,15 @@ class ForgetService:
         return batch, usage
 
     async def _rewrites(
-        self, moving: Sequence[tuple[Decision, ForgetRow]], name: str
+        self, moving: Sequence[tuple[Decision, Texts]], name: str
     ) -> tuple[list[Rewrite], Usage]:
         gate = asyncio.Semaphore(_FUZZ_AT_ONCE)
 
-        async def content(decision: Decision, row: ForgetRow) -> tuple[str, str, Usage]:
-            original = row.original_content or row.content
+        async def content(
+            decision: Decision, text_now: tuple[str, str | None]
+        ) -> tuple[str, str, Usage]:
+            current, kept = text_now
+            original = kept or current
             language = language_of(original)
             if decision.to_level is MemoryLevel.FULL:
                 return original, original, Usage()
@@ -274,7 +276,7 @@ class ForgetService:
         usage = Usage()
         for _, _, used in texts:
             usage = usage.plus(used)
-        vectors = await self._embed([t for t, _, _ in texts])
+        indexed = await self._index([t for t, _, _ in texts])
         rewrites = [
             Rewrite(
                 memory_id=d.memory_id,
@@ -282,26 +284,27 @@ class ForgetService:
                 to_level=d.to_level,
                 content=new,
                 original_content=original,
-                embedding=vectors[new],
-                search_text=text.search_text(new),
+                embedding=indexed[new].embedding,
+                search_text=indexed[new].search_text,
                 promote=d.promote,
             )
             for (d, _), (new, original, _) in zip(moving, texts, strict=True)
         ]
         return rewrites, usage
 
-    async def _embed(self, texts: Sequence[str]) -> dict[str, list[float]]:
-        """Vectors of the distinct ``texts``, from the cache where it has them."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+    async def _index(self, texts: Sequence[str]) -> dict[str, IndexedText]:
+        """Vector and tokens of the distinct ``texts``, from the cache where it has them."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._indexed]
         if missing:
-            for t, vector in zip(missing, await self._embedder.embed(missing), strict=True):
-                self._vectors[t] = vector
+            vectors = await self._embedder.embed(missing)
+            for t, vector in zip(missing, vectors, strict=True):
+                self._indexed[t] = IndexedText(embedding=vector, search_text=text.search_text(t))
         found = {}
         for t in texts:
-            self._vectors.move_to_end(t)
-            found[t] = self._vectors[t]
-        while len(self._vectors) > _VECTOR_CACHE:
-            self._vectors.popitem(last=False)
+            self._indexed.move_to_end(t)
+            found[t] = self._indexed[t]
+        while len(self._indexed) > _INDEX_CACHE:
+            self._indexed.popitem(last=False)
         return found
 
     async def _user_name(self, user_id: str) -> str:
