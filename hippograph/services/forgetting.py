@@ -8,8 +8,10 @@ same reading and deciding and writes nothing.
 
 Runs as a job (``JobKind.FORGET``) on request (``forget(async: true)``) and
 on a schedule (``sweep``, one FUZZ pass per user a day, with a job id derived
-from the day so a sweep repeated the same day finds its jobs done); smaller
-requests run in the request itself.
+from the day so a sweep repeated the same day finds its jobs done). Without
+``async`` a request runs the pass itself and answers with the full report:
+fine for a pass that changes little; a first pass over a large imported
+history is a job's work (docs/forgetting.md).
 """
 
 from __future__ import annotations
