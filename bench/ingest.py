@@ -24,6 +24,7 @@ from typing import Any
 from bench.common import LOCOMO, machine, print_json
 from hippograph.clock import utc_now
 from hippograph.extraction.schema import Extraction, ExtractionRequest
+from hippograph.fuzzing import FuzzRequest, FuzzText
 from hippograph.importers.locomo import LocomoSession, load_locomo
 from hippograph.models import IngestBatch, IngestCounts, Message
 from hippograph.ports import LLM, Embedder, IngestStore
@@ -75,6 +76,9 @@ class TimedLLM:
             return await self._inner.reflect(request)
         finally:
             SPENT["reflect"] += time.perf_counter() - started
+
+    async def fuzz(self, request: FuzzRequest) -> FuzzText:
+        return await self._inner.fuzz(request)
 
 
 class TimedIngest:

@@ -173,10 +173,10 @@ def test_seed_002_ages_land_on_the_seed_weights_and_levels(sim: Api, clock: SimC
         assert change["weight"] == pytest.approx(weight, abs=5e-4)
         assert change["toLevel"] == level
 
-    texts = {age: memory(sim, ids[0]) for age, ids in by_age.items()}
+    firsts = {age: memory(sim, ids[0]) for age, ids in by_age.items()}
     original = "Ann likes americano number 0 from the cafe on day {age}, no sugar, no milk"
     for age, (_, level) in SEED_002.items():
-        found = texts[age]
+        found = firsts[age]
         assert found["level"] == level, (age, found)
         if level == "FULL":
             assert found["content"] == original.format(age=age)
@@ -185,9 +185,9 @@ def test_seed_002_ages_land_on_the_seed_weights_and_levels(sim: Api, clock: SimC
             assert found["originalContent"] == original.format(age=age)
             assert found["levelHistory"][0]["fromLevel"] == "FULL"
             assert found["levelHistory"][0]["toLevel"] == level
-    assert texts[100]["content"] == f"Ann likes americano number 0 from the cafe on day {100}"
-    assert texts[300]["content"].startswith("tags: ")
-    assert texts[1000]["content"].startswith("the user once had memories about ")
+    assert firsts[100]["content"] == f"Ann likes americano number 0 from the cafe on day {100}"
+    assert firsts[300]["content"].startswith("tags: ")
+    assert firsts[1000]["content"].startswith("the user once had memories about ")
 
     again = forget(sim)  # right after: nothing to do
     assert again["counts"]["changed"] == 0

@@ -30,13 +30,13 @@ from hippograph.settings import (
     Settings,
 )
 from jobs.inprocess import InProcessQueue
-from tests.llm.stub_server import StubLLMServer, completion
+from tests.llm.stub_server import Reply, StubLLMServer, completion
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PAGE = 4
 
 
-def _fuzzed(n: int) -> list[object]:
+def _fuzzed(n: int) -> list[Reply]:
     answer = json.dumps({"content": "Ann liked some hobby", "topic": "hobbies"})
     return [completion(answer, 50, 10) for _ in range(n)]
 
