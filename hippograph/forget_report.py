@@ -38,7 +38,6 @@ class ForgetReport:
     as_of: datetime
     counts: Mapping[str, int] = field(default_factory=dict)
     changes: tuple[Decision, ...] = ()
-    complete: bool = False
     usage: Usage = field(default_factory=Usage)
 
     def count(self, name: str) -> int:
@@ -49,12 +48,6 @@ class ForgetReport:
     def changes_truncated(self) -> bool:
         """True when more memories changed than ``changes`` shows."""
         return len(self.changes) < count(self.counts, "changed")
-
-    def with_batch(
-        self, scanned: int, exempt: int, decisions: Iterable[Decision], cascaded: int = 0
-    ) -> ForgetReport:
-        """This report with one more batch counted in."""
-        return replace(self, counts=tally(self.counts, scanned, exempt, list(decisions), cascaded))
 
     def showing(self, decisions: Iterable[Decision]) -> ForgetReport:
         """This report with ``decisions`` added to the changes shown, up to the cap."""
@@ -83,20 +76,18 @@ def moves(counts: Mapping[str, int]) -> tuple[LevelMove, ...]:
 
 
 def tally(
-    counts: Mapping[str, int],
-    scanned: int,
-    exempt: int,
-    decisions: list[Decision],
-    cascaded: int = 0,
+    counts: Mapping[str, int], scanned: int, exempt: int, decisions: list[Decision]
 ) -> dict[str, int]:
-    """``counts`` plus one batch: scanned, exempt, unchanged, per action and per level move."""
+    """``counts`` plus one batch: scanned, exempt, unchanged, per action and per level move.
+
+    ``cascaded`` is known only once the batch is written; the writer adds it.
+    """
     total = {name: int(counts.get(name, 0)) for name in _SCALARS}
     total.update({k: int(v) for k, v in counts.items() if k not in total})
     total["scanned"] += scanned
     total["exempt"] += exempt
     total["unchanged"] += scanned - exempt - len(decisions)
     total["changed"] += len(decisions)
-    total["cascaded"] += cascaded
     total["batches"] += 1
     for d in decisions:
         if d.promote:

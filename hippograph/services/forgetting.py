@@ -48,7 +48,7 @@ from hippograph.ids import IdKind, derived_id, new_id, require_id, require_user_
 from hippograph.jobs import Job, JobKind
 from hippograph.models import IndexedText, MemoryCategory, MemoryLevel
 from hippograph.ports import LLM, Embedder, ForgetStore, UserStore
-from hippograph.retention import Curve, LevelThresholds, RetentionParams
+from hippograph.retention import Curve, LevelThresholds, RetentionParams, default_speeds
 from hippograph.services.jobs import JobResult, JobService
 from hippograph.services.users import UserService
 from hippograph.settings import ForgettingSettings
@@ -60,9 +60,7 @@ _INDEX_CACHE = 20_000  # trace and archive texts repeat across pages: embed them
 
 def rules_from(settings: ForgettingSettings) -> ForgetRules:
     """The policy's rules as the settings give them."""
-    speeds = {
-        MemoryCategory.SYSTEM: 0.0,
-        MemoryCategory.CORE: 0.0,
+    speeds = default_speeds() | {
         MemoryCategory.FACT: settings.fact_speed,
         MemoryCategory.EPISODE: settings.episode_speed,
     }
@@ -226,7 +224,7 @@ class ForgetService:
             report = replace(report, counts=counts | {"cascaded": counts["cascaded"] + cascaded})
             report = report.showing(decisions)
             cursor = next_cursor
-        return replace(report, complete=True)
+        return report
 
     async def _batch(
         self,
