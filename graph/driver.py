@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, LiteralString, TypeVar
 
-from neo4j import AsyncDriver, AsyncManagedTransaction, Record
+from neo4j import AsyncDriver, AsyncManagedTransaction, AsyncSession, Record
 from neo4j.exceptions import (
     ConstraintError,
     DriverError,
@@ -25,6 +27,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 
+from graph.cypher import cypher
 from hippograph.errors import Conflict, Unavailable
 
 T = TypeVar("T")
@@ -51,20 +54,65 @@ async def execute(
     await result.consume()
 
 
-class GraphDriver:
-    """One driver per process; one session per unit of work."""
+_PING = cypher("driver.PING", "RETURN 1 AS ok")
 
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
+
+async def _ping(tx: AsyncManagedTransaction) -> None:
+    await execute(tx, _PING)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How long a unit of work is retried, by kind of failure.
+
+    The driver's own retry treats a lost server like a deadlock and keeps a
+    request waiting for its whole budget (15 s) before failing; ours gives a
+    server that is gone a short grace (a stale pooled connection, a blip),
+    then answers UNAVAILABLE, and keeps the long budget for contention.
+    """
+
+    transient_s: float = 15.0
+    unavailable_s: float = 3.0
+
+    def delay(self, attempt: int) -> float:
+        """Backoff before retry ``attempt`` (1, 2, …): exponential, jittered, at most 1 s."""
+        return float(min(1.0, 0.02 * 2**attempt) * random.uniform(0.5, 1.0))
+
+
+class GraphDriver:
+    """One driver per process; one session per unit of work.
+
+    The driver is built with ``max_transaction_retry_time=0`` (see
+    ``graph.store``): retries happen here, under :class:`RetryPolicy`.
+    """
+
+    def __init__(
+        self, driver: AsyncDriver, database: str, retry: RetryPolicy | None = None
+    ) -> None:
         self._driver = driver
         self.database = database
+        self._retry = retry or RetryPolicy()
+
+    async def _managed(self, run: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            try:
+                async with self._driver.session(database=self.database) as session:
+                    return await run(session)
+            except TransientError:
+                budget = self._retry.transient_s
+                if time.monotonic() - started >= budget:
+                    raise
+            except (ServiceUnavailable, SessionExpired) as exc:
+                if time.monotonic() - started >= self._retry.unavailable_s:
+                    raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
+            attempt += 1
+            await asyncio.sleep(self._retry.delay(attempt))
 
     async def read(self, work: Work[T]) -> T:
         """Run ``work`` in a managed read transaction."""
-        try:
-            async with self._driver.session(database=self.database) as session:
-                return await session.execute_read(work)
-        except (ServiceUnavailable, SessionExpired) as exc:
-            raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
+        return await self._managed(lambda session: session.execute_read(work))
 
     async def write(self, work: Work[T], *, merge_only: bool = False) -> T:
         """Run ``work`` in a managed write transaction.
@@ -76,8 +124,7 @@ class GraphDriver:
         attempt = 0
         while True:
             try:
-                async with self._driver.session(database=self.database) as session:
-                    return await session.execute_write(work)
+                return await self._managed(lambda session: session.execute_write(work))
             except ConstraintError as exc:
                 attempt += 1
                 if not merge_only or attempt > _MERGE_RETRIES:
@@ -85,8 +132,6 @@ class GraphDriver:
                     log.info("constraint violation: %s", exc.message)
                     raise Conflict("a node with this id already exists") from exc
                 await asyncio.sleep(random.uniform(0.005, 0.02) * attempt)
-            except (ServiceUnavailable, SessionExpired) as exc:
-                raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
 
     async def write_once(self, work: Work[object]) -> bool:
         """Run ``work`` in one write transaction, once, and say whether it committed.
@@ -131,12 +176,14 @@ class GraphDriver:
         raise Unavailable(f"schema statement kept failing: {query[:80]}")
 
     async def ping(self) -> None:
-        """Raise ``Unavailable`` unless the server answers."""
+        """Raise ``Unavailable`` unless this database answers a query.
+
+        A query rather than the driver's connectivity check: a server that
+        accepts connections but has lost the database is not ready either.
+        """
         try:
-            await self._driver.verify_connectivity(database=self.database)
-        except DriverError as exc:
-            raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
-        except OSError as exc:
+            await self.read(_ping)
+        except (DriverError, OSError) as exc:
             raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
 
     async def server_agent(self) -> str:

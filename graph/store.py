@@ -10,7 +10,8 @@ from neo4j import AsyncGraphDatabase
 
 from graph.cascade import CascadeGraph
 from graph.dialect import ArcadeDBDialect, IndexDialect, Neo4jDialect
-from graph.driver import GraphDriver
+from graph.driver import GraphDriver, RetryPolicy
+from graph.dump import DumpGraph
 from graph.embedded import EmbeddedArcadeDB
 from graph.forgetting import ForgetGraph
 from graph.ingest import IngestGraph
@@ -24,6 +25,7 @@ from graph.provenance import ProvenanceGraph
 from graph.reflection import ReflectionGraph
 from graph.search import SearchGraph
 from graph.setup import ensure_schema
+from graph.stats import StatsGraph
 from graph.users import UserGraph
 from hippograph.errors import ConfigError
 from hippograph.settings import GraphSettings
@@ -50,6 +52,8 @@ class GraphStore:
     cascade: CascadeGraph = field(init=False)
     reflection: ReflectionGraph = field(init=False)
     forgetting: ForgetGraph = field(init=False)
+    dump: DumpGraph = field(init=False)
+    stats: StatsGraph = field(init=False)
 
     def __post_init__(self) -> None:
         self.users = UserGraph(self.graph)
@@ -65,6 +69,8 @@ class GraphStore:
         self.cascade = CascadeGraph(self.graph)
         self.reflection = ReflectionGraph(self.graph)
         self.forgetting = ForgetGraph(self.graph)
+        self.dump = DumpGraph(self.graph)
+        self.stats = StatsGraph(self.graph)
 
     async def setup(self, *, model: str, dimensions: int) -> None:
         """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""
@@ -150,7 +156,10 @@ def _store(
         max_connection_pool_size=settings.max_connection_pool_size,
         connection_timeout=settings.connection_timeout_s,
         connection_acquisition_timeout=settings.connection_timeout_s,
-        max_transaction_retry_time=15.0,
+        # Retries are GraphDriver's (RetryPolicy): the driver's would hold a
+        # request for 15 s when the server is simply gone.
+        max_transaction_retry_time=0.0,
         notifications_min_severity="OFF",
     )
-    return GraphStore(GraphDriver(driver, database), dialect)
+    retry = RetryPolicy(settings.transaction_retry_s, settings.unavailable_retry_s)
+    return GraphStore(GraphDriver(driver, database, retry), dialect)

@@ -1,4 +1,4 @@
-"""The ``hippograph`` command: serve, init, keys, export-schema, worker, import, bench.
+"""The ``hippograph`` command: serve, init, keys, export-schema, worker, import, export, bench.
 
 Heavy imports (torch, the JVM) happen inside the commands that need them, so
 ``hippograph --help`` and ``export-schema`` answer at once.
@@ -8,19 +8,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from pydantic import ValidationError
 
 from hippograph.errors import HippoError
+from hippograph.logs import configure_logging
 from hippograph.settings import Settings
 
 if TYPE_CHECKING:
+    from graph.store import GraphStore
     from hippograph.server.runtime import Runtime
+
+T = TypeVar("T")
 
 log = logging.getLogger("hippograph")
 
@@ -36,16 +41,6 @@ def _settings() -> Settings:
         raise SystemExit(f"hippograph: invalid configuration: {problems}") from exc
 
 
-def _configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    # The driver logs every retried transaction at WARNING; retries are normal.
-    logging.getLogger("neo4j").setLevel(logging.ERROR)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-
-
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the API with uvicorn until SIGINT or SIGTERM."""
     import uvicorn
@@ -55,7 +50,16 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     host = args.host or settings.api.host
     port = settings.api.port if args.port is None else args.port
     log.info("starting HippoGraph on http://%s:%s/graphql", host, port)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=settings.log_level)
+    # log_config=None keeps our logging (JSON, request ids); the access log is
+    # ours too (hippograph.access), with the request id and the operation.
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level=settings.log_level,
+        log_config=None,
+        access_log=False,
+    )
     return 0
 
 
@@ -150,11 +154,14 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
     from hippograph.clock import utc_now
+    from hippograph.dump import looks_like_dump
     from hippograph.importers.conversations import read_conversations
     from hippograph.importers.ingest import import_conversations
 
     if not args.file.is_file():
         raise SystemExit(f"hippograph import: no such file {args.file}")
+    if args.format == "dump" or (args.format == "auto" and looks_like_dump(args.file)):
+        return _import_dump(args, settings)
     # The whole file is checked before anything is written.
     conversations = read_conversations(args.file, None if args.format == "auto" else args.format)
 
@@ -176,6 +183,92 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         return 0
 
     return asyncio.run(_with_runtime(settings, work))
+
+
+async def _with_graph(settings: Settings, work: Callable[[GraphStore], Awaitable[T]]) -> T:
+    """Open the graph alone: a dump needs neither the model nor the services."""
+    from graph.store import connect
+
+    connection = await connect(settings.graph)
+    try:
+        return await work(connection.store)
+    finally:
+        await connection.close()
+
+
+def _import_dump(args: argparse.Namespace, settings: Settings) -> int:
+    """Load a dump made by ``hippograph export`` (docs/dump.md); the whole file is checked first."""
+    import time
+
+    from tqdm import tqdm
+
+    from hippograph.dump import check_dump
+    from hippograph.errors import ConfigError
+
+    checked = check_dump(args.file)
+    embedding = checked.header.embedding
+    if embedding.model != settings.embedding.model:
+        # Vectors from another model would be searched with this one's queries.
+        raise ConfigError(
+            f"{args.file.name} holds vectors made by {embedding.model!r}, but "
+            f"HIPPOGRAPH_EMBEDDING__MODEL is {settings.embedding.model!r}: set it to the dump's"
+        )
+
+    async def work(store: GraphStore) -> int:
+        # Set up with the dump's model first: the indexes then take the nodes as they come.
+        await store.setup(model=embedding.model, dimensions=embedding.dimensions)
+        started = time.perf_counter()
+        with tqdm(
+            total=checked.header.counts.total,
+            unit="line",
+            desc="importing",
+            file=sys.stderr,
+            disable=args.no_progress,
+        ) as bar:
+            report = await store.dump.load(checked, progress=bar.update)
+        print(report.summary(time.perf_counter() - started))
+        return 0
+
+    return asyncio.run(_with_graph(settings, work))
+
+
+@contextlib.contextmanager
+def _dump_output(name: str) -> Iterator[TextIO]:
+    """stdout for ``-``; else a file that appears only once complete (renamed at the end)."""
+    if name == "-":
+        yield sys.stdout
+        return
+    partial = Path(f"{name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            yield out
+        partial.replace(name)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    """Write the whole graph as a portable JSONL dump (docs/dump.md)."""
+    import time
+
+    from tqdm import tqdm
+
+    from hippograph.clock import utc_now
+
+    async def work(store: GraphStore) -> int:
+        started = time.perf_counter()
+        bar = tqdm(unit="line", desc="exporting", file=sys.stderr, disable=args.no_progress)
+        with _dump_output(args.file) as out, bar:
+            counts = await store.dump.export(out, utc_now(), progress=bar.update)
+        elapsed = time.perf_counter() - started
+        print(
+            f"exported {sum(counts.nodes.values())} nodes and {sum(counts.edges.values())} "
+            f"edges to {args.file} in {elapsed:.1f} s ({counts.total / elapsed:.0f} lines/s)",
+            file=sys.stderr,
+        )
+        return 0
+
+    return asyncio.run(_with_graph(settings, work))
 
 
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
@@ -231,14 +324,26 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(func=cmd_worker)
 
     importer = sub.add_parser(
-        "import", help="import conversations (LoCoMo JSON or JSONL) through memorize"
+        "import",
+        help="import conversations (LoCoMo JSON or JSONL) through memorize, "
+        "or a dump made by `hippograph export`",
     )
-    importer.add_argument("file", type=Path, help="a LoCoMo JSON file or JSONL, one per line")
     importer.add_argument(
-        "--format", default="auto", choices=["auto", "locomo", "jsonl"], help="default: detect"
+        "file", type=Path, help="a LoCoMo JSON file, JSONL (one conversation a line) or a dump"
+    )
+    importer.add_argument(
+        "--format",
+        default="auto",
+        choices=["auto", "locomo", "jsonl", "dump"],
+        help="default: detect",
     )
     importer.add_argument("--no-progress", action="store_true", help="no progress bar")
     importer.set_defaults(func=cmd_import)
+
+    exporter = sub.add_parser("export", help="write the whole graph as a portable JSONL dump")
+    exporter.add_argument("file", help="the dump to write, or - for stdout")
+    exporter.add_argument("--no-progress", action="store_true", help="no progress bar")
+    exporter.set_defaults(func=cmd_export)
 
     bench = sub.add_parser("bench", help="run a benchmark")
     bench_sub = bench.add_subparsers(dest="bench_command", required=True)
@@ -266,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hippograph`` console script."""
     args = build_parser().parse_args(argv)
     settings = _settings()
-    _configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     handler: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
         return handler(args, settings)

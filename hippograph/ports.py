@@ -17,7 +17,7 @@ from hippograph.extraction.schema import Extraction, ExtractionRequest
 from hippograph.forgetting import BatchWrite, RankKey
 from hippograph.forgetting import Candidate as ForgetCandidate
 from hippograph.fuzzing import FuzzRequest, FuzzText
-from hippograph.jobs import Job, JobStatus
+from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.models import (
     AddedMessages,
     Direction,
@@ -251,9 +251,19 @@ class JobStore(Protocol):
 class JobQueue(Protocol):
     """Where submitted jobs go to be run: the in-process runner or arq."""
 
-    async def enqueue(self, job_id: str) -> None:
-        """Have the job run soon (enqueueing a queued job again is harmless)."""
+    async def enqueue(self, job_id: str, attempt: int = 0) -> None:
+        """Have the job run soon (enqueueing a queued job again is harmless).
+
+        ``attempt`` is how many times the job has started so far: a runner
+        that deduplicates by id keys on both, so a resubmitted failed job runs.
+        """
         ...
+
+
+class JobObserver(Protocol):
+    """Told about every job a process runs (metrics)."""
+
+    def job_finished(self, kind: JobKind, status: JobStatus, seconds: float) -> None: ...
 
 
 class MemoryOpsStore(Protocol):

@@ -43,8 +43,14 @@ class GraphSettings(BaseModel):
         le=4000,
         description="ArcadeDB's HNSW search breadth (index metadata; applies to new indexes)",
     )
-    connection_timeout_s: float = 10.0
-    max_connection_pool_size: int = 50
+    connection_timeout_s: float = Field(default=10.0, gt=0)
+    max_connection_pool_size: int = Field(default=50, ge=1)
+    transaction_retry_s: float = Field(
+        default=15.0, ge=0, description="how long deadlocks and other transient errors are retried"
+    )
+    unavailable_retry_s: float = Field(
+        default=3.0, ge=0, description="how long a graph that cannot be reached is retried"
+    )
 
     @model_validator(mode="after")
     def _check_server(self) -> GraphSettings:
@@ -112,18 +118,33 @@ class LimitSettings(BaseModel):
 
 
 class ApiSettings(BaseModel):
-    """The HTTP side: bind address and the admin key."""
+    """The HTTP side: bind address, the admin key, and what one client may send."""
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     admin_key: SecretStr | None = None
     key_cache_ttl_s: float = Field(default=30.0, ge=0)
+    rate_limit_per_s: float = Field(
+        default=50.0, ge=0, description="requests per second per API key, sustained (0: no limit)"
+    )
+    rate_limit_burst: int = Field(
+        default=100, ge=1, description="requests one key may make at once before the rate applies"
+    )
+    # 500 messages of 8,000 CJK characters (the content limits) are 12 MB of
+    # UTF-8: the cap sits above what a valid request can need.
+    max_body_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
+    ready_timeout_s: float = Field(
+        default=2.0, gt=0, description="how long /readyz waits for each dependency"
+    )
 
 
 class RedisSettings(BaseModel):
     """The arq queue (server mode)."""
 
     url: str = "redis://127.0.0.1:6379/0"
+    timeout_s: float = Field(
+        default=5.0, gt=0, description="longest wait for one Redis command (enqueue, ping)"
+    )
 
 
 class LLMSettings(BaseModel):
@@ -223,6 +244,14 @@ class JobSettings(BaseModel):
     poll_delay_s: float = Field(default=0.05, gt=0)
     timeout_s: float = Field(default=600.0, gt=0)
     max_tries: int = Field(default=3, ge=1)
+    keep_result_s: float = Field(
+        default=3600.0,
+        ge=0,
+        description="how long arq keeps a run's result in Redis (the job's record is in the graph)",
+    )
+    metrics_port: int = Field(
+        default=9100, ge=0, le=65535, description="the worker's /metrics port (0: none)"
+    )
 
 
 class Settings(BaseSettings):
@@ -247,3 +276,6 @@ class Settings(BaseSettings):
     reflection: ReflectionSettings = ReflectionSettings()
     forgetting: ForgettingSettings = ForgettingSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["json", "text"] = Field(
+        default="json", description="json: one object per line, with the request id"
+    )

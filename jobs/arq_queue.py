@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from dataclasses import replace
+from typing import Any
 
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
@@ -17,6 +20,24 @@ RUN_JOB = "run_job"
 _REDIS_DOWN = (RedisError, OSError, ConnectionError, TimeoutError)
 
 
+def dump_payload(value: dict[str, Any]) -> bytes:
+    """arq's serializer: JSON, not pickle.
+
+    arq pickles by default, and unpickling what is in Redis would run code
+    that anyone able to write to Redis put there. Our payloads are job ids;
+    a failed run's exception is kept as its text.
+    """
+    return json.dumps(value, default=repr).encode()
+
+
+def load_payload(raw: bytes) -> dict[str, Any]:
+    """arq's deserializer (see :func:`dump_payload`); anything but a JSON object is refused."""
+    value = json.loads(raw)
+    if not isinstance(value, dict):
+        raise ValueError("an arq payload must be a JSON object")
+    return value
+
+
 def redis_settings(url: str) -> RedisSettings:
     """arq's connection settings for a ``redis://`` URL."""
     return RedisSettings.from_dsn(url)
@@ -25,36 +46,66 @@ def redis_settings(url: str) -> RedisSettings:
 class ArqQueue:
     """Enqueues job ids on an arq queue."""
 
-    def __init__(self, pool: ArqRedis, queue_name: str) -> None:
+    def __init__(self, pool: ArqRedis, queue_name: str, timeout_s: float = 5.0) -> None:
         self._pool = pool
         self._queue_name = queue_name
+        self._timeout_s = timeout_s
 
     @classmethod
-    async def connect(cls, url: str, queue_name: str, *, retries: int = 2) -> ArqQueue:
+    async def connect(
+        cls, url: str, queue_name: str, *, retries: int = 2, timeout_s: float = 5.0
+    ) -> ArqQueue:
         """A queue over a new connection pool to Redis at ``url``.
 
         ``retries`` more attempts are made, a second apart, so a Redis that is
         still starting (``docker compose up``) is waited for briefly; arq's own
         default (5) would hold a misconfigured start-up for five seconds.
         """
-        settings = replace(redis_settings(url), conn_retries=retries, conn_retry_delay=1)
+        settings = replace(
+            redis_settings(url),
+            conn_retries=retries,
+            conn_retry_delay=1,
+            conn_timeout=max(1, round(timeout_s)),
+        )
         try:
-            pool = await create_pool(settings)
+            pool = await create_pool(
+                settings, job_serializer=dump_payload, job_deserializer=load_payload
+            )
         except _REDIS_DOWN as exc:
             raise Unavailable(f"Redis at {url} cannot be reached: {exc}") from exc
-        return cls(pool, queue_name)
+        return cls(pool, queue_name, timeout_s)
 
-    async def enqueue(self, job_id: str) -> None:
-        """Queue ``run_job(job_id)``; the job's record decides whether it still has work.
+    async def enqueue(self, job_id: str, attempt: int = 0) -> None:
+        """Queue ``run_job(job_id)`` under the arq id ``<job id>:<attempt>``.
 
-        No ``_job_id`` is given to arq on purpose: arq would drop a second
-        enqueue of the same id for as long as it keeps the first result, and
-        a failed job that is submitted again must run again.
+        The id is deterministic, so the same submission queued twice (a
+        retried request) runs once; it includes the attempt because arq drops
+        a known id for as long as it keeps the result, and a failed job that
+        is submitted again must run again. The job's record in the graph still
+        decides whether there is work left.
         """
         try:
-            await self._pool.enqueue_job(RUN_JOB, job_id, _queue_name=self._queue_name)
+            await asyncio.wait_for(
+                self._pool.enqueue_job(
+                    RUN_JOB, job_id, _job_id=f"{job_id}:{attempt}", _queue_name=self._queue_name
+                ),
+                self._timeout_s,
+            )
+        except TimeoutError as exc:
+            raise Unavailable(
+                f"the job queue (Redis) did not answer within {self._timeout_s:g} s"
+            ) from exc
         except _REDIS_DOWN as exc:
             raise Unavailable(f"the job queue (Redis) cannot be reached: {exc}") from exc
+
+    async def ping(self) -> None:
+        """Raise ``Unavailable`` unless Redis answers within the timeout."""
+        try:
+            await asyncio.wait_for(self._pool.ping(), self._timeout_s)
+        except TimeoutError as exc:
+            raise Unavailable(f"Redis did not answer within {self._timeout_s:g} s") from exc
+        except _REDIS_DOWN as exc:
+            raise Unavailable(f"Redis cannot be reached: {exc}") from exc
 
     async def close(self) -> None:
         """Close the connection pool."""

@@ -22,7 +22,7 @@ class InProcessQueue:
         self._gate = asyncio.Semaphore(concurrency)
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
-    async def enqueue(self, job_id: str) -> None:
+    async def enqueue(self, job_id: str, attempt: int = 0) -> None:
         """Start the job soon; a job already waiting or running here is not started twice."""
         if job_id in self._tasks:
             return

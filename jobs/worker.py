@@ -12,19 +12,46 @@ from typing import Any
 
 from arq import cron
 from arq.worker import Worker
+from prometheus_client import start_http_server
 
-from hippograph.errors import ConfigError
+from hippograph.errors import ConfigError, InvalidInput
+from hippograph.ids import IdKind, require_id
 from hippograph.server.runtime import Runtime
 from hippograph.settings import Settings
-from jobs.arq_queue import redis_settings
+from jobs.arq_queue import dump_payload, load_payload, redis_settings
 
 log = logging.getLogger(__name__)
 _GRACE_S = 30.0
 
 
-async def run_job(ctx: dict[str, Any], job_id: str) -> str | None:
-    """Run one job by id; returns its final status. (arq names it ``RUN_JOB``.)"""
-    job = await ctx["runtime"].services.jobs.run(job_id)
+class MalformedJob(ValueError):
+    """A queue entry that is not a job id: it fails in arq's results, the queue goes on."""
+
+
+async def run_job(
+    ctx: dict[str, Any], job_id: object = None, *args: object, **kwargs: object
+) -> str | None:
+    """Run one job by id; returns its final status. (arq names it ``RUN_JOB``.)
+
+    Anything else on the queue — a payload written by another version, by
+    hand, or corrupted — is refused loudly (logged, counted, failed in arq
+    with the reason) rather than retried: it would fail the same way forever.
+    """
+    runtime = ctx["runtime"]
+    try:
+        if args or kwargs or not isinstance(job_id, str):
+            raise InvalidInput("run_job takes exactly one job id")
+        require_id(job_id, IdKind.JOB, "job_id")
+    except InvalidInput as exc:
+        runtime.metrics.jobs_rejected.inc()
+        log.error(
+            "refused a malformed queue entry %s: %s",
+            ctx.get("job_id"),
+            exc.message,
+            extra={"payload": repr((job_id, args, kwargs))[:200]},
+        )
+        raise MalformedJob(exc.message) from None
+    job = await runtime.services.jobs.run(job_id)
     return None if job is None else str(job.status.value)
 
 
@@ -70,8 +97,23 @@ def require_worker_settings(settings: Settings) -> None:
 async def _startup(ctx: dict[str, Any]) -> None:
     if "runtime" in ctx:
         return  # given by the caller (tests share one runtime with the API)
-    require_worker_settings(ctx["settings"])
-    ctx["runtime"] = await Runtime.start(ctx["settings"])
+    settings: Settings = ctx["settings"]
+    require_worker_settings(settings)
+    runtime = await Runtime.start(settings)
+    ctx["runtime"] = runtime
+    port = settings.jobs.metrics_port
+    if port:
+        # The jobs this process runs are counted here, so it serves its own
+        # /metrics (a thread of prometheus_client's, off the event loop).
+        try:
+            start_http_server(port, addr=settings.api.host, registry=runtime.metrics.registry)
+        except OSError as exc:
+            await runtime.stop()
+            raise ConfigError(
+                f"the worker's metrics port {port} cannot be used ({exc}): give each worker "
+                "on this host its own HIPPOGRAPH_JOBS__METRICS_PORT, or 0 for none"
+            ) from exc
+        log.info("worker metrics on http://%s:%d/metrics", settings.api.host, port)
     ctx["owns_runtime"] = True
 
 
@@ -114,6 +156,12 @@ def build_worker(
         # the timeout on the job; arq's would cancel it with nothing recorded.
         job_timeout=settings.jobs.timeout_s + _GRACE_S,
         max_tries=settings.jobs.max_tries,
+        # Outcomes live on the job's record in the graph; arq's copy is kept
+        # for an operator's `arq` inspection and then expires, so Redis
+        # holds only what is still queued.
+        keep_result=settings.jobs.keep_result_s,
+        job_serializer=dump_payload,
+        job_deserializer=load_payload,
         burst=burst,
         handle_signals=handle_signals,
         ctx=ctx,

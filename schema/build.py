@@ -17,6 +17,7 @@ from hippograph.settings import LimitSettings
 from resolvers.mutation import Mutation
 from resolvers.query import Query
 from schema.memory import MEMORY_TYPES
+from schema.operation import NameOperation
 from schema.types import MemUnit, Message
 
 
@@ -86,5 +87,6 @@ def build_schema(limits: LimitSettings) -> strawberry.Schema:
             lambda: MaxTokensLimiter(max_token_count=limits.max_tokens),
             lambda: MaxAliasesLimiter(max_alias_count=limits.max_aliases),
             ErrorCodes,
+            NameOperation,
         ],
     )

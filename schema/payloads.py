@@ -94,26 +94,30 @@ class ApiKeyRevoked:
 
 
 CreateUserResult = Annotated[
-    UserCreated | InputError | ConflictError | ForbiddenError,
+    UserCreated | InputError | ConflictError | ForbiddenError | UnavailableError,
     strawberry.union("CreateUserResult"),
 ]
 CreateSessionResult = Annotated[
-    SessionCreated | InputError | NotFoundError, strawberry.union("CreateSessionResult")
+    SessionCreated | InputError | NotFoundError | UnavailableError,
+    strawberry.union("CreateSessionResult"),
 ]
 AddMessagesResult = Annotated[
-    MessagesAdded | InputError | NotFoundError, strawberry.union("AddMessagesResult")
+    MessagesAdded | InputError | NotFoundError | UnavailableError,
+    strawberry.union("AddMessagesResult"),
 ]
 MemoryResult = Annotated[
-    MemoryPayload | InputError | NotFoundError, strawberry.union("MemoryResult")
+    MemoryPayload | InputError | NotFoundError | UnavailableError, strawberry.union("MemoryResult")
 ]
 DeleteMemoryResult = Annotated[
-    MemoryDeleted | InputError | NotFoundError, strawberry.union("DeleteMemoryResult")
+    MemoryDeleted | InputError | NotFoundError | UnavailableError,
+    strawberry.union("DeleteMemoryResult"),
 ]
 CreateApiKeyResult = Annotated[
-    ApiKeyCreated | InputError | ForbiddenError, strawberry.union("CreateApiKeyResult")
+    ApiKeyCreated | InputError | ForbiddenError | UnavailableError,
+    strawberry.union("CreateApiKeyResult"),
 ]
 RevokeApiKeyResult = Annotated[
-    ApiKeyRevoked | InputError | NotFoundError | ForbiddenError,
+    ApiKeyRevoked | InputError | NotFoundError | ForbiddenError | UnavailableError,
     strawberry.union("RevokeApiKeyResult"),
 ]
 MemorizeResult = Annotated[
@@ -121,7 +125,7 @@ MemorizeResult = Annotated[
     strawberry.union("MemorizeResult"),
 ]
 ApplyMemoryOpsResult = Annotated[
-    MemoryOpsApplied | InputError | NotFoundError,
+    MemoryOpsApplied | InputError | NotFoundError | UnavailableError,
     strawberry.union("ApplyMemoryOpsResult"),
 ]
 
@@ -138,7 +142,7 @@ ReflectResult = Annotated[
 
 
 DeletionResult = Annotated[
-    DeletionReport | InputError | NotFoundError | ConflictError,
+    DeletionReport | InputError | NotFoundError | ConflictError | UnavailableError,
     strawberry.union("DeletionResult"),
 ]
 

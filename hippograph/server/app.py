@@ -1,4 +1,4 @@
-"""The Starlette app: ``/graphql`` (with GraphiQL), ``/explore``, ``/healthz``, static assets."""
+"""The Starlette app: ``/graphql`` (with GraphiQL), ``/explore``, health, metrics, static assets."""
 
 from __future__ import annotations
 
@@ -6,13 +6,17 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from hippograph.ratelimit import RateLimiter
 from hippograph.server.graphql_view import STATIC_DIR, HippoGraphQL
+from hippograph.server.middleware import BodyLimit, RequestContext
 from hippograph.server.runtime import Runtime
 from hippograph.settings import Settings
 from schema.build import build_schema
@@ -21,6 +25,28 @@ from schema.build import build_schema
 async def healthz(request: Request) -> JSONResponse:
     """The process is up and serving (readiness of dependencies is /readyz's job)."""
     return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> JSONResponse:
+    """200 when the graph, the queue (server mode) and the model all answer, else 503.
+
+    The body names each dependency's state, so an operator sees which one
+    is missing; a load balancer only needs the status code.
+    """
+    runtime = request.app.state.runtime
+    checks = await runtime.readiness(runtime.settings.api.ready_timeout_s)
+    ready = all(state == "ok" for state in checks.values())
+    return JSONResponse(
+        {"status": "ready" if ready else "unavailable", "checks": checks},
+        status_code=200 if ready else 503,
+    )
+
+
+async def metrics(request: Request) -> Response:
+    """Prometheus' text format: request latency by operation, jobs, memory counts."""
+    registry = request.app.state.runtime.metrics
+    await registry.refresh_counts()
+    return Response(registry.exposition(), media_type=CONTENT_TYPE_LATEST)
 
 
 # The explorer draws memory text: a strict policy means that even text that
@@ -59,13 +85,22 @@ def create_app(
         finally:
             await own.stop()
 
-    graphql = HippoGraphQL(build_schema(settings.limits), graphql_ide="graphiql")
+    limiter = RateLimiter(settings.api.rate_limit_per_s, settings.api.rate_limit_burst)
+    graphql = HippoGraphQL(build_schema(settings.limits), limiter, graphql_ide="graphiql")
     return Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
             Route("/explore", explore),
             Route("/healthz", healthz),
+            Route("/readyz", readyz),
+            Route("/metrics", metrics),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        ],
+        middleware=[
+            # Outermost first: every request gets its id and its timing, even
+            # one the body cap refuses.
+            Middleware(RequestContext),
+            Middleware(BodyLimit, max_bytes=settings.api.max_body_bytes),
         ],
         lifespan=lifespan,
     )

@@ -8,16 +8,21 @@ scripts come from ``/static/vendor`` (copied out of the npm packages by
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
+from cross_web import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.schema import BaseSchema
 
 from hippograph.auth import Principal, parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
+from hippograph.ratelimit import RateLimiter
 from resolvers.loaders import build_loaders
 from schema.context import Context
 
@@ -42,8 +47,19 @@ def graphiql_page() -> str:
     return (STATIC_DIR / "graphiql.html").read_text()
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+_HTTP_CODES = {
+    400: "BAD_REQUEST",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+}
+
+
+def _error(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    if status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
     return JSONResponse(
         {"data": None, "errors": [{"message": message, "extensions": {"code": code}}]},
         status_code=status,
@@ -52,31 +68,75 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
 
 
 class HippoGraphQL(GraphQL[Context, None]):
-    """Strawberry's ASGI view with API-key authentication in front.
+    """Strawberry's ASGI view with API-key authentication and a rate limit in front.
 
     A request with a bad key is answered 401 at once. A request with no key
     (or an empty ``Bearer``) reaches the schema as anonymous: introspection works (GraphiQL can load
     the schema before a key is pasted), and every data field answers
-    UNAUTHENTICATED.
+    UNAUTHENTICATED. Each key has its own rate (anonymous and refused callers
+    share their address's); over it, 429 with ``Retry-After``.
     """
 
+    def __init__(self, schema: BaseSchema, limiter: RateLimiter, **options: Any) -> None:
+        super().__init__(schema, **options)
+        self.limiter = limiter
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            request = Request(scope, receive)
-            header = request.headers.get("authorization", "").strip()
-            # "Bearer" with nothing after it is GraphiQL's empty template: no key.
-            if header and header.lower() != "bearer":
-                runtime = request.app.state.runtime
-                try:
-                    principal = await runtime.services.keys.authenticate(parse_bearer(header))
-                except Unauthenticated as exc:
-                    await _error(401, exc.code, exc.message)(scope, receive, send)
-                    return
-                except Unavailable as exc:
-                    await _error(503, exc.code, exc.message)(scope, receive, send)
-                    return
-                scope.setdefault("state", {})["principal"] = principal
-        await super().__call__(scope, receive, send)
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        response = await self._admit(request)
+        if response is None:
+            try:
+                response = await self.run(request)
+            except HTTPException as exc:
+                # Strawberry answers these in plain text; clients parse JSON.
+                code = _HTTP_CODES.get(exc.status_code, f"HTTP_{exc.status_code}")
+                response = _error(exc.status_code, code, exc.reason)
+        await response(scope, receive, send)
+
+    async def _admit(self, request: Request) -> Response | None:
+        """Authenticate and rate-limit ``request``; a response if it is refused."""
+        header = request.headers.get("authorization", "").strip()
+        client = f"address:{request.client.host if request.client else 'unknown'}"
+        # "Bearer" with nothing after it is GraphiQL's empty template: no key.
+        if header and header.lower() != "bearer":
+            runtime = request.app.state.runtime
+            try:
+                principal = await runtime.services.keys.authenticate(parse_bearer(header))
+            except Unauthenticated as exc:
+                return self._limited(request, client) or _error(401, exc.code, exc.message)
+            except Unavailable as exc:
+                return _error(503, exc.code, exc.message)
+            request.scope.setdefault("state", {})["principal"] = principal
+            return self._limited(request, f"key:{principal.key_id}")
+        return self._limited(request, client)
+
+    def _limited(self, request: Request, key: str) -> Response | None:
+        wait = self.limiter.check(key, time.monotonic())
+        if wait <= 0:
+            return None
+        request.app.state.runtime.metrics.rate_limited.inc()
+        seconds = RateLimiter.retry_after(wait)
+        return _error(
+            429,
+            "RATE_LIMITED",
+            f"too many requests for this key: at most {self.limiter.rate:g} per second "
+            f"(bursts of {self.limiter.burst}); retry after {seconds} s",
+            {"Retry-After": str(seconds)},
+        )
+
+    def decode_json(self, data: str | bytes) -> object:
+        # Thousands of nested brackets exhaust Python's recursion limit inside
+        # json, and bytes that are not UTF-8 fail before parsing: both are the
+        # client's malformed body (400), not our crash (500).
+        try:
+            return super().decode_json(data)
+        except RecursionError as exc:
+            raise HTTPException(400, "the request body nests too deeply") from exc
+        except UnicodeDecodeError as exc:
+            raise HTTPException(400, "the request body is not UTF-8") from exc
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket

@@ -16,6 +16,7 @@ from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.clock import Clock, utc_now
 from hippograph.extraction.offline import OfflineExtractor, OfflineRules
 from hippograph.ports import LLM, Embedder
+from hippograph.server.metrics import Metrics
 from hippograph.services import Services, Stores
 from hippograph.services.keys import KeyService
 from hippograph.settings import Settings
@@ -36,6 +37,7 @@ class Runtime:
     owns_embedder: bool
     queue: InProcessQueue | ArqQueue
     llm: LLM
+    metrics: Metrics
     sweepers: list[asyncio.Task[None]] = field(default_factory=list)
 
     @classmethod
@@ -95,7 +97,9 @@ class Runtime:
         # from walking them all on the event loop (stalls of up to 300 ms).
         gc.collect()
         gc.freeze()
-        runtime = cls(settings, connection, model, services, owns_embedder, queue, llm)
+        metrics = Metrics(connection.store.stats.counts)
+        services.jobs.observe(metrics)
+        runtime = cls(settings, connection, model, services, owns_embedder, queue, llm, metrics)
         if isinstance(queue, InProcessQueue):
             # Embedded mode's scheduler; in server mode arq's cron does this.
             sweeps = (
@@ -108,6 +112,31 @@ class Runtime:
                 if interval > 0
             ]
         return runtime
+
+    async def readiness(self, timeout_s: float) -> dict[str, str]:
+        """Each dependency's state, ``"ok"`` or why not: graph, queue (Redis), model.
+
+        Checked concurrently, each within ``timeout_s``, so a hung dependency
+        makes the answer late by at most that much.
+        """
+
+        async def check(probe: Awaitable[object]) -> str:
+            try:
+                await asyncio.wait_for(probe, timeout_s)
+            except TimeoutError:
+                return f"no answer within {timeout_s:g} s"
+            except Exception as exc:
+                return str(getattr(exc, "message", None) or exc)
+            return "ok"
+
+        probes: dict[str, Awaitable[object]] = {
+            "graph": self.connection.store.graph.ping(),
+            "model": self.embedder.embed(["ready"]),
+        }
+        if isinstance(self.queue, ArqQueue):
+            probes["queue"] = self.queue.ping()
+        results = await asyncio.gather(*(check(p) for p in probes.values()))
+        return dict(zip(probes, results, strict=True))
 
     async def stop(self) -> None:
         """Stop the jobs, close the graph (and an embedded server it started) and the model."""
@@ -161,7 +190,9 @@ async def _queue(settings: Settings, services: Services) -> InProcessQueue | Arq
     """Where jobs run. In-process, jobs a stopped process left unfinished start again."""
     queue: InProcessQueue | ArqQueue
     if settings.jobs.mode == "arq":
-        queue = await ArqQueue.connect(settings.redis.url, settings.jobs.queue)
+        queue = await ArqQueue.connect(
+            settings.redis.url, settings.jobs.queue, timeout_s=settings.redis.timeout_s
+        )
         services.jobs.attach(queue)
         return queue
     queue = InProcessQueue(services.jobs.run)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -21,7 +22,8 @@ from hippograph.errors import HippoError, NotFound, Unavailable
 from hippograph.extraction.schema import Usage
 from hippograph.ids import IdKind, require_id
 from hippograph.jobs import Job, JobKind, JobStatus
-from hippograph.ports import JobQueue, JobStore
+from hippograph.logs import request_id
+from hippograph.ports import JobObserver, JobQueue, JobStore
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,7 @@ class JobService:
         self._lease = lease
         self._handlers: dict[JobKind, Handler] = {}
         self._queue: JobQueue | None = None
+        self._observers: list[JobObserver] = []
 
     def register(self, kind: JobKind, handler: Handler) -> None:
         """Say who does jobs of ``kind``."""
@@ -54,6 +57,10 @@ class JobService:
     def attach(self, queue: JobQueue) -> None:
         """Where submitted jobs go (set once the process knows its run mode)."""
         self._queue = queue
+
+    def observe(self, observer: JobObserver) -> None:
+        """Tell ``observer`` about every job this process runs."""
+        self._observers.append(observer)
 
     async def submit(
         self, job_id: str, kind: JobKind, user_ids: Sequence[str], params: Mapping[str, Any]
@@ -72,7 +79,7 @@ class JobService:
         stored, needs_run = await self._store.submit(job)
         if needs_run:
             try:
-                await self._queue.enqueue(stored.id)
+                await self._queue.enqueue(stored.id, stored.attempts)
             except Unavailable as exc:
                 # Left "queued", the record would make every resubmission think
                 # the job is on its way; failed, the next submission re-queues it.
@@ -96,12 +103,29 @@ class JobService:
         Expected failures (bad data, an LLM that keeps failing) are recorded
         on the job and not raised: a runner retrying them would fail the same
         way, and the job's record is where clients look. Submitting the same
-        work again re-queues a failed job.
+        work again re-queues a failed job. Everything logged meanwhile carries
+        ``job:<id>`` as its request id.
         """
+        require_id(job_id, IdKind.JOB, "job_id")
+        token = request_id.set(f"job:{job_id}")
+        try:
+            return await self._run(job_id)
+        finally:
+            request_id.reset(token)
+
+    async def _run(self, job_id: str) -> Job | None:
         now = self._clock()
         job = await self._store.start(job_id, now, now - self._lease)
         if job is None:
             return None
+        started = time.perf_counter()
+        finished = await self._attempt(job)
+        for observer in self._observers:
+            observer.job_finished(job.kind, finished.status, time.perf_counter() - started)
+        return finished
+
+    async def _attempt(self, job: Job) -> Job:
+        job_id = job.id
         handler = self._handlers.get(job.kind)
         try:
             if handler is None:
@@ -112,9 +136,7 @@ class JobService:
         except TimeoutError:
             message = f"timed out after {self._lease.total_seconds():g} s"
             log.warning("job %s %s", job_id, message)
-            return await self._store.finish(
-                job_id, JobStatus.FAILED, self._clock(), {}, message, {}
-            )
+            return await self._finish(job, JobStatus.FAILED, {}, message, {})
         except asyncio.CancelledError:
             # The runner is stopping (SIGTERM, shutdown): back to the queue, so
             # the next runner (or the next start) takes it at once.
@@ -122,23 +144,26 @@ class JobService:
             raise
         except HippoError as exc:
             log.warning("job %s failed: %s", job_id, exc.message)
-            return await self._store.finish(
-                job_id, JobStatus.FAILED, self._clock(), {}, exc.message, {}
-            )
+            return await self._finish(job, JobStatus.FAILED, {}, exc.message, {})
         except Exception as exc:
             log.exception("job %s crashed", job_id)
-            await self._store.finish(
-                job_id, JobStatus.FAILED, self._clock(), {}, f"internal error: {exc!r}", {}
-            )
+            await self._finish(job, JobStatus.FAILED, {}, f"internal error: {exc!r}", {})
             raise
-        return await self._store.finish(
-            job_id,
-            JobStatus.SUCCEEDED,
-            self._clock(),
-            result.counts,
-            None,
-            result.usage.model_dump(),
+        return await self._finish(
+            job, JobStatus.SUCCEEDED, result.counts, None, result.usage.model_dump()
         )
+
+    async def _finish(
+        self,
+        job: Job,
+        status: JobStatus,
+        counts: Mapping[str, int],
+        error: str | None,
+        usage: Mapping[str, int],
+    ) -> Job:
+        finished = await self._store.finish(job.id, status, self._clock(), counts, error, usage)
+        # None only if the record vanished meanwhile (its user was deleted).
+        return finished if finished is not None else replace(job, status=status, error=error)
 
     async def resume_orphans(self) -> list[str]:
         """Jobs a stopped single-process runner left queued or running, queued again.

@@ -46,6 +46,10 @@ query($id: ID!) {
   job(id: $id) { id status attempts error counts { messages memunits memories } }
 }"""
 
+SEARCH = """
+query($q: String!) { search(userId: "caro", query: $q) { hits { memory { content } } } }
+"""
+
 CONVERSATION = [
     ("Caroline", "Hey Mel! Good to see you!"),
     ("Melanie", "Hi Caroline! How have you been lately?"),
@@ -74,11 +78,11 @@ class GraphQL:
     """The API of a running runtime, over ASGI in this event loop, with the admin key."""
 
     def __init__(self, client: httpx.AsyncClient) -> None:
-        self._client = client
+        self.client = client
 
     async def ok(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         """The ``data`` of an operation that must answer without GraphQL errors."""
-        response = await self._client.post(
+        response = await self.client.post(
             "/graphql",
             json={"query": query, "variables": variables},
             headers={"Authorization": f"Bearer {ADMIN_KEY}"},
@@ -276,6 +280,8 @@ def worker_env(
             "HIPPOGRAPH_JOBS__MODE": "arq",
             "HIPPOGRAPH_JOBS__QUEUE": settings.jobs.queue,
             "HIPPOGRAPH_JOBS__POLL_DELAY_S": "0.05",
+            # Several workers run at once here: none serves metrics.
+            "HIPPOGRAPH_JOBS__METRICS_PORT": "0",
             "HIPPOGRAPH_JOBS__TIMEOUT_S": str(settings.jobs.timeout_s),
             "HIPPOGRAPH_REFLECTION__SWEEP_INTERVAL_S": str(settings.reflection.sweep_interval_s),
             "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,

@@ -12,12 +12,14 @@ from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.errors import Unavailable
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.memories import NewMemory
 from hippograph.settings import Settings
 from tests.jobs.conftest import arq_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
     JOB,
     MEMORIZE,
+    SEARCH,
     graphql,
     memorize_input,
     queued_in_redis,
@@ -59,8 +61,12 @@ async def test_a_burst_worker_runs_a_queued_memorize_once(
         made = await memories.count("caro")
         assert made == done["counts"]["memories"]
 
-        # Delivered again (an arq retry, a duplicate enqueue): the job finds its work done.
-        await runtime.queue.enqueue(job_id)
+        # The same submission queued again (a retried request) has the same
+        # arq id, which arq still knows (keep_result): it is dropped.
+        await runtime.queue.enqueue(job_id, 0)
+        assert await queued_in_redis(settings) == 0
+        # Delivered again under another id (a redelivery): the job finds its work done.
+        await runtime.queue.enqueue(job_id, 1)
         again = await run_burst_worker(settings, runtime)
         assert (again.jobs_complete, again.jobs_failed) == (1, 0)
         assert (await api.ok(JOB, {"id": job_id}))["job"] == done
@@ -95,12 +101,26 @@ async def test_async_memorize_answers_unavailable_when_redis_goes_away(
     runtime: Runtime, redis_server: PrivateRedis
 ) -> None:
     session_id = await _session(runtime)
+    await runtime.services.memories.add_memory(
+        SETTINGS_ADMIN, NewMemory("caro", "Caroline paints sunrises over the lake.")
+    )
     redis_server.stop()
     async with graphql(runtime) as api:
         answer = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
+        # Reads do not need the queue: search and lookups keep working.
+        hits = (await api.ok(SEARCH, {"q": "what does Caroline paint?"}))["search"]["hits"]
+        assert [h["memory"]["content"] for h in hits][:1] == [
+            "Caroline paints sunrises over the lake."
+        ]
+        ready = await api.client.get("/readyz")
     assert answer["__typename"] == "UnavailableError", answer
     assert answer["code"] == "UNAVAILABLE"
     assert "job queue (Redis) cannot be reached" in answer["message"]
+    assert ready.status_code == 503
+    assert ready.json()["checks"]["graph"] == "ok"
+    assert "Redis cannot be reached" in ready.json()["checks"]["queue"]
+    # Nothing half built: no MemUnit and no memory beyond the one added before.
+    assert await runtime.connection.store.memories.count("caro") == 1
     # The messages themselves were stored before the job was queued: nothing sent is lost.
     added = await runtime.services.messages.messages_of_sessions(
         SETTINGS_ADMIN, [session_id], 10, None

@@ -1,0 +1,397 @@
+"""The whole graph read out to a dump, and a checked dump written back (see hippograph.dump).
+
+Reads go label by label in pages ordered by id, one read transaction each, the
+last id as the cursor (SKIP would walk past every earlier node again). Writes
+go in batches, one transaction each, nodes before edges, and make only what is
+missing, so importing a dump twice creates nothing new; an import cut short is
+finished by running it again. Each label and edge type has its own constant
+query, chosen from the dicts below: none is ever formatted into a string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any, LiteralString, TextIO
+
+from neo4j import AsyncManagedTransaction
+from neo4j.time import DateTime
+
+from graph.cypher import cypher
+from graph.driver import GraphDriver, fetch
+from graph.records import float32, to_utc
+from hippograph.dump import (
+    EDGE_KINDS,
+    EDGE_START_LABELS,
+    NODE_LABELS,
+    SETUP_LABELS,
+    CheckedDump,
+    DumpCounts,
+    DumpHeader,
+    EdgeKind,
+    EdgeRecord,
+    EmbeddingInfo,
+    ExportError,
+    NodeRecord,
+    edge_line,
+    header_line,
+    node_line,
+    records,
+)
+from hippograph.errors import NotFound
+from hippograph.models import EdgeType
+
+Progress = Callable[[int], object]
+
+LABEL_COUNTS = cypher(
+    "dump.LABEL_COUNTS", "MATCH (n) RETURN labels(n) AS labels, count(n) AS total"
+)
+EDGE_COUNTS = cypher(
+    "dump.EDGE_COUNTS", "MATCH ()-[r]->() RETURN type(r) AS type, count(r) AS total"
+)
+EMBEDDING = cypher(
+    "dump.EMBEDDING",
+    "MATCH (m:Meta {id: 'embedding'}) RETURN m.model AS model, m.dimensions AS dimensions",
+)
+
+_PAGE: LiteralString = (
+    " WHERE n.id > $after RETURN n.id AS id, properties(n) AS props ORDER BY id LIMIT $limit"
+)
+NODE_PAGES: dict[str, LiteralString] = {
+    "User": cypher("dump.USER_PAGE", "MATCH (n:User)" + _PAGE),
+    "Session": cypher("dump.SESSION_PAGE", "MATCH (n:Session)" + _PAGE),
+    "Message": cypher("dump.MESSAGE_PAGE", "MATCH (n:Message)" + _PAGE),
+    "MemUnit": cypher("dump.MEMUNIT_PAGE", "MATCH (n:MemUnit)" + _PAGE),
+    "Memory": cypher("dump.MEMORY_PAGE", "MATCH (n:Memory)" + _PAGE),
+    "ApiKey": cypher("dump.APIKEY_PAGE", "MATCH (n:ApiKey)" + _PAGE),
+    "Job": cypher("dump.JOB_PAGE", "MATCH (n:Job)" + _PAGE),
+}
+
+# A page of start nodes with every edge going out of them; a node without any
+# still gives a row (all nulls but its id), so the cursor moves past it.
+_OUT_EDGES: LiteralString = (
+    " WHERE a.id > $after WITH a ORDER BY a.id LIMIT $limit "
+    "OPTIONAL MATCH (a)-[r]->(b) "
+    "RETURN a.id AS from_id, type(r) AS type, labels(b) AS to_labels, b.id AS to_id, "
+    "properties(r) AS props ORDER BY from_id, type, to_id"
+)
+EDGE_PAGES: dict[str, LiteralString] = {
+    "User": cypher("dump.USER_EDGE_PAGE", "MATCH (a:User)" + _OUT_EDGES),
+    "Session": cypher("dump.SESSION_EDGE_PAGE", "MATCH (a:Session)" + _OUT_EDGES),
+    "MemUnit": cypher("dump.MEMUNIT_EDGE_PAGE", "MATCH (a:MemUnit)" + _OUT_EDGES),
+    "Memory": cypher("dump.MEMORY_EDGE_PAGE", "MATCH (a:Memory)" + _OUT_EDGES),
+}
+
+# Only missing nodes are written: what exists is left as it is (the first write
+# wins, as for messages), and the count says what this batch made.
+WRITE_NODES: dict[str, LiteralString] = {
+    "User": cypher(
+        "dump.WRITE_USERS",
+        "UNWIND $rows AS row OPTIONAL MATCH (old:User {id: row.id}) WITH row WHERE old IS NULL "
+        "MERGE (n:User {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    ),
+    "Session": cypher(
+        "dump.WRITE_SESSIONS",
+        "UNWIND $rows AS row OPTIONAL MATCH (old:Session {id: row.id}) WITH row WHERE old IS NULL "
+        "MERGE (n:Session {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    ),
+    "Message": cypher(
+        "dump.WRITE_MESSAGES",
+        "UNWIND $rows AS row OPTIONAL MATCH (old:Message {id: row.id}) WITH row WHERE old IS NULL "
+        "MERGE (n:Message {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    ),
+    "MemUnit": cypher(
+        "dump.WRITE_MEMUNITS",
+        "UNWIND $rows AS row OPTIONAL MATCH (old:MemUnit {id: row.id}) WITH row WHERE old IS NULL "
+        "MERGE (n:MemUnit {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    ),
+    "Memory": cypher(
+        "dump.WRITE_MEMORIES",
+        "UNWIND $rows AS row OPTIONAL MATCH (old:Memory {id: row.id}) WITH row WHERE old IS NULL "
+        "MERGE (n:Memory {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    ),
+    "ApiKey": cypher(
+        "dump.WRITE_APIKEYS",
+        "UNWIND $rows AS row OPTIONAL MATCH (old:ApiKey {id: row.id}) WITH row WHERE old IS NULL "
+        "MERGE (n:ApiKey {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    ),
+    "Job": cypher(
+        "dump.WRITE_JOBS",
+        "UNWIND $rows AS row OPTIONAL MATCH (old:Job {id: row.id}) WITH row WHERE old IS NULL "
+        "MERGE (n:Job {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    ),
+}
+
+# A link is [start id, end id, properties]. Whether the edge exists is asked
+# from its end, which has few incoming edges of the type, where a MERGE may walk
+# the start's: with a session's 20,000 HAS_MESSAGE edges, ArcadeDB's MERGE went
+# quadratic (1,000 links took 19 s; this way 0.3 s). Only new edges are made.
+_LINKED: LiteralString = (
+    "RETURN count(*) AS linked, sum(CASE existing WHEN 0 THEN 1 ELSE 0 END) AS created"
+)
+WRITE_EDGES: dict[EdgeKind, LiteralString] = {
+    (EdgeType.HAS_SESSION, "User", "Session"): cypher(
+        "dump.WRITE_HAS_SESSION",
+        "UNWIND $links AS link MATCH (b:Session {id: link[1]}) "
+        "OPTIONAL MATCH (b)<-[old:HAS_SESSION]-(x:User) WHERE x.id = link[0] "
+        "WITH link, b, count(old) AS existing MATCH (a:User {id: link[0]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:HAS_SESSION]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    (EdgeType.HAS_MESSAGE, "Session", "Message"): cypher(
+        "dump.WRITE_HAS_MESSAGE",
+        "UNWIND $links AS link MATCH (b:Message {id: link[1]}) "
+        "OPTIONAL MATCH (b)<-[old:HAS_MESSAGE]-(x:Session) WHERE x.id = link[0] "
+        "WITH link, b, count(old) AS existing MATCH (a:Session {id: link[0]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:HAS_MESSAGE]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    (EdgeType.DERIVED_FROM, "MemUnit", "Message"): cypher(
+        "dump.WRITE_MEMUNIT_DERIVED_FROM_MESSAGE",
+        "UNWIND $links AS link MATCH (b:Message {id: link[1]}) "
+        "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:MemUnit) WHERE x.id = link[0] "
+        "WITH link, b, count(old) AS existing MATCH (a:MemUnit {id: link[0]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    (EdgeType.DERIVED_FROM, "Memory", "Message"): cypher(
+        "dump.WRITE_MEMORY_DERIVED_FROM_MESSAGE",
+        "UNWIND $links AS link MATCH (b:Message {id: link[1]}) "
+        "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
+        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    (EdgeType.DERIVED_FROM, "Memory", "MemUnit"): cypher(
+        "dump.WRITE_MEMORY_DERIVED_FROM_MEMUNIT",
+        "UNWIND $links AS link MATCH (b:MemUnit {id: link[1]}) "
+        "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
+        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    (EdgeType.DERIVED_FROM, "Memory", "Memory"): cypher(
+        "dump.WRITE_MEMORY_DERIVED_FROM_MEMORY",
+        "UNWIND $links AS link MATCH (b:Memory {id: link[1]}) "
+        "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
+        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    (EdgeType.SUMMARIZES, "Memory", "Memory"): cypher(
+        "dump.WRITE_SUMMARIZES",
+        "UNWIND $links AS link MATCH (b:Memory {id: link[1]}) "
+        "OPTIONAL MATCH (b)<-[old:SUMMARIZES]-(x:Memory) WHERE x.id = link[0] "
+        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:SUMMARIZES]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    (EdgeType.SUPERSEDES, "Memory", "Memory"): cypher(
+        "dump.WRITE_SUPERSEDES",
+        "UNWIND $links AS link MATCH (b:Memory {id: link[1]}) "
+        "OPTIONAL MATCH (b)<-[old:SUPERSEDES]-(x:Memory) WHERE x.id = link[0] "
+        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:SUPERSEDES]->(b) SET r = link[2]) " + _LINKED,
+    ),
+}
+
+
+@dataclass(slots=True)
+class DumpReport:
+    """What an import wrote, and what it found already there."""
+
+    nodes_created: int = 0
+    nodes_existing: int = 0
+    edges_created: int = 0
+    edges_existing: int = 0
+
+    def summary(self, elapsed_s: float) -> str:
+        """The report as one line for a terminal."""
+        total = self.nodes_created + self.nodes_existing + self.edges_created + self.edges_existing
+        rate = total / elapsed_s if elapsed_s > 0 else 0.0
+        return (
+            f"{self.nodes_created} nodes created ({self.nodes_existing} existed), "
+            f"{self.edges_created} edges created ({self.edges_existing} existed) "
+            f"in {elapsed_s:.1f} s ({rate:.0f} lines/s)"
+        )
+
+
+def _plain(value: Any) -> Any:
+    """Driver values as the dump format takes them: datetimes aware, in UTC."""
+    if isinstance(value, dict):
+        return {key: _plain(v) for key, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, DateTime):
+        return to_utc(value)
+    return value  # other temporal types are refused, by name, when encoded
+
+
+def _storable(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Properties as the store writes them: vectors rounded to float32 (see graph.records)."""
+    stored = dict(props)
+    if isinstance(stored.get("embedding"), list):
+        stored["embedding"] = float32(stored["embedding"])
+    return stored
+
+
+_KINDS_BY_NAME = {(t.value, start, end): (t, start, end) for t, start, end in EDGE_KINDS}
+
+
+def _edge(from_label: str, row: Mapping[str, Any]) -> EdgeRecord:
+    """An outgoing edge the graph reported, if a dump can carry it."""
+    to_labels = list(row["to_labels"])
+    kind = (
+        _KINDS_BY_NAME.get((row["type"], from_label, to_labels[0])) if len(to_labels) == 1 else None
+    )
+    if kind is None:
+        raise ExportError(
+            f"the graph holds a {row['type']} edge from {from_label} {row['from_id']!r} "
+            f"to {to_labels} {row['to_id']!r}, which a dump does not carry"
+        )
+    return EdgeRecord(kind, row["from_id"], row["to_id"], _plain(row["props"] or {}))
+
+
+class DumpGraph:
+    """The graph's side of ``hippograph export`` and ``hippograph import`` of a dump."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def export(
+        self, out: TextIO, now: datetime, *, page_size: int = 1000, progress: Progress | None = None
+    ) -> DumpCounts:
+        """Write every node and edge to ``out``; what it wrote, by label and type.
+
+        ``ExportError`` if the graph holds a label or an edge a dump cannot
+        carry (before anything is written), or if it changed meanwhile (after).
+        """
+        counts, embedding = await self._census()
+        out.write(header_line(DumpHeader(now, embedding, counts)))
+        written = DumpCounts()
+        for label in NODE_LABELS:
+            async for page in self._pages(NODE_PAGES[label], page_size, "id"):
+                out.writelines(node_line(NodeRecord(label, _plain(r["props"]))) for r in page)
+                written.nodes[label] += len(page)
+                if progress:
+                    progress(len(page))
+        for label in EDGE_START_LABELS:
+            async for page in self._pages(EDGE_PAGES[label], page_size, "from_id"):
+                edges = [_edge(label, r) for r in page if r["type"] is not None]
+                out.writelines(edge_line(edge) for edge in edges)
+                for edge in edges:
+                    written.edges[edge.kind[0].value] += 1
+                if progress:
+                    progress(len(edges))
+        if written != counts:
+            raise ExportError(
+                "the graph changed while it was exported (or holds edges a dump does not "
+                "carry): export from a store no one is writing to"
+            )
+        return counts
+
+    async def load(
+        self, dump: CheckedDump, *, batch_size: int = 1000, progress: Progress | None = None
+    ) -> DumpReport:
+        """Write a checked dump into this graph (set up first, for the indexes)."""
+        report = DumpReport()
+        nodes: dict[str, list[dict[str, Any]]] = {}
+        edges: dict[EdgeKind, list[list[Any]]] = {}
+
+        async def flush_nodes(label: str) -> None:
+            batch = nodes.pop(label)
+            created = await self._write_nodes(label, batch)
+            report.nodes_created += created
+            report.nodes_existing += len(batch) - created
+            if progress:
+                progress(len(batch))
+
+        async def flush_edges(kind: EdgeKind) -> None:
+            batch = edges.pop(kind)
+            created = await self._write_edges(kind, batch)
+            report.edges_created += created
+            report.edges_existing += len(batch) - created
+            if progress:
+                progress(len(batch))
+
+        for _, record in records(dump.path, dump.header):
+            if isinstance(record, NodeRecord):
+                row = {"id": record.props["id"], "props": _storable(record.props)}
+                nodes.setdefault(record.label, []).append(row)
+                if len(nodes[record.label]) >= batch_size:
+                    await flush_nodes(record.label)
+                continue
+            for label in list(nodes):  # the first edge: every node is in before any edge
+                await flush_nodes(label)
+            link = [record.from_id, record.to_id, _storable(record.props)]
+            edges.setdefault(record.kind, []).append(link)
+            if len(edges[record.kind]) >= batch_size:
+                await flush_edges(record.kind)
+        for label in list(nodes):
+            await flush_nodes(label)
+        for kind in list(edges):
+            await flush_edges(kind)
+        return report
+
+    async def _census(self) -> tuple[DumpCounts, EmbeddingInfo]:
+        """Nodes by label, edges by type and the embedding model; refuses what a dump lacks."""
+
+        async def work(tx: AsyncManagedTransaction) -> tuple[list[Any], list[Any], list[Any]]:
+            return (
+                await fetch(tx, LABEL_COUNTS),
+                await fetch(tx, EDGE_COUNTS),
+                await fetch(tx, EMBEDDING),
+            )
+
+        labels, types, meta = await self._graph.read(work)
+        counts = DumpCounts()
+        for names, total in ((list(r["labels"]), r["total"]) for r in labels):
+            if len(names) != 1 or names[0] not in counts.nodes.keys() | SETUP_LABELS:
+                raise ExportError(f"a dump cannot carry the {total} nodes labelled {names}")
+            if names[0] in counts.nodes:
+                counts.nodes[names[0]] = int(total)
+        for row in types:
+            if row["type"] not in counts.edges:
+                raise ExportError(f"a dump cannot carry the {row['total']} {row['type']} edges")
+            counts.edges[row["type"]] = int(row["total"])
+        if not meta:
+            raise ExportError(
+                "the graph has no embedding record: it was never set up (`hippograph init`)"
+            )
+        return counts, EmbeddingInfo(str(meta[0]["model"]), int(meta[0]["dimensions"]))
+
+    async def _pages(
+        self, query: LiteralString, size: int, cursor: str
+    ) -> AsyncIterator[list[dict[str, Any]]]:
+        after = ""  # every id sorts after the empty string
+        while True:
+            page = await self._graph.read(partial(_page, query, after, size))
+            if not page:
+                return
+            yield page
+            after = page[-1][cursor]
+
+    async def _write_nodes(self, label: str, rows: list[dict[str, Any]]) -> int:
+        async def work(tx: AsyncManagedTransaction) -> int:
+            return int((await fetch(tx, WRITE_NODES[label], {"rows": rows}))[0]["created"])
+
+        return await self._graph.write(work, merge_only=True)
+
+    async def _write_edges(self, kind: EdgeKind, links: list[list[Any]]) -> int:
+        async def work(tx: AsyncManagedTransaction) -> int:
+            [row] = await fetch(tx, WRITE_EDGES[kind], {"links": links})
+            if int(row["linked"]) != len(links):
+                # The file was checked, so an end can only have gone meanwhile.
+                raise NotFound("node", f"an end of one of {len(links)} {kind[0]} edges")
+            return int(row["created"])
+
+        return await self._graph.write(work)
+
+
+async def _page(
+    query: LiteralString, after: str, size: int, tx: AsyncManagedTransaction
+) -> list[dict[str, Any]]:
+    return [dict(row) for row in await fetch(tx, query, {"after": after, "limit": size})]

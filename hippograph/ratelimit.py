@@ -1,0 +1,63 @@
+"""Per-key request rate limits: a token bucket for each API key.
+
+Each key may make ``burst`` requests at once, and then ``rate`` per second.
+Buckets live in this process: behind several API processes each enforces its
+own share, which bounds a client's rate without a round trip to Redis on
+every request. Time comes in as a monotonic ``now`` (seconds), so the
+arithmetic is pinned by unit tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+class RateLimiter:
+    """Token buckets by key; ``check`` spends a token or says how long to wait."""
+
+    def __init__(self, rate: float, burst: int, *, max_keys: int = 100_000) -> None:
+        if rate < 0 or burst < 1:
+            raise ValueError("rate must be ≥ 0 and burst ≥ 1")
+        self.rate = rate
+        self.burst = burst
+        self._max_keys = max_keys
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+
+    @property
+    def enabled(self) -> bool:
+        """False when the rate is 0: every request passes."""
+        return self.rate > 0
+
+    def check(self, key: str, now: float) -> float:
+        """Spend one token of ``key``'s bucket: 0 if allowed, else seconds until one is free."""
+        if not self.enabled:
+            return 0.0
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = _Bucket(float(self.burst), now)
+            self._buckets[key] = bucket
+            if len(self._buckets) > self._max_keys:
+                # A full bucket is the same as no bucket: the oldest-used go first.
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(key)
+            elapsed = max(0.0, now - bucket.updated)
+            bucket.tokens = min(float(self.burst), bucket.tokens + elapsed * self.rate)
+            bucket.updated = now
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return 0.0
+        return (1.0 - bucket.tokens) / self.rate
+
+    @staticmethod
+    def retry_after(wait_s: float) -> int:
+        """The ``Retry-After`` header's whole seconds for a wait (at least 1)."""
+        return max(1, math.ceil(wait_s))

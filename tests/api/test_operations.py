@@ -1,0 +1,147 @@
+"""Operations over real HTTP: health, readiness, metrics, request ids, rate limits, body cap."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from graph.embedded import EmbeddedArcadeDB
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.logs import JsonFormatter
+from hippograph.server.app import create_app
+from tests.api.conftest import ADMIN_KEY, CREATE_USER, Api, add_memory, make_settings
+
+SEARCH = """
+query($u: ID!, $q: String!) { search(userId: $u, query: $q) { hits { memory { id } } } }
+"""
+USERS = "{ users(first: 50) { edges { node { id } } } }"
+
+
+def test_healthz_and_readyz_answer_when_everything_is_up(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz")
+    assert ready.status_code == 200, ready.json()
+    # Embedded mode has no queue to check: graph and model only.
+    assert ready.json() == {"status": "ready", "checks": {"graph": "ok", "model": "ok"}}
+
+
+def test_metrics_count_requests_by_operation_and_memories_by_kind(api: Api) -> None:
+    api.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    add_memory(api, "ann", "Ann keeps bees on the roof.")
+    api.ok(SEARCH, {"u": "ann", "q": "bees"})
+    api.ok(SEARCH, {"u": "ann", "q": "roof"})
+    response = api.client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    text = response.text
+    assert _sample(text, 'hippograph_request_duration_seconds_count{operation="query:search"') == 2
+    assert _sample(text, 'hippograph_request_duration_seconds_count{operation="mutation:addMemory"')
+    assert (
+        _sample(text, 'hippograph_memories{deleted="false",kind="semantic",level="full"}') == 1
+    ), text
+
+
+def test_every_response_carries_a_request_id_and_a_tame_given_one_is_kept(
+    client: TestClient,
+) -> None:
+    generated = client.get("/healthz").headers["x-request-id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", generated)
+    kept = client.get("/healthz", headers={"X-Request-ID": "agent-7.call:42"})
+    assert kept.headers["x-request-id"] == "agent-7.call:42"
+    # An id that would let a caller write into our logs is replaced.
+    hostile = client.get("/healthz", headers={"X-Request-ID": 'x"}\n{"level": "error"'})
+    assert re.fullmatch(r"[0-9a-f]{32}", hostile.headers["x-request-id"])
+
+
+def test_log_lines_are_json_with_the_request_id(api: Api, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="hippograph.access"):
+        response = api.client.post(
+            "/graphql",
+            json={"query": USERS},
+            headers={"Authorization": f"Bearer {ADMIN_KEY}", "X-Request-ID": "trace-1"},
+        )
+    assert response.status_code == 200
+    (record,) = [r for r in caplog.records if r.name == "hippograph.access"]
+    entry = json.loads(JsonFormatter().format(record))
+    assert entry["request_id"] == "trace-1"
+    assert entry["operation"] == "query:users"
+    assert entry["status"] == 200
+    assert entry["level"] == "info"
+    assert entry["duration_ms"] > 0
+
+
+@pytest.fixture
+def limited(
+    arcade: EmbeddedArcadeDB,
+    embedder: SentenceTransformerEmbedder,
+    database_name: str,
+    tmp_path: Path,
+) -> Iterator[Api]:
+    """An app whose keys may make 3 requests at once and then one every 10 s."""
+    settings = make_settings(
+        tmp_path, rate_limit_per_s=0.1, rate_limit_burst=3, max_body_bytes=64 * 1024
+    )
+    app = create_app(settings, embedder=embedder, embedded=arcade, database=database_name)
+    with TestClient(app) as client:
+        yield Api(client, ADMIN_KEY)
+
+
+def test_a_key_over_its_rate_gets_429_with_retry_after_and_nothing_is_written(
+    limited: Api,
+) -> None:
+    for user in ("a1", "a2", "a3"):
+        limited.ok(CREATE_USER, {"id": user, "name": user})
+    response = limited.client.post(
+        "/graphql",
+        json={"query": CREATE_USER, "variables": {"id": "a4", "name": "a4"}},
+        headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+    )
+    assert response.status_code == 429
+    assert 1 <= int(response.headers["retry-after"]) <= 10
+    assert response.json()["errors"][0]["extensions"]["code"] == "RATE_LIMITED"
+    # Other callers have their own bucket: the anonymous one still gets in,
+    # and can see (through introspection) that the API answers.
+    assert limited.as_key(None).post("{ __typename }")["_status"] == 200
+    metrics = limited.client.get("/metrics").text
+    assert _sample(metrics, "hippograph_rate_limited_requests_total") == 1
+    assert _stored_users(limited.client, ["a1", "a2", "a3", "a4"]) == {"a1", "a2", "a3"}
+
+
+def test_bodies_over_the_cap_are_refused_with_413_declared_or_streamed(limited: Api) -> None:
+    big = json.dumps(
+        {"query": CREATE_USER, "variables": {"id": "big", "name": "x" * 70_000}}
+    ).encode()
+    headers = {"Authorization": f"Bearer {ADMIN_KEY}", "Content-Type": "application/json"}
+    declared = limited.client.post("/graphql", content=big, headers=headers)
+    assert declared.status_code == 413
+    assert declared.json()["errors"][0]["extensions"]["code"] == "PAYLOAD_TOO_LARGE"
+
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(big), 8192):
+            yield big[start : start + 8192]
+
+    streamed = limited.client.post("/graphql", content=chunks(), headers=headers)
+    assert streamed.status_code == 413
+    assert "MAX_BODY_BYTES" in streamed.json()["errors"][0]["message"]
+    assert _stored_users(limited.client, ["big"]) == set()
+
+
+def _stored_users(client: TestClient, ids: list[str]) -> set[str]:
+    """Which of ``ids`` exist, read straight from the graph on the app's own loop."""
+    users = client.app.state.runtime.connection.store.users  # type: ignore[attr-defined]
+    assert client.portal is not None
+    return set(client.portal.call(users.get_users, ids))
+
+
+def _sample(text: str, prefix: str) -> float:
+    """The value of the first sample line starting with ``prefix`` (0 if none)."""
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
