@@ -131,7 +131,7 @@ def _operations(world: dict[str, Any]) -> st.SearchStrategy[tuple[str, dict[str,
         ),
         (
             "query($i: ID!, $d: Int!) { provenance(id: $i, depth: $d) "
-            "{ nodes { id } edges { from to } } }",
+            "{ nodes { id } edges { source target type } } }",
             st.fixed_dictionaries({"i": ids, "d": number}),
         ),
         (
