@@ -43,6 +43,17 @@ def machine() -> dict[str, Any]:
     }
 
 
+def serve_env(data_dir: Path, port: int, admin_key: str) -> dict[str, str]:
+    """The environment of a benchmarked ``hippograph serve``: fresh data, a known admin key."""
+    return {
+        **os.environ,
+        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data_dir),
+        "HIPPOGRAPH_API__PORT": str(port),
+        "HIPPOGRAPH_API__ADMIN_KEY": admin_key,
+        "HIPPOGRAPH_LOG_LEVEL": "warning",
+    }
+
+
 def _git_commit() -> str:
     try:
         done = subprocess.run(

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import sys
 import tempfile
@@ -27,7 +26,14 @@ from typing import Any
 
 import httpx
 
-from bench.common import locomo_questions, locomo_turn_texts, machine, percentiles, print_json
+from bench.common import (
+    locomo_questions,
+    locomo_turn_texts,
+    machine,
+    percentiles,
+    print_json,
+    serve_env,
+)
 from graph.embedded import free_port
 
 ADMIN_KEY = "hg_load-test-admin-key-0123456789"
@@ -81,13 +87,7 @@ class Client:
 
 
 async def _start(port: int, data_dir: Path) -> asyncio.subprocess.Process:
-    env = {
-        **os.environ,
-        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data_dir),
-        "HIPPOGRAPH_API__PORT": str(port),
-        "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
-        "HIPPOGRAPH_LOG_LEVEL": "warning",
-    }
+    env = serve_env(data_dir, port, ADMIN_KEY)
     hippograph = Path(sys.executable).parent / "hippograph"
     server = await asyncio.create_subprocess_exec(
         str(hippograph), "serve", env=env, stdout=asyncio.subprocess.DEVNULL

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from bench.common import (
     machine,
     percentiles,
     print_json,
+    serve_env,
     stopwatch,
 )
 from graph.embedded import free_port
@@ -175,13 +175,7 @@ def _graphql_filter(memory_filter: MemoryFilter) -> dict[str, Any] | None:
 def search_over_http(data_dir: Path, questions: list[str], warmup: int) -> dict[str, Any]:
     """Start ``hippograph serve`` on ``data_dir``; time GraphQL searches from here."""
     port = free_port()
-    env = {
-        **os.environ,
-        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data_dir),
-        "HIPPOGRAPH_API__PORT": str(port),
-        "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
-        "HIPPOGRAPH_LOG_LEVEL": "warning",
-    }
+    env = serve_env(data_dir, port, ADMIN_KEY)
     hippograph = Path(sys.executable).parent / "hippograph"
     started = time.monotonic()
     server = subprocess.Popen(
