@@ -55,3 +55,21 @@ def test_import_refuses_a_bad_file_before_starting_anything(
     assert "chats.jsonl line 1: messages must be a non-empty list" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no such file"):
         main(["import", str(tmp_path / "missing.jsonl")])
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("HIPPOGRAPH_API__PORT", "eighty"),
+        ("HIPPOGRAPH_API__RATE_LIMIT_PER_S", "-5"),
+        ("HIPPOGRAPH_JOBS__METRICS_PORT", "70000"),
+        ("HIPPOGRAPH_LOG_FORMAT", "xml"),
+        ("HIPPOGRAPH_GRAPH__UNAVAILABLE_RETRY_S", "-1"),
+    ],
+)
+def test_a_bad_setting_stops_every_command_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SystemExit, match=f"invalid configuration: {variable}"):
+        main(["export-schema", "--output", "-"])
