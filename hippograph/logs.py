@@ -21,8 +21,10 @@ request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 
 # Attributes every LogRecord has; anything else was passed in ``extra=`` and
 # belongs in the JSON object.
+# (uvicorn adds ``color_message``, the message with terminal colour codes.)
 _STANDARD = frozenset(
-    vars(logging.LogRecord("", 0, "", 0, "", None, None)).keys() | {"message", "asctime"}
+    vars(logging.LogRecord("", 0, "", 0, "", None, None)).keys()
+    | {"message", "asctime", "color_message"}
 )
 
 
