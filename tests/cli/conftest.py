@@ -35,6 +35,17 @@ async def runtime(
         await started.stop()
 
 
+# A short trip-planning chat, in (speaker, text) turns: the CLI tests' conversation.
+TALK = [
+    ("Alice", "We land in Lisbon at noon on Friday."),
+    ("Bot", "Noted. Do you need a hotel?"),
+    ("Alice", "My name is Alice Moreau and I live in Lyon."),
+    ("Alice", "I love painting landscapes; my favourite colour is blue."),
+    ("Bot", "Lovely. Anything else for the trip?"),
+    ("Alice", "I started learning Portuguese last month for this trip."),
+]
+
+
 def locomo_sample() -> dict[str, Any]:
     """A LoCoMo sample in the file's shape: two sessions, one image turn, one empty session."""
     return {

@@ -49,17 +49,9 @@ from hippograph.services.memory_ops import MemoryOp, MemoryOpKind
 from hippograph.services.messages import MessageInput
 from hippograph.services.search import SearchRequest
 from hippograph.settings import GraphSettings, SearchSettings, Settings
-from tests.cli.conftest import write_jsonl
+from tests.cli.conftest import TALK, write_jsonl
 from tests.conftest import DIMENSIONS, MODEL
 
-TALK = [
-    ("Alice", "We land in Lisbon at noon on Friday."),
-    ("Bot", "Noted. Do you need a hotel?"),
-    ("Alice", "My name is Alice Moreau and I live in Lyon."),
-    ("Alice", "I love painting landscapes; my favourite colour is blue."),
-    ("Bot", "Lovely. Anything else for the trip?"),
-    ("Alice", "I started learning Portuguese last month for this trip."),
-]
 FACTS = [
     ("Alice drinks two flat whites every morning", 0.8),
     ("Alice loves espresso from the cafe near her office", 0.8),

@@ -10,16 +10,7 @@ from hippograph.importers.conversations import read_conversations
 from hippograph.importers.ingest import ImportReport, import_conversations, import_session_id
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
-from tests.cli.conftest import write_jsonl, write_locomo
-
-TALK = [
-    ("Alice", "We land in Lisbon at noon on Friday."),
-    ("Bot", "Noted. Do you need a hotel?"),
-    ("Alice", "My name is Alice Moreau and I live in Lyon."),
-    ("Alice", "I love painting landscapes; my favourite colour is blue."),
-    ("Bot", "Lovely. Anything else for the trip?"),
-    ("Alice", "I started learning Portuguese last month for this trip."),
-]
+from tests.cli.conftest import TALK, write_jsonl, write_locomo
 
 
 async def _import(runtime: Runtime, path: Path, chunk_size: int = 4) -> tuple[ImportReport, int]:
