@@ -73,12 +73,25 @@ class GraphSettings(BaseModel):
         return "neo4j" if self.server == "neo4j" else "root"
 
 
+Precision = Literal["auto", "float32", "bfloat16"]
+
+
 class EmbeddingSettings(BaseModel):
     """The sentence-transformers model, loaded from disk only (never from a hub)."""
 
     model: str = "all-MiniLM-L6-v2"
-    batch_size: int = Field(default=64, ge=1, le=1024)
+    # Small batches: encode sorts a call by length but pads each batch to its
+    # longest text, and conversation turns vary a lot (measured: a call of 64
+    # turns 157 texts/s at batch 64, 325 at batch 16).
+    batch_size: int = Field(default=16, ge=1, le=1024)
     device: str = "cpu"
+    precision: Precision = Field(
+        default="auto",
+        description=(
+            "weights and activations; auto is bfloat16 on CPUs with native bfloat16 "
+            "instructions (about 3x faster there, cosine to float32 >= 0.998), else float32"
+        ),
+    )
 
 
 class SearchSettings(BaseModel):

@@ -8,6 +8,7 @@ thread so requests never fight over the two cores.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import weakref
 from collections.abc import Sequence
@@ -16,8 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hippograph.adapters.precision import native_bfloat16, resolve_precision
 from hippograph.errors import ConfigError
 from hippograph.settings import EmbeddingSettings
+
+log = logging.getLogger(__name__)
 
 _Waiting = tuple[list[str], "asyncio.Future[list[list[float]]]"]
 _MAX_BATCH = 256
@@ -48,7 +52,7 @@ def resolve_model_path(name: str) -> str:
     )
 
 
-def _load(path: str, device: str) -> Any:
+def _load(path: str, device: str, precision: str) -> Any:
     # Belt and braces: a hub lookup would hang on a machine without internet.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -58,15 +62,31 @@ def _load(path: str, device: str) -> Any:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(path, device=device)
+    model = SentenceTransformer(path, device=device)
+    if precision == "bfloat16":
+        import torch
+
+        model.to(torch.bfloat16)
+    return model
+
+
+def _unit_rows(vectors: Any) -> list[list[float]]:
+    """Rows as float32 unit vectors (bfloat16 output is neither exactly float32 nor unit)."""
+    import numpy as np
+
+    rows = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    units = rows / np.where(norms > 0, norms, np.float32(1.0))
+    return [list(map(float, row)) for row in units]
 
 
 class SentenceTransformerEmbedder:
     """An ``Embedder`` over a local sentence-transformers model."""
 
-    def __init__(self, model: Any, name: str, batch_size: int) -> None:
+    def __init__(self, model: Any, name: str, batch_size: int, precision: str = "float32") -> None:
         self._model = model
         self._name = name
+        self._precision = precision
         self._batch_size = batch_size
         self._dimensions = int(model.get_embedding_dimension())
         self._threads = max(1, os.cpu_count() or 1)
@@ -81,13 +101,20 @@ class SentenceTransformerEmbedder:
     async def load(cls, settings: EmbeddingSettings) -> SentenceTransformerEmbedder:
         """Load the configured model in a worker thread (the import alone takes seconds)."""
         path = resolve_model_path(settings.model)
-        model = await asyncio.to_thread(_load, path, settings.device)
-        return cls(model, settings.model, settings.batch_size)
+        precision = resolve_precision(settings.precision, settings.device, native_bfloat16())
+        model = await asyncio.to_thread(_load, path, settings.device, precision)
+        log.info("embedding model %s loaded in %s", settings.model, precision)
+        return cls(model, settings.model, settings.batch_size, precision)
 
     @property
     def model_name(self) -> str:
         """The configured model name."""
         return self._name
+
+    @property
+    def precision(self) -> str:
+        """``float32`` or ``bfloat16``: what the model computes in."""
+        return self._precision
 
     @property
     def dimensions(self) -> int:
@@ -106,11 +133,10 @@ class SentenceTransformerEmbedder:
         vectors = self._model.encode(
             list(texts),
             batch_size=self._batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
+            convert_to_tensor=True,
             show_progress_bar=False,
         )
-        return [list(map(float, row)) for row in vectors]
+        return _unit_rows(vectors.float().cpu().numpy())
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text; joins whatever other callers are waiting."""
