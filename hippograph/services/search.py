@@ -36,6 +36,7 @@ from hippograph.services.candidates import (
     MemUnitSides,
     Sides,
     gather,
+    is_narrow,
 )
 from hippograph.services.common_terms import CommonTerms
 from hippograph.services.users import UserService
@@ -97,22 +98,6 @@ class SearchResult:
     fallback: bool
     period: TimeWindow | None
     touched: bool
-
-
-def _is_narrow(f: MemoryFilter) -> bool:
-    """Whether the filter may drop many of the full-text index's hits."""
-    return any(
-        value is not None
-        for value in (
-            f.kinds,
-            f.categories,
-            f.session_id,
-            f.min_importance,
-            f.created_after,
-            f.created_before,
-            f.domain,
-        )
-    )
 
 
 class SearchService:
@@ -230,7 +215,7 @@ class SearchService:
                 request.radius,
             )
         f = replace(request.filter, levels=levels_for(mode, request.filter.levels))
-        keyword_pool = min(MAX_KEYWORD_POOL, pool * 4) if _is_narrow(f) else pool
+        keyword_pool = min(MAX_KEYWORD_POOL, pool * 4) if is_narrow(f) else pool
         return MemorySides(
             self._store,
             self._memories,

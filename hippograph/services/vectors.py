@@ -35,9 +35,10 @@ class ScopedNearest:
     Neither server's vector index can filter before it ranks. A user with few
     items is scanned exactly (fast and perfect at that size). For a larger
     user the index is asked for enough neighbours that, at the user's share of
-    all items, about twice ``k`` of them should be the user's; when the
-    filters leave fewer than ``k``, the request grows fourfold up to a cap, and
-    past the cap the exact scan decides, so recall is never traded away.
+    all items, about ``oversample`` times ``k`` of them should be the user's
+    (twice by default, four times when the caller's filters drop many); when
+    the filters leave fewer than ``k``, the request grows fourfold up to a cap,
+    and past the cap the exact scan decides, so recall is never traded away.
     """
 
     def __init__(self, counts: MemoryCounts, settings: SearchSettings) -> None:
@@ -60,6 +61,7 @@ class ScopedNearest:
         k: int,
         exact: Callable[[int], Awaitable[list[T]]],
         index: Callable[[int], Awaitable[list[T]]],
+        oversample: float = 2.0,
     ) -> list[T]:
         """Up to ``k`` items, from ``exact(k)`` or ``index(candidates)``."""
         owned = await self._counts.get(user_id)
@@ -67,7 +69,8 @@ class ScopedNearest:
             return await exact(k)
         total = max(await self._counts.get(None), owned)
         cap = self._settings.max_index_candidates
-        candidates = min(cap, max(2 * k, math.ceil(2 * k * total / owned)))
+        wanted = oversample * k
+        candidates = min(cap, max(math.ceil(wanted), math.ceil(wanted * total / owned)))
         while True:
             hits = await index(candidates)
             if len(hits) >= k:
