@@ -197,34 +197,53 @@ class ForgetService:
         everyone = await self._store.candidates(request.user_id, with_deleted, request.memory_ids)
         remaining = [c for c in everyone if c.id > cursor]
         size = self._settings.batch_size
-        for start in range(0, len(remaining), size):
-            page = remaining[start : start + size]
-            decisions = [
-                d for c in page if (d := decide(c, request, self._rules, as_of, cutoff)) is not None
-            ]
-            decided = {d.memory_id for d in decisions}
-            exempt = sum(
-                1 for c in page if is_exempt(c, request.memory_ids) and c.id not in decided
-            )
-            counts = tally(report.counts, len(page), exempt, decisions)
-            next_cursor = page[-1].id
-            cascaded = 0
-            if not dry_run or job is not None:
-                batch, used = await self._batch(request, decisions, name, as_of, dry_run)
-                report = replace(report, usage=report.usage.plus(used))
-                batch = replace(
-                    batch,
-                    job_id=job.id if job else None,
-                    expected_cursor=cursor,
-                    cursor=next_cursor,
-                    progress=counts,
+        writing = not dry_run or job is not None
+        # One page is written while the next is prepared (texts read, fuzzed,
+        # embedded): the graph server and the model then share the two cores
+        # instead of taking turns. Writes stay in page order, one at a time.
+        writer: asyncio.Task[int] | None = None
+        cascaded = int(report.counts.get("cascaded", 0))
+        counts = dict(report.counts)
+        try:
+            for start in range(0, len(remaining), size):
+                page = remaining[start : start + size]
+                decisions = [
+                    d
+                    for c in page
+                    if (d := decide(c, request, self._rules, as_of, cutoff)) is not None
+                ]
+                decided = {d.memory_id for d in decisions}
+                exempt = sum(
+                    1 for c in page if is_exempt(c, request.memory_ids) and c.id not in decided
                 )
-                if job is not None or _writes(batch):
-                    cascaded = await self._store.apply(batch)
-            report = replace(report, counts=counts | {"cascaded": counts["cascaded"] + cascaded})
-            report = report.showing(decisions)
-            cursor = next_cursor
-        return report
+                counts = tally(counts, len(page), exempt, decisions)
+                next_cursor = page[-1].id
+                if writing:
+                    batch, used = await self._batch(request, decisions, name, as_of, dry_run)
+                    report = replace(report, usage=report.usage.plus(used))
+                    if writer is not None:
+                        cascaded += await writer
+                        writer = None
+                    batch = replace(
+                        batch,
+                        job_id=job.id if job else None,
+                        expected_cursor=cursor,
+                        cursor=next_cursor,
+                        progress=counts | {"cascaded": cascaded},
+                    )
+                    if job is not None or _writes(batch):
+                        writer = asyncio.ensure_future(self._store.apply(batch))
+                report = report.showing(decisions)
+                cursor = next_cursor
+            if writer is not None:
+                cascaded += await writer
+                writer = None
+        finally:
+            if writer is not None:
+                # A failed page stops the run; the page being written still
+                # commits or not as a whole, and the job resumes after it.
+                await asyncio.gather(writer, return_exceptions=True)
+        return replace(report, counts=counts | {"cascaded": cascaded})
 
     async def _batch(
         self,
