@@ -286,7 +286,14 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
     if not args.data.exists():
         raise SystemExit(f"hippograph bench: no such file {args.data}")
     report = asyncio.run(
-        run_locomo(args.data, methods, ks, args.granularity, progress=not args.json)
+        run_locomo(
+            args.data,
+            methods,
+            ks,
+            args.granularity,
+            progress=not args.json,
+            reflection=args.reflection,
+        )
     )
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
@@ -357,6 +364,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["turn", "memunit", "memory"],
         help="turn: a memory per turn; memunit: MemUnits of the memorize pipeline; "
         "memory: the memories it derives (episodes, events, facts, profile)",
+    )
+    locomo.add_argument(
+        "--reflection",
+        default="off",
+        choices=["off", "after"],
+        help="off: memories as memorize left them; after: one reflect run per "
+        "conversation first (consolidated facts leave default search)",
     )
     locomo.add_argument("--json", action="store_true", help="one JSON object on stdout")
     bench.set_defaults(func=cmd_bench)

@@ -192,6 +192,11 @@ class MemorizeSettings(BaseModel):
     topic_shift: float = Field(default=0.2, ge=-1, le=1)
     min_unit: int = Field(default=3, ge=1)
     max_unit: int = Field(default=12, ge=1)
+    reflect_after_write: bool = Field(
+        default=True,
+        description="queue a reflect run whenever memorize writes facts "
+        "(off: only the scheduled sweep and explicit reflect requests)",
+    )
 
 
 class ReflectionSettings(BaseModel):

@@ -27,13 +27,28 @@ from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.search import SearchRequest, SearchTarget
-from hippograph.settings import GraphSettings, Settings
+from hippograph.settings import (
+    GraphSettings,
+    MemorizeSettings,
+    ReflectionSettings,
+    Settings,
+)
 
 GRANULARITIES = ("turn", "memunit", "memory")
+# off: what memorize built, as it left it. after: then one reflect run per
+# conversation, whose consolidated facts drop out of default search.
+REFLECTION = ("off", "after")
 
 
-async def load_conversation(runtime: Runtime, conversation: Conversation, granularity: str) -> str:
-    """Store one conversation as a user's messages and memories; returns the user id."""
+async def load_conversation(
+    runtime: Runtime, conversation: Conversation, granularity: str, reflect: bool = False
+) -> str:
+    """Store one conversation as a user's messages and memories; returns the user id.
+
+    Reflection runs only when ``reflect`` says so, once, after the whole
+    conversation is in: left to memorize's own reflect jobs, which facts a
+    reflection takes would depend on how far loading had got when the job ran.
+    """
     services = runtime.services
     user_id = conversation.sample_id
     await services.users.create_user(SETTINGS_ADMIN, user_id, " & ".join(conversation.speakers))
@@ -56,6 +71,8 @@ async def load_conversation(runtime: Runtime, conversation: Conversation, granul
                 await services.memorize.memorize(SETTINGS_ADMIN, request)
         if granularity == "turn":
             await services.turns.build(SETTINGS_ADMIN, session.id)
+    if reflect:
+        await services.reflection.reflect(user_id, force=True)
     return user_id
 
 
@@ -85,6 +102,7 @@ async def evaluate(
     ks: Sequence[int],
     granularity: str,
     progress: bool,
+    reflect: bool = False,
 ) -> dict[str, Any]:
     """Load every conversation, ask every question with every method, aggregate."""
     total = sum(len(c.questions) for c in conversations) * len(methods)
@@ -95,7 +113,7 @@ async def evaluate(
     latencies: dict[SearchMethod, list[float]] = {m: [] for m in methods}
     for conversation in conversations:
         bar.set_postfix_str(f"loading {conversation.sample_id}")
-        user_id = await load_conversation(runtime, conversation, granularity)
+        user_id = await load_conversation(runtime, conversation, granularity, reflect)
         bar.set_postfix_str(f"searching {conversation.sample_id}")
         cache: dict[str, list[str]] = {}
         for method in methods:
@@ -146,20 +164,31 @@ async def run_locomo(
     granularity: str = "turn",
     progress: bool = True,
     data_dir: Path | None = None,
+    reflection: str = "off",
 ) -> dict[str, Any]:
     """The benchmark on a fresh embedded store; the result as one JSON-ready dict."""
     if granularity not in GRANULARITIES:
         raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}")
+    if reflection not in REFLECTION:
+        raise ValueError(f"reflection must be one of {', '.join(REFLECTION)}")
     conversations = load_locomo(data)
     directory = data_dir or Path(tempfile.mkdtemp(prefix="hippograph-locomo-"))
-    runtime = await Runtime.start(Settings(graph=GraphSettings(data_dir=directory)))
+    settings = Settings(
+        graph=GraphSettings(data_dir=directory),
+        memorize=MemorizeSettings(reflect_after_write=False),
+        reflection=ReflectionSettings(sweep_interval_s=0),
+    )
+    runtime = await Runtime.start(settings)
     try:
-        report = await evaluate(runtime, conversations, methods, ks, granularity, progress)
+        report = await evaluate(
+            runtime, conversations, methods, ks, granularity, progress, reflection == "after"
+        )
     finally:
         await runtime.stop()
     report["data"] = str(data)
     report["questions"] = sum(len(c.questions) for c in conversations)
     report["granularity"] = granularity
+    report["reflection"] = reflection
     return report
 
 

@@ -120,7 +120,7 @@ class Services:
                 clock,
                 settings.memorize,
                 limits,
-                after_facts=reflection.submit,
+                after_facts=reflection.submit if settings.memorize.reflect_after_write else None,
             ),
             memory_ops=MemoryOpsService(
                 stores.memories, stores.memory_ops, users, embedder, clock, limits
