@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from pydantic import ValidationError
 
+from hippograph.cli_bench import add_bench_parser
 from hippograph.errors import HippoError
 from hippograph.logs import configure_logging
 from hippograph.settings import Settings
@@ -271,37 +272,6 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     return asyncio.run(_with_graph(settings, work))
 
 
-def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
-    """Run a benchmark; only LoCoMo retrieval for now."""
-    import json
-
-    from hippograph.scoring import SearchMethod
-    from hippograph.server.locomo_run import format_table, run_locomo
-
-    try:
-        methods = [SearchMethod(m.strip().lower()) for m in args.method.split(",")]
-        ks = sorted({int(k) for k in args.k.split(",")})
-    except ValueError as exc:
-        raise SystemExit(f"hippograph bench: {exc}") from exc
-    if not args.data.exists():
-        raise SystemExit(f"hippograph bench: no such file {args.data}")
-    report = asyncio.run(
-        run_locomo(
-            args.data,
-            methods,
-            ks,
-            args.granularity,
-            progress=not args.json,
-            reflection=args.reflection,
-        )
-    )
-    if args.json:
-        print(json.dumps(report, ensure_ascii=False))
-    else:
-        print(format_table(report, methods, ks))
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="hippograph", description=__doc__.splitlines()[0])
@@ -352,28 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     exporter.add_argument("--no-progress", action="store_true", help="no progress bar")
     exporter.set_defaults(func=cmd_export)
 
-    bench = sub.add_parser("bench", help="run a benchmark")
-    bench_sub = bench.add_subparsers(dest="bench_command", required=True)
-    locomo = bench_sub.add_parser("locomo", help="LoCoMo retrieval recall@k per method")
-    locomo.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
-    locomo.add_argument("--method", default="keyword,vector,hybrid", help="comma-separated")
-    locomo.add_argument("--k", default="5,10,25,50", help="comma-separated turn budgets")
-    locomo.add_argument(
-        "--granularity",
-        default="turn",
-        choices=["turn", "memunit", "memory"],
-        help="turn: a memory per turn; memunit: MemUnits of the memorize pipeline; "
-        "memory: the memories it derives (episodes, events, facts, profile)",
-    )
-    locomo.add_argument(
-        "--reflection",
-        default="off",
-        choices=["off", "after"],
-        help="off: memories as memorize left them; after: one reflect run per "
-        "conversation first (consolidated facts leave default search)",
-    )
-    locomo.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    bench.set_defaults(func=cmd_bench)
+    add_bench_parser(sub)
 
     export = sub.add_parser("export-schema", help="write the GraphQL SDL")
     export.add_argument("--output", default="schema.graphql", help="file, or - for stdout")

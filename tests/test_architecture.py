@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FRAMEWORKS = {"strawberry", "starlette", "neo4j", "arq", "sentence_transformers", "uvicorn"}
 # The framework edge of hippograph/: the composition root and the adapters.
-EDGE = {"server", "adapters", "cli.py"}
+EDGE = {"server", "adapters", "cli.py", "cli_bench.py"}
 
 
 def _imports(path: Path) -> set[str]:
