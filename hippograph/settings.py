@@ -89,7 +89,7 @@ class EmbeddingSettings(BaseModel):
         default="auto",
         description=(
             "weights and activations; auto is bfloat16 on CPUs with native bfloat16 "
-            "instructions (about 3x faster there, cosine to float32 >= 0.998), else float32"
+            "instructions (about 3x faster there, cosine to float32 >= 0.9999), else float32"
         ),
     )
 
