@@ -17,6 +17,7 @@ than by filtering a hit list that may be half the corpus.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import LiteralString, Protocol
 
@@ -25,6 +26,8 @@ import httpx
 from graph.cypher import cypher
 from graph.driver import GraphDriver
 from hippograph.errors import ConfigError, Unavailable
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,15 @@ class ArcadeDBDialect:
                 except httpx.HTTPError as exc:
                     raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
                 if response.status_code != 200:
+                    if "LSM_VECTOR" in statement and "already exists" in response.text:
+                        # IF NOT EXISTS still refuses an index whose METADATA
+                        # differs: a changed efSearch must not stop the start.
+                        log.warning(
+                            "kept the existing vector index (its efSearch stays); "
+                            "HIPPOGRAPH_GRAPH__VECTOR_EF_SEARCH=%d applies to new indexes",
+                            self._ef_search,
+                        )
+                        continue
                     detail = f"{response.status_code} {response.text[:300]}"
                     raise ConfigError(f"ArcadeDB refused {statement!r}: {detail}")
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from neo4j import AsyncManagedTransaction
 
 from graph.dialect import SHOW_INDEXES
 from graph.driver import fetch
-from graph.store import GraphStore
+from graph.embedded import EmbeddedArcadeDB
+from graph.store import GraphStore, connect
 from hippograph.errors import ConfigError
+from hippograph.settings import GraphSettings
 from tests.conftest import DIMENSIONS, MODEL
 
 Index = tuple[str, str, tuple[str, ...], tuple[str, ...]]  # name, type, labels, properties
@@ -50,3 +54,19 @@ async def test_both_embeddings_have_vector_indexes(store: GraphStore) -> None:
 async def test_a_model_of_another_size_is_refused_with_both_named(store: GraphStore) -> None:
     with pytest.raises(ConfigError, match=r"384-dimension.*makes 768"):
         await store.setup(model="some-768-model", dimensions=768)
+
+
+async def test_a_changed_ef_search_keeps_the_existing_index_and_starts(
+    arcade: EmbeddedArcadeDB, tmp_path: Path, database_name: str
+) -> None:
+    # ArcadeDB refuses CREATE INDEX IF NOT EXISTS when the METADATA differs.
+    indexes = []
+    for ef_search in (400, 200):
+        settings = GraphSettings(data_dir=tmp_path, vector_ef_search=ef_search)
+        connection = await connect(settings, embedded=arcade, database=database_name)
+        try:
+            await connection.store.setup(model=MODEL, dimensions=DIMENSIONS)
+            indexes.append(sorted(await _indexes(connection.store)))
+        finally:
+            await connection.close()
+    assert indexes[0] == indexes[1]
