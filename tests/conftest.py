@@ -55,10 +55,15 @@ async def embedder() -> SentenceTransformerEmbedder:
     return await SentenceTransformerEmbedder.load(EmbeddingSettings())
 
 
+def fresh_database_name() -> str:
+    """A name no database of the shared embedded server has yet."""
+    return "t" + uuid.uuid4().hex[:16]
+
+
 @pytest.fixture
 def database_name(arcade: EmbeddedArcadeDB) -> Iterator[str]:
     """A fresh database in the embedded server, dropped after the test."""
-    name = "t" + uuid.uuid4().hex[:16]
+    name = fresh_database_name()
     yield name
     arcade.drop_database(name)
 
@@ -79,7 +84,7 @@ async def _open(
         connection = await connect(settings)
         await clear_database(connection.store.graph)
         return connection
-    name = "t" + uuid.uuid4().hex[:16]
+    name = fresh_database_name()
     connection = await connect(GraphSettings(data_dir=tmp_path), embedded=arcade, database=name)
     request.addfinalizer(lambda: arcade.drop_database(name))
     return connection

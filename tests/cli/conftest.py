@@ -16,15 +16,21 @@ from hippograph.settings import GraphSettings, Settings
 
 
 @pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """What ``hippograph import`` reads from the environment, by default."""
+    return Settings(graph=GraphSettings(data_dir=tmp_path))
+
+
+@pytest.fixture
 async def runtime(
-    tmp_path: Path,
+    settings: Settings,
     arcade: EmbeddedArcadeDB,
     embedder: SentenceTransformerEmbedder,
     database_name: str,
 ) -> AsyncIterator[Runtime]:
     """What ``hippograph import`` starts, on a fresh database of the shared server."""
     started = await Runtime.start(
-        Settings(graph=GraphSettings(data_dir=tmp_path)),
+        settings,
         embedder=embedder,
         embedded=arcade,
         database=database_name,

@@ -6,8 +6,7 @@ import asyncio
 import json
 import os
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,7 @@ from hippograph.services.messages import MessageInput
 from hippograph.services.search import SearchRequest
 from hippograph.settings import GraphSettings, SearchSettings, Settings
 from tests.cli.conftest import TALK, write_jsonl
-from tests.conftest import DIMENSIONS, MODEL
+from tests.conftest import DIMENSIONS, MODEL, fresh_database_name
 
 FACTS = [
     ("Alice drinks two flat whites every morning", 0.8),
@@ -70,26 +69,15 @@ def _settings(data_dir: Path) -> Settings:
 
 
 @pytest.fixture
-async def source(
-    tmp_path: Path,
-    arcade: EmbeddedArcadeDB,
-    embedder: SentenceTransformerEmbedder,
-    database_name: str,
-) -> AsyncIterator[Runtime]:
-    """A runtime on a fresh database, searching through the indexes only."""
-    started = await Runtime.start(
-        _settings(tmp_path), embedder=embedder, embedded=arcade, database=database_name
-    )
-    try:
-        yield started
-    finally:
-        await started.stop()
+def settings(tmp_path: Path) -> Settings:
+    """The source runtime (tests/cli/conftest.py) searches through the indexes only."""
+    return _settings(tmp_path)
 
 
 @pytest.fixture
 def other_database(arcade: EmbeddedArcadeDB) -> Iterator[str]:
     """The name of a second fresh database on the shared server, dropped after the test."""
-    name = "t" + uuid.uuid4().hex[:16]  # as tests.conftest names them
+    name = fresh_database_name()
     yield name
     arcade.drop_database(name)
 
@@ -161,15 +149,15 @@ async def _hit_ids(runtime: Runtime, method: SearchMethod) -> list[list[str]]:
 
 
 async def test_a_store_moves_whole_through_a_dump_and_a_second_import_adds_nothing(
-    source: Runtime,
+    runtime: Runtime,
     arcade: EmbeddedArcadeDB,
     embedder: SentenceTransformerEmbedder,
     other_database: str,
     tmp_path: Path,
 ) -> None:
-    await _fill(source)
+    await _fill(runtime)
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    counts = await _export(source.connection.store, first)
+    counts = await _export(runtime.connection.store, first)
     assert counts.nodes["Message"] == len(TALK)
     assert all(counts.nodes[label] > 0 for label in NODE_LABELS), counts
     kinds = {
@@ -212,7 +200,7 @@ async def test_a_store_moves_whole_through_a_dump_and_a_second_import_adds_nothi
     )
     try:
         for method in (SearchMethod.VECTOR, SearchMethod.KEYWORD, SearchMethod.HYBRID):
-            expected = await _hit_ids(source, method)
+            expected = await _hit_ids(runtime, method)
             assert all(expected), (method, expected)
             assert await _hit_ids(moved, method) == expected, method
         # The source's keys came along: the moved store made no admin key of its own.
