@@ -22,7 +22,7 @@ from graph.cypher import cypher
 from graph.dialect import IndexDialect
 from graph.driver import GraphDriver, fetch
 from graph.filters import FILTER_M, filter_params
-from graph.records import to_utc
+from graph.records import to_utc, vector_param
 from hippograph.models import MemoryFilter
 from hippograph.scoring import Candidate
 from hippograph.text import user_token
@@ -213,7 +213,7 @@ class SearchGraph:
         """The ``k`` most similar of the user's memories, by exact cosine."""
         params = filter_params(memory_filter, now) | {
             "user_id": user_id,
-            "vector": list(vector),
+            "vector": vector_param(vector),
             "k": k,
         }
         return self._by_vector(await self._rows(VECTOR_EXACT, params), exact=True, unit=False)
@@ -230,7 +230,7 @@ class SearchGraph:
         params = filter_params(memory_filter, now) | {
             "index": self._dialect.indexes.memory_vector,
             "user_id": user_id,
-            "vector": list(vector),
+            "vector": vector_param(vector),
             "candidates": candidates,
         }
         return self._by_vector(await self._rows(VECTOR_INDEX, params), exact=False, unit=False)
@@ -253,7 +253,7 @@ class SearchGraph:
             "lucene": lucene_query(user_id, terms, scoped),
             "user_id": user_id,
             "candidates": candidates,
-            "vector": list(vector) if vector is not None else None,
+            "vector": vector_param(vector) if vector is not None else None,
         }
         return self._by_keyword(await self._rows(KEYWORD, params), unit=False)
 
@@ -261,7 +261,11 @@ class SearchGraph:
         self, user_id: str, vector: Sequence[float], k: int, memory_filter: MemoryFilter
     ) -> list[Candidate]:
         """The ``k`` most similar of the user's MemUnits, by exact cosine."""
-        params = _unit_params(memory_filter) | {"user_id": user_id, "vector": list(vector), "k": k}
+        params = _unit_params(memory_filter) | {
+            "user_id": user_id,
+            "vector": vector_param(vector),
+            "k": k,
+        }
         return self._by_vector(await self._rows(UNIT_VECTOR_EXACT, params), exact=True, unit=True)
 
     async def unit_vector_index(
@@ -271,7 +275,7 @@ class SearchGraph:
         params = _unit_params(memory_filter) | {
             "index": self._dialect.indexes.memunit_vector,
             "user_id": user_id,
-            "vector": list(vector),
+            "vector": vector_param(vector),
             "candidates": candidates,
         }
         return self._by_vector(await self._rows(UNIT_VECTOR_INDEX, params), exact=False, unit=True)
@@ -293,7 +297,7 @@ class SearchGraph:
             "lucene": lucene_query(user_id, terms, scoped),
             "user_id": user_id,
             "candidates": candidates,
-            "vector": list(vector) if vector is not None else None,
+            "vector": vector_param(vector) if vector is not None else None,
         }
         return self._by_keyword(await self._rows(UNIT_KEYWORD, params), unit=True)
 
@@ -310,7 +314,7 @@ class SearchGraph:
     ) -> dict[str, float]:
         if not ids:
             return {}
-        rows = await self._rows(query, {"ids": list(ids), "vector": list(vector)})
+        rows = await self._rows(query, {"ids": list(ids), "vector": vector_param(vector)})
         return {r["id"]: self._dialect.exact_cosine(r["score"]) for r in rows}
 
     async def count_units(self, user_id: str | None) -> int:
