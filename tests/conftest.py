@@ -9,6 +9,8 @@ reported, otherwise).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -25,6 +27,16 @@ from tests.llm.stub_server import StubLLMServer
 NEO4J_URI = os.environ.get("HIPPOGRAPH_TEST_NEO4J_URI")
 MODEL = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
+# One ONNX export of the model for the whole run, shared by every runtime and
+# every child process (serve, worker) the tests start: exporting costs
+# seconds, and each test's fresh data directory would otherwise do it again.
+MODEL_CACHE = Path(tempfile.mkdtemp(prefix="hippograph-test-models-"))
+os.environ["HIPPOGRAPH_EMBEDDING__CACHE_DIR"] = str(MODEL_CACHE)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remove the run's model cache."""
+    shutil.rmtree(MODEL_CACHE, ignore_errors=True)
 
 
 @pytest.fixture
@@ -52,7 +64,7 @@ def arcade(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedArcadeD
 @pytest.fixture(scope="session")
 async def embedder() -> SentenceTransformerEmbedder:
     """The real all-MiniLM-L6-v2, loaded once."""
-    return await SentenceTransformerEmbedder.load(EmbeddingSettings())
+    return await SentenceTransformerEmbedder.load(EmbeddingSettings(cache_dir=MODEL_CACHE))
 
 
 def fresh_database_name() -> str:

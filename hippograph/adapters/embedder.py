@@ -1,23 +1,24 @@
-"""The sentence-transformers embedder, loaded from disk only, batched, off the event loop.
+"""The embedding model, loaded from disk only, batched, off the event loop.
 
 Concurrent callers are gathered into one ``encode`` call: under load a batch
 of 32 texts costs little more than one, and the model runs on one dedicated
-thread so requests never fight over the two cores.
+thread so requests never fight over the two cores. What runs the model is an
+encoder: ONNX Runtime on a CPU (hippograph/adapters/onnx_encoder.py), PyTorch
+through sentence-transformers elsewhere (hippograph/adapters/torch_encoder.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from hippograph.adapters.precision import native_bfloat16, resolve_precision
+from hippograph.adapters.precision import native_bfloat16, resolve_precision, resolve_runtime
 from hippograph.errors import ConfigError
 from hippograph.settings import EmbeddingSettings
 
@@ -25,13 +26,23 @@ log = logging.getLogger(__name__)
 
 _Waiting = tuple[list[str], "asyncio.Future[list[list[float]]]"]
 _MAX_BATCH = 256
-_SMALL_BATCH = 4
+DEFAULT_CACHE_DIR = Path("~/.cache/hippograph/models")
 
 
 @dataclass
 class _Batch:
     pending: list[_Waiting] = field(default_factory=list)
     drainer: asyncio.Task[None] | None = None
+
+
+class Encoder(Protocol):
+    """A model run: texts in, one float32 row per text out (blocking)."""
+
+    dimensions: int
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        """An array-like of shape (len(texts), dimensions)."""
+        ...
 
 
 PACKAGED_MODEL_NAMES = frozenset({"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
@@ -52,24 +63,6 @@ def resolve_model_path(name: str) -> str:
     )
 
 
-def _load(path: str, device: str, precision: str) -> Any:
-    # Belt and braces: a hub lookup would hang on a machine without internet.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    # OpenMP threads otherwise spin for a while after each encode, burning the
-    # core the graph server needs next: measured p95 of a search 68 -> 39 ms.
-    # (Read when torch loads, so it only takes effect if torch is not loaded yet.)
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(path, device=device)
-    if precision == "bfloat16":
-        import torch
-
-        model.to(torch.bfloat16)
-    return model
-
-
 def _unit_rows(vectors: Any) -> list[list[float]]:
     """Rows as float32 unit vectors (bfloat16 output is neither exactly float32 nor unit)."""
     import numpy as np
@@ -77,19 +70,36 @@ def _unit_rows(vectors: Any) -> list[list[float]]:
     rows = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     units = rows / np.where(norms > 0, norms, np.float32(1.0))
-    return [list(map(float, row)) for row in units]
+    rows_out: list[list[float]] = units.tolist()
+    return rows_out
+
+
+def load_encoder(settings: EmbeddingSettings, runtime: str, precision: str) -> Encoder:
+    """The encoder ``settings`` describe (blocking: reads, maybe exports, the model)."""
+    path = resolve_model_path(settings.model)
+    if runtime == "onnx":
+        from hippograph.adapters.onnx_encoder import OnnxEncoder
+
+        cache_dir = (settings.cache_dir or DEFAULT_CACHE_DIR).expanduser()
+        return OnnxEncoder.load(
+            Path(path), settings.model, cache_dir, precision, settings.batch_size
+        )
+    from hippograph.adapters.torch_encoder import TorchEncoder, load_model
+
+    return TorchEncoder(load_model(path, settings.device, precision), settings.batch_size)
 
 
 class SentenceTransformerEmbedder:
-    """An ``Embedder`` over a local sentence-transformers model."""
+    """An ``Embedder`` over a local sentence-transformers model, whatever runs it."""
 
-    def __init__(self, model: Any, name: str, batch_size: int, precision: str = "float32") -> None:
-        self._model = model
+    def __init__(
+        self, encoder: Encoder, name: str, runtime: str = "onnx", precision: str = "float32"
+    ) -> None:
+        self._encoder = encoder
         self._name = name
+        self._runtime = runtime
         self._precision = precision
-        self._batch_size = batch_size
-        self._dimensions = int(model.get_embedding_dimension())
-        self._threads = max(1, os.cpu_count() or 1)
+        self._dimensions = int(encoder.dimensions)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embedder")
         # Batching state per event loop: futures and tasks belong to one loop,
         # and one model may serve several (the app's, a test's, a job runner's).
@@ -99,12 +109,14 @@ class SentenceTransformerEmbedder:
 
     @classmethod
     async def load(cls, settings: EmbeddingSettings) -> SentenceTransformerEmbedder:
-        """Load the configured model in a worker thread (the import alone takes seconds)."""
-        path = resolve_model_path(settings.model)
-        precision = resolve_precision(settings.precision, settings.device, native_bfloat16())
-        model = await asyncio.to_thread(_load, path, settings.device, precision)
-        log.info("embedding model %s loaded in %s", settings.model, precision)
-        return cls(model, settings.model, settings.batch_size, precision)
+        """Load the configured model in a worker thread (it takes seconds)."""
+        runtime = resolve_runtime(settings.runtime, settings.device, settings.precision)
+        precision = resolve_precision(
+            settings.precision, runtime, settings.device, native_bfloat16()
+        )
+        encoder = await asyncio.to_thread(load_encoder, settings, runtime, precision)
+        log.info("embedding model %s loaded: %s, %s", settings.model, runtime, precision)
+        return cls(encoder, settings.model, runtime, precision)
 
     @property
     def model_name(self) -> str:
@@ -112,8 +124,13 @@ class SentenceTransformerEmbedder:
         return self._name
 
     @property
+    def runtime(self) -> str:
+        """``onnx`` or ``torch``: what runs the model."""
+        return self._runtime
+
+    @property
     def precision(self) -> str:
-        """``float32`` or ``bfloat16``: what the model computes in."""
+        """``float32``, ``bfloat16`` (PyTorch) or ``int8`` (ONNX): what the model computes in."""
         return self._precision
 
     @property
@@ -125,18 +142,7 @@ class SentenceTransformerEmbedder:
         """Blocking encode, for scripts and the batch drainer."""
         if not texts:
             return []
-        import torch
-
-        # A query or two: one thread, leaving the other core to the graph,
-        # which has work waiting for this vector. Batches: every core.
-        torch.set_num_threads(1 if len(texts) <= _SMALL_BATCH else self._threads)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=self._batch_size,
-            convert_to_tensor=True,
-            show_progress_bar=False,
-        )
-        return _unit_rows(vectors.float().cpu().numpy())
+        return _unit_rows(self._encoder.encode(texts))
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text; joins whatever other callers are waiting."""

@@ -1,9 +1,12 @@
-"""Which floating-point precision the embedding model runs in.
+"""What runs the embedding model (ONNX Runtime or PyTorch), and in which precision.
 
-On a CPU with native bfloat16 instructions (x86 AVX512-BF16 or AMX, Arm's
-BF16 extension) MiniLM encodes about three times faster in bfloat16 than in
-float32, and its unit vectors stay within cosine 0.9999 of the float32 ones
-(measured on the LoCoMo turns, 2026-11-23), so search results do not move.
+On a CPU the ONNX runtime is the default: exact float32 vectors, and a single
+query four times faster than PyTorch's (hippograph/adapters/onnx_export.py).
+PyTorch runs the model on other devices, and in bfloat16: on a CPU with
+native bfloat16 instructions (x86 AVX512-BF16 or AMX, Arm's BF16 extension)
+MiniLM encodes about three times faster in bfloat16 than in float32, and
+its unit vectors stay within cosine 0.9999 of the float32 ones (measured on
+the LoCoMo turns, 2026-11-23), so search results do not move.
 Elsewhere bfloat16 is emulated and slower than float32, hence ``auto``.
 """
 
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hippograph.settings import Precision
+from hippograph.settings import EmbeddingRuntime, Precision
 
 # /proc/cpuinfo flag names (x86 "flags", Arm "Features") of native bfloat16 arithmetic.
 _BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
@@ -36,8 +39,25 @@ def native_bfloat16(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> bool:
     return bool(cpu_flags(text) & _BF16_FLAGS)
 
 
-def resolve_precision(setting: Precision, device: str, native: bool) -> str:
-    """The precision to load the model in: ``auto`` picks by device and hardware."""
+def resolve_runtime(setting: EmbeddingRuntime, device: str, precision: Precision) -> str:
+    """``onnx`` or ``torch``: ``auto`` is ONNX Runtime on a CPU, unless bfloat16 is asked for.
+
+    PyTorch runs every other device, and bfloat16, which ONNX Runtime's CPU
+    kernels do not compute in.
+    """
     if setting != "auto":
         return setting
-    return "bfloat16" if device == "cpu" and native else "float32"
+    return "onnx" if device == "cpu" and precision != "bfloat16" else "torch"
+
+
+def resolve_precision(setting: Precision, runtime: str, device: str, native: bool) -> str:
+    """The precision to run the model in: ``auto`` picks by runtime, device and hardware.
+
+    ONNX: float32 (int8 only when asked: it costs retrieval quality). PyTorch:
+    bfloat16 on a CPU that has it in hardware, else float32.
+    """
+    if setting != "auto":
+        return setting
+    if runtime == "torch" and device == "cpu" and native:
+        return "bfloat16"
+    return "float32"

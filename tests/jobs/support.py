@@ -285,6 +285,7 @@ def worker_env(
             "HIPPOGRAPH_JOBS__TIMEOUT_S": str(settings.jobs.timeout_s),
             "HIPPOGRAPH_REFLECTION__SWEEP_INTERVAL_S": str(settings.reflection.sweep_interval_s),
             "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
+            "HIPPOGRAPH_EMBEDDING__CACHE_DIR": os.environ["HIPPOGRAPH_EMBEDDING__CACHE_DIR"],
         }
         | dict(extra or {})
     )

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hippograph.adapters.precision import cpu_flags, native_bfloat16, resolve_precision
+import pytest
+from pydantic import ValidationError
+
+from hippograph.adapters.precision import (
+    cpu_flags,
+    native_bfloat16,
+    resolve_precision,
+    resolve_runtime,
+)
+from hippograph.settings import EmbeddingSettings, GraphSettings, Settings
 
 X86 = """processor\t: 0
 flags\t\t: fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni
@@ -29,9 +38,53 @@ def test_native_bfloat16_needs_the_instructions(tmp_path: Path) -> None:
     assert native_bfloat16(tmp_path / "missing") is False
 
 
-def test_auto_picks_bfloat16_only_on_a_cpu_that_has_it() -> None:
-    assert resolve_precision("auto", "cpu", native=True) == "bfloat16"
-    assert resolve_precision("auto", "cpu", native=False) == "float32"
-    assert resolve_precision("auto", "cuda", native=True) == "float32"
-    assert resolve_precision("float32", "cpu", native=True) == "float32"
-    assert resolve_precision("bfloat16", "cpu", native=False) == "bfloat16"
+def test_auto_runtime_is_onnx_on_the_cpu_and_torch_elsewhere() -> None:
+    assert resolve_runtime("auto", "cpu", "auto") == "onnx"
+    assert resolve_runtime("auto", "cpu", "int8") == "onnx"
+    assert resolve_runtime("auto", "cuda", "auto") == "torch"
+    assert resolve_runtime("torch", "cpu", "auto") == "torch"
+
+
+def test_asking_for_bfloat16_picks_torch() -> None:
+    assert resolve_runtime("auto", "cpu", "bfloat16") == "torch"
+    assert EmbeddingSettings(precision="bfloat16").precision == "bfloat16"
+
+
+def test_auto_precision_is_float32_on_onnx_whatever_the_cpu() -> None:
+    # int8 costs retrieval quality, so it is never picked for the user.
+    assert resolve_precision("auto", "onnx", "cpu", native=True) == "float32"
+    assert resolve_precision("int8", "onnx", "cpu", native=False) == "int8"
+
+
+def test_auto_picks_bfloat16_on_torch_only_on_a_cpu_that_has_it() -> None:
+    assert resolve_precision("auto", "torch", "cpu", native=True) == "bfloat16"
+    assert resolve_precision("auto", "torch", "cpu", native=False) == "float32"
+    assert resolve_precision("auto", "torch", "cuda", native=True) == "float32"
+    assert resolve_precision("float32", "torch", "cpu", native=True) == "float32"
+    assert resolve_precision("bfloat16", "torch", "cpu", native=False) == "bfloat16"
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"runtime": "onnx", "precision": "bfloat16"}, "RUNTIME=torch"),
+        ({"runtime": "torch", "precision": "int8"}, "PRECISION=int8"),
+        ({"runtime": "onnx", "device": "cuda"}, "RUNTIME=onnx"),
+        ({"device": "cuda", "precision": "int8"}, "PRECISION=int8"),
+    ],
+)
+def test_impossible_runtime_and_precision_pairs_are_refused(
+    settings: dict[str, str], named: str
+) -> None:
+    with pytest.raises(ValidationError, match=named):
+        EmbeddingSettings(**settings)
+
+
+def test_the_model_cache_defaults_to_the_data_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HIPPOGRAPH_EMBEDDING__CACHE_DIR", raising=False)
+    settings = Settings(graph=GraphSettings(data_dir=tmp_path))
+    assert settings.embedding.cache_dir == tmp_path / "models"
+    elsewhere = Settings(embedding=EmbeddingSettings(cache_dir=tmp_path / "cache"))
+    assert elsewhere.embedding.cache_dir == tmp_path / "cache"

@@ -1,0 +1,143 @@
+"""Encode texts with ONNX Runtime: the model's tokenizer, its ONNX transformer, its pooling.
+
+Does what sentence-transformers' ``encode`` does for a Transformer → Pooling
+(→ Normalize) model, without PyTorch: tokenise with the model's own
+``tokenizer.json`` (truncated at its ``max_seq_length``, padded per batch),
+run the exported transformer, pool as ``1_Pooling/config.json`` says, and
+return unit vectors. Texts are sorted by length and run in batches, as
+sentence-transformers does, so a batch pads only to texts of similar length.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hippograph.adapters.onnx_export import cached_model_path, export
+from hippograph.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+_POOLING_MODES = ("pooling_mode_mean_tokens", "pooling_mode_cls_token", "pooling_mode_max_tokens")
+
+
+def _json(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def pooling_mode(model_dir: Path) -> str:
+    """``mean``, ``cls`` or ``max``: how the model turns token states into one vector."""
+    listed = model_dir / "modules.json"
+    modules: list[dict[str, Any]] = json.loads(listed.read_text("utf-8")) if listed.exists() else []
+    pooling = [m for m in modules if str(m.get("type", "")).endswith("Pooling")]
+    if not pooling:
+        raise ConfigError(
+            f"{model_dir} declares no Pooling module; set HIPPOGRAPH_EMBEDDING__RUNTIME=torch"
+        )
+    config = _json(model_dir / pooling[0]["path"] / "config.json")
+    chosen = [mode for mode in _POOLING_MODES if config.get(mode)]
+    others = [k for k, v in config.items() if k.startswith("pooling_mode") and v]
+    if len(chosen) != 1 or len(others) != 1:
+        raise ConfigError(
+            f"{model_dir} pools with {others}; the ONNX runtime does mean, cls or max only: "
+            "set HIPPOGRAPH_EMBEDDING__RUNTIME=torch"
+        )
+    return chosen[0].split("_")[2]
+
+
+def max_seq_length(model_dir: Path) -> int:
+    """Where sentence-transformers truncates this model's input, in tokens."""
+    path = model_dir / "sentence_bert_config.json"
+    if path.exists() and "max_seq_length" in (config := _json(path)):
+        return int(config["max_seq_length"])
+    tokenizer_config = model_dir / "tokenizer_config.json"
+    if not tokenizer_config.exists():
+        return 512
+    return int(min(_json(tokenizer_config).get("model_max_length", 512), 512))
+
+
+class OnnxEncoder:
+    """Blocking ``encode`` of a local sentence-transformers model under ONNX Runtime."""
+
+    def __init__(self, session: Any, tokenizer: Any, pooling: str, batch_size: int) -> None:
+        self._session = session
+        self._tokenizer = tokenizer
+        self._pooling = pooling
+        self._batch_size = batch_size
+        self._inputs = [i.name for i in session.get_inputs()]
+        self.dimensions = int(session.get_outputs()[0].shape[-1])
+
+    @classmethod
+    def load(
+        cls, model_dir: Path, model_name: str, cache_dir: Path, precision: str, batch_size: int
+    ) -> OnnxEncoder:
+        """Open the cached export, exporting it first if it is missing or unreadable."""
+        from tokenizers import Tokenizer
+
+        pooling = pooling_mode(model_dir)
+        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        # tokenizer.json may carry a fixed padding and a shorter truncation
+        # (MiniLM's says 128); sentence-transformers pads per batch and cuts
+        # at max_seq_length, and so do we, or the vectors would differ.
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=max_seq_length(model_dir))
+        pad = _json(model_dir / "tokenizer_config.json").get("pad_token", "[PAD]")
+        pad_id = tokenizer.token_to_id(pad if isinstance(pad, str) else pad.get("content"))
+        tokenizer.enable_padding(pad_id=pad_id or 0, pad_token=str(pad))
+        path = cached_model_path(cache_dir, model_name, model_dir, precision)
+        session = None
+        if path.exists():
+            try:
+                session = _session(path)
+            except Exception as exc:  # a truncated or foreign file: export again
+                log.warning("cached ONNX model %s is unreadable (%s); exporting again", path, exc)
+        if session is None:
+            export(model_dir, path, precision)
+            session = _session(path)
+        return cls(session, tokenizer, pooling, batch_size)
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        """Unit vectors (float32 array, one row per text)."""
+        import numpy as np
+
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        rows = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start : start + self._batch_size]
+            encodings = self._tokenizer.encode_batch([texts[i] for i in chunk])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            [states] = self._session.run(None, {name: feed[name] for name in self._inputs})
+            rows[chunk] = _pool(states, mask, self._pooling)
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return rows / np.where(norms > 0, norms, np.float32(1.0))
+
+
+def _pool(states: Any, mask: Any, mode: str) -> Any:
+    import numpy as np
+
+    if mode == "cls":
+        return states[:, 0]
+    weights = mask[..., None].astype(np.float32)
+    if mode == "max":
+        return np.where(weights > 0, states, np.float32(-1e9)).max(axis=1)
+    return (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+
+
+def _session(path: Path) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = max(1, os.cpu_count() or 1)
+    options.inter_op_num_threads = 1
+    # ORT's threads otherwise spin after every run, taking the core the graph
+    # server needs next (the same reason the PyTorch runtime sets OMP_WAIT_POLICY).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
