@@ -188,7 +188,9 @@ class GraphDriver:
 
     async def server_agent(self) -> str:
         """The server's agent string, e.g. ``Neo4j/5.26.0``."""
-        info = await self._driver.get_server_info(database=self.database)
+        # Any database's server is this one; naming the database is a driver
+        # preview feature that warns.
+        info = await self._driver.get_server_info()
         return str(info.agent)
 
     async def close(self) -> None:
