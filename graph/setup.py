@@ -80,6 +80,10 @@ PROPERTY_INDEXES = [
     ),
 ]
 
+READ_EMBEDDING_META = cypher(
+    "setup.READ_EMBEDDING_META",
+    "MATCH (m:Meta {id: 'embedding'}) RETURN m.model AS model, m.dimensions AS dimensions",
+)
 WRITE_EMBEDDING_META = cypher(
     "setup.WRITE_EMBEDDING_META",
     "MERGE (m:Meta {id: 'embedding'}) "
@@ -111,3 +115,22 @@ async def ensure_schema(
             "use the original model or a fresh database"
         )
     await dialect.ensure_search_indexes(graph, dimensions)
+
+
+async def rebuild_vector_indexes(graph: GraphDriver, dialect: IndexDialect) -> int:
+    """Drop and rebuild both vector indexes with the current settings; their dimensions.
+
+    For an index made with older settings (a changed efSearch, or ArcadeDB's
+    flat graph before the hierarchical one): ``CREATE ... IF NOT EXISTS``
+    keeps an existing index as it is, so only this changes it.
+    """
+
+    async def read(tx: AsyncManagedTransaction) -> int | None:
+        rows = await fetch(tx, READ_EMBEDDING_META)
+        return int(rows[0]["dimensions"]) if rows else None
+
+    dimensions = await graph.read(read)
+    if dimensions is None:
+        raise ConfigError("this graph was never set up: run `hippograph init` first")
+    await dialect.rebuild_vector_indexes(graph, dimensions)
+    return dimensions

@@ -24,7 +24,7 @@ from graph.messages import MessageGraph
 from graph.provenance import ProvenanceGraph
 from graph.reflection import ReflectionGraph
 from graph.search import SearchGraph
-from graph.setup import ensure_schema
+from graph.setup import ensure_schema, rebuild_vector_indexes
 from graph.stats import StatsGraph
 from graph.users import UserGraph
 from hippograph.errors import ConfigError
@@ -75,6 +75,10 @@ class GraphStore:
     async def setup(self, *, model: str, dimensions: int) -> None:
         """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""
         await ensure_schema(self.graph, self.dialect, model=model, dimensions=dimensions)
+
+    async def rebuild_vector_indexes(self) -> int:
+        """Rebuild both vector indexes with the current settings (see :mod:`graph.setup`)."""
+        return await rebuild_vector_indexes(self.graph, self.dialect)
 
 
 @dataclass

@@ -85,6 +85,20 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
     return asyncio.run(_with_runtime(settings, work))
 
 
+def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
+    """Rebuild the vector indexes with the current settings (run with the service stopped)."""
+    import time
+
+    async def work(store: GraphStore) -> int:
+        started = time.monotonic()
+        dimensions = await store.rebuild_vector_indexes()
+        took = time.monotonic() - started
+        print(f"rebuilt the {dimensions}-dimension vector indexes in {took:.1f} s")
+        return 0
+
+    return asyncio.run(_with_graph(settings, work))
+
+
 def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
     """Create, list or revoke API keys directly in the graph."""
 
@@ -284,6 +298,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     init = sub.add_parser("init", help="create constraints and indexes, then exit")
     init.set_defaults(func=cmd_init)
+
+    reindex = sub.add_parser(
+        "reindex",
+        help="rebuild the vector indexes with the current settings (service stopped)",
+    )
+    reindex.set_defaults(func=cmd_reindex)
 
     keys = sub.add_parser("keys", help="manage API keys")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)

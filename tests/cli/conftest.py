@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,27 @@ def write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
     """A JSONL file of ``rows`` (strings are written as they are: blank or broken lines)."""
     path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
     return path
+
+
+@pytest.fixture
+def cli_environment(
+    monkeypatch: pytest.MonkeyPatch, arcade: EmbeddedArcadeDB, database_name: str, tmp_path: Path
+) -> None:
+    """Settings that reach the test's ArcadeDB as a server, on a fresh (empty) database."""
+    endpoints = arcade.start()  # already running: its endpoints
+    arcade.create_database(database_name)
+    for name in list(os.environ):
+        if name.startswith("HIPPOGRAPH_") and name != "HIPPOGRAPH_EMBEDDING__CACHE_DIR":
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)  # no .env file
+    for name, value in {
+        "SERVER": "arcadedb",
+        "EMBEDDED": "false",
+        "URI": endpoints.bolt_uri,
+        "HTTP_URL": endpoints.http_url,
+        "USER": endpoints.user,
+        "PASSWORD": endpoints.password,
+        "DATABASE": database_name,
+        "DATA_DIR": str(tmp_path / "data"),
+    }.items():
+        monkeypatch.setenv(f"HIPPOGRAPH_GRAPH__{name}", value)

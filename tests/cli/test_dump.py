@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -364,30 +363,6 @@ def test_only_a_dump_header_is_taken_for_a_dump(tmp_path: Path) -> None:
     args = build_parser().parse_args(["export", "-", "--no-progress"])
     assert (args.file, args.no_progress) == ("-", True)
     assert build_parser().parse_args(["import", "x.jsonl", "--format", "dump"]).format == "dump"
-
-
-@pytest.fixture
-def cli_environment(
-    monkeypatch: pytest.MonkeyPatch, arcade: EmbeddedArcadeDB, database_name: str, tmp_path: Path
-) -> None:
-    """Settings that reach the test's ArcadeDB as a server, on a fresh (empty) database."""
-    endpoints = arcade.start()  # already running: its endpoints
-    arcade.create_database(database_name)
-    for name in list(os.environ):
-        if name.startswith("HIPPOGRAPH_"):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)  # no .env file
-    for name, value in {
-        "SERVER": "arcadedb",
-        "EMBEDDED": "false",
-        "URI": endpoints.bolt_uri,
-        "HTTP_URL": endpoints.http_url,
-        "USER": endpoints.user,
-        "PASSWORD": endpoints.password,
-        "DATABASE": database_name,
-        "DATA_DIR": str(tmp_path / "data"),
-    }.items():
-        monkeypatch.setenv(f"HIPPOGRAPH_GRAPH__{name}", value)
 
 
 @pytest.mark.usefixtures("cli_environment")

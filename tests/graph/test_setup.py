@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from graph.driver import fetch
 from graph.embedded import EmbeddedArcadeDB
 from graph.store import GraphStore, connect
 from hippograph.errors import ConfigError
+from hippograph.models import MemoryFilter, Sources
 from hippograph.settings import GraphSettings
-from tests.conftest import DIMENSIONS, MODEL
+from tests.conftest import DIMENSIONS, MODEL, fresh_database_name
+from tests.support import T0, add_user, indexed, memory, unit_vector
 
 Index = tuple[str, str, tuple[str, ...], tuple[str, ...]]  # name, type, labels, properties
 
@@ -70,3 +73,66 @@ async def test_a_changed_ef_search_keeps_the_existing_index_and_starts(
         finally:
             await connection.close()
     assert indexes[0] == indexes[1]
+
+
+async def test_reindex_applies_settings_an_existing_index_was_made_without(
+    arcade: EmbeddedArcadeDB,
+    tmp_path: Path,
+    database_name: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def run(ef_search: int, work: Callable[[GraphStore], Awaitable[object]]) -> list[str]:
+        """``work`` on a connection with ``ef_search``; the vector-index warnings it logged."""
+        caplog.clear()
+        settings = GraphSettings(data_dir=tmp_path, vector_ef_search=ef_search)
+        connection = await connect(settings, embedded=arcade, database=database_name)
+        try:
+            await work(connection.store)
+        finally:
+            await connection.close()
+        return [r.getMessage() for r in caplog.records if "vector index" in r.getMessage()]
+
+    async def setup(store: GraphStore) -> None:
+        await store.setup(model=MODEL, dimensions=DIMENSIONS)
+
+    async def load(store: GraphStore) -> None:
+        await setup(store)
+        await add_user(store, "ann")
+        items = [
+            (memory("ann", f"note {i}"), indexed(f"note {i}", i), Sources()) for i in range(20)
+        ]
+        await store.memories.add_many(items)
+
+    async def reindex(store: GraphStore) -> None:
+        assert await store.rebuild_vector_indexes() == DIMENSIONS
+
+    nearest: list[str] = []
+
+    async def search(store: GraphStore) -> None:
+        hits = await store.search.vector_index("ann", unit_vector(7), 3, MemoryFilter(), T0)
+        nearest.append(hits[0].id)
+
+    assert await run(400, load) == []
+    await run(400, search)
+    # Another efSearch: the existing index is kept (the start goes on), with a warning.
+    kept = await run(200, setup)
+    assert len(kept) == 2  # Memory's and MemUnit's
+    assert all("`hippograph reindex` rebuilds it" in line for line in kept)
+    assert await run(200, reindex) == []
+    # Rebuilt with the current settings: the same start no longer warns,
+    # and the rebuilt index finds what the old one found.
+    assert await run(200, setup) == []
+    await run(200, search)
+    assert nearest[0] == nearest[1]
+
+
+async def test_reindex_refuses_a_graph_never_set_up(
+    arcade: EmbeddedArcadeDB, tmp_path: Path
+) -> None:
+    database = fresh_database_name()
+    connection = await connect(GraphSettings(data_dir=tmp_path), embedded=arcade, database=database)
+    try:
+        with pytest.raises(ConfigError, match="hippograph init"):
+            await connection.store.rebuild_vector_indexes()
+    finally:
+        await connection.close()
