@@ -64,7 +64,7 @@ def resolve_model_path(name: str) -> str:
 
 
 def _unit_rows(vectors: Any) -> list[list[float]]:
-    """Rows as float32 unit vectors (bfloat16 output is neither exactly float32 nor unit)."""
+    """Rows as float32 unit vectors (encoders return pooled rows, bfloat16 ones inexact)."""
     import numpy as np
 
     rows = np.asarray(vectors, dtype=np.float32)

@@ -3,9 +3,10 @@
 Does what sentence-transformers' ``encode`` does for a Transformer → Pooling
 (→ Normalize) model, without PyTorch: tokenise with the model's own
 ``tokenizer.json`` (truncated at its ``max_seq_length``, padded per batch),
-run the exported transformer, pool as ``1_Pooling/config.json`` says, and
-return unit vectors. Texts are sorted by length and run in batches, as
-sentence-transformers does, so a batch pads only to texts of similar length.
+run the exported transformer and pool as ``1_Pooling/config.json`` says
+(the embedder makes the rows unit vectors, whatever the encoder). Texts
+are sorted by length and run in batches, as sentence-transformers does, so a
+batch pads only to texts of similar length.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hippograph.adapters.onnx_export import cached_model_path, export
+from hippograph.adapters.onnx_export import cached_model_path, export_in_child
 from hippograph.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -97,12 +98,12 @@ class OnnxEncoder:
             except Exception as exc:  # a truncated or foreign file: export again
                 log.warning("cached ONNX model %s is unreadable (%s); exporting again", path, exc)
         if session is None:
-            export(model_dir, path, precision)
+            export_in_child(model_dir, path, precision)
             session = _session(path)
         return cls(session, tokenizer, pooling, batch_size)
 
     def encode(self, texts: Sequence[str]) -> Any:
-        """Unit vectors (float32 array, one row per text)."""
+        """Pooled vectors (float32 array, one row per text)."""
         import numpy as np
 
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
@@ -115,8 +116,7 @@ class OnnxEncoder:
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             [states] = self._session.run(None, {name: feed[name] for name in self._inputs})
             rows[chunk] = _pool(states, mask, self._pooling)
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        return rows / np.where(norms > 0, norms, np.float32(1.0))
+        return rows
 
 
 def _pool(states: Any, mask: Any, mode: str) -> Any:

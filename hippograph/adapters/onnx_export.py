@@ -19,11 +19,15 @@ import hashlib
 import logging
 import os
 import re
+import subprocess
+import sys
 import tempfile
 import warnings
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+from hippograph.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -55,16 +59,35 @@ def cached_model_path(cache_dir: Path, model_name: str, model_dir: Path, precisi
     return cache_dir / f"{stem}-{precision}-{cache_key(model_dir, precision)}.onnx"
 
 
-def export(model_dir: Path, target: Path, precision: str) -> list[str]:
-    """Export ``model_dir``'s transformer to ``target`` (atomically); its input names.
+def export_in_child(model_dir: Path, target: Path, precision: str) -> None:
+    """Run :func:`export` in a child process, so this one never imports PyTorch.
+
+    PyTorch and sentence-transformers add hundreds of megabytes and several
+    hundred thousand objects for the garbage collector to a process that,
+    once the file exists, needs neither.
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", __name__, str(model_dir), str(target), precision],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise ConfigError(f"exporting {model_dir} to ONNX failed:\n{tail}")
+
+
+def export(model_dir: Path, target: Path, precision: str) -> None:
+    """Export ``model_dir``'s transformer to ``target``, atomically.
 
     Only the transformer goes into the file: pooling and normalisation are
     cheap and done by the caller, as sentence-transformers does them.
     """
     import torch
-    from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(model_dir), device="cpu")
+    from hippograph.adapters.torch_encoder import load_model
+
+    model = load_model(str(model_dir), "cpu", "float32")
     transformer: Any = model[0].auto_model
     transformer.eval()
     sample = model.tokenizer(["an example sentence"], return_tensors="pt")
@@ -108,7 +131,6 @@ def export(model_dir: Path, target: Path, precision: str) -> list[str]:
         # either finds no file or a whole one.
         os.replace(written, target)
     log.info("exported %s to %s (%s)", model_dir, target, precision)
-    return names
 
 
 def _quantize(source: Path, target: Path, num_heads: int, hidden_size: int) -> None:
@@ -131,3 +153,7 @@ def _quantize(source: Path, target: Path, num_heads: int, hidden_size: int) -> N
         per_channel=True,
         extra_options={"DefaultTensorType": 1},  # FLOAT, where shape inference is silent
     )
+
+
+if __name__ == "__main__":
+    export(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3])

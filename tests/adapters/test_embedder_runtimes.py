@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,16 @@ def test_a_model_pooled_some_other_way_is_refused_with_the_setting_to_change(
         pooling_mode(tmp_path)
     packaged = Path(resolve_model_path("all-MiniLM-L6-v2"))
     assert pooling_mode(packaged) == "mean"
+
+
+async def test_a_model_that_cannot_be_exported_fails_the_start_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    # Every file of the packaged model but its weights.
+    packaged = Path(resolve_model_path("all-MiniLM-L6-v2"))
+    broken = tmp_path / "model"
+    shutil.copytree(packaged, broken, ignore=shutil.ignore_patterns("*.safetensors"))
+    settings = EmbeddingSettings(model=str(broken), cache_dir=tmp_path / "cache")
+    with pytest.raises(ConfigError, match=r"exporting .* to ONNX failed"):
+        await SentenceTransformerEmbedder.load(settings)
+    assert not list((tmp_path / "cache").glob("*.onnx"))
