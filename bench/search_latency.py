@@ -3,11 +3,12 @@
 1. Start the embedded runtime on an empty data directory, create one user and
    bulk-insert ``--memories`` memories (LoCoMo turns; past the 788 turns, a
    turn plus the start of another, so every text is different), with kinds
-   and importances spread so that filters have something to filter.
-2. For each method (VECTOR, KEYWORD, HYBRID, and HYBRID with filters) run
-   ``--searches`` LoCoMo questions through the search service after a warm-up:
-   latency p50/p95; for VECTOR also recall@10 of the served path (oversampled
-   index) against an exact cosine scan of the same user.
+   and importances spread so that filters have something to filter. Stop.
+2. Start again on the same data and, for each method (VECTOR, KEYWORD,
+   HYBRID, and HYBRID with filters), run ``--searches`` LoCoMo questions
+   through the search service after a warm-up: latency p50/p95; for VECTOR
+   also recall@10 of the served path (oversampled index) against an exact
+   cosine scan of the same user.
 3. Stop, start ``hippograph serve`` on the same data and run the same
    searches through GraphQL over HTTP from this process: latency p50/p95.
 
@@ -129,7 +130,7 @@ async def search_in_process(runtime: Runtime, questions: list[str], warmup: int)
         await search.search(
             SETTINGS_ADMIN, _request(questions[0], SearchMethod.VECTOR, MemoryFilter())
         )
-    report: dict[str, Any] = {"first_query_after_load_ms": round(first[0] * 1000, 1)}
+    report: dict[str, Any] = {"first_query_after_start_ms": round(first[0] * 1000, 1)}
     served: list[list[str]] = []
     for name, (method, memory_filter) in RUNS.items():
         for question in questions[:warmup]:
@@ -229,6 +230,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     runtime = await Runtime.start(settings)
     try:
         loaded = await load(runtime, distinct_texts(args.memories), args.batch)
+    finally:
+        await runtime.stop()
+    # Searched after a restart, like the HTTP runs: right after a bulk load
+    # the graph server is still compacting the indexes it just filled, and
+    # searches then measure that, not a running service.
+    runtime = await Runtime.start(settings)
+    try:
         in_process = await search_in_process(runtime, questions, args.warmup)
     finally:
         await runtime.stop()
@@ -268,7 +276,7 @@ def main() -> None:
         f"insert {insert['memories']} memories: {insert['writes_per_s']}/s in batches of "
         f"{args.batch} (embedding apart: {insert['embed_s_or_cached']} s, 0 when cached)"
     )
-    print(f"first search after the bulk load: {local['first_query_after_load_ms']} ms")
+    print(f"first search after the restart: {local['first_query_after_start_ms']} ms")
     print(f"{'method':16} {'in-process p50/p95 ms':>24} {'HTTP p50/p95 ms':>20}")
     for name in RUNS:
         mine, theirs = local[name]["latency_ms"], http[name]["latency_ms"]
