@@ -26,7 +26,11 @@ COPY resolvers ./resolvers
 COPY graph ./graph
 COPY jobs ./jobs
 COPY --from=assets /src/hippograph/server/static/vendor ./hippograph/server/static/vendor
-RUN pip install --no-deps . && useradd --system --uid 10001 --home /app hippograph \
+# The embedding model's ONNX export is made here, once, so a container
+# starts without PyTorch in its process and without exporting.
+ENV HIPPOGRAPH_EMBEDDING__CACHE_DIR=/app/models
+RUN pip install --no-deps . && hippograph prepare-model \
+    && useradd --system --uid 10001 --home /app hippograph \
     && mkdir -p /app/data && chown hippograph /app/data
 USER hippograph
 EXPOSE 8000

@@ -99,6 +99,27 @@ def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
     return asyncio.run(_with_graph(settings, work))
 
 
+def cmd_prepare_model(args: argparse.Namespace, settings: Settings) -> int:
+    """Load the embedding model once: on the CPU, export it to ONNX unless already cached."""
+    import time
+
+    from hippograph.adapters.embedder import SentenceTransformerEmbedder, model_cache_dir
+
+    async def work() -> int:
+        started = time.monotonic()
+        embedder = await SentenceTransformerEmbedder.load(settings.embedding)
+        took = time.monotonic() - started
+        await embedder.close()
+        where = f", cached in {model_cache_dir(settings.embedding)}"
+        print(
+            f"{embedder.model_name}: {embedder.runtime}, {embedder.precision}"
+            f"{where if embedder.runtime == 'onnx' else ''} ({took:.1f} s)"
+        )
+        return 0
+
+    return asyncio.run(work())
+
+
 def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
     """Create, list or revoke API keys directly in the graph."""
 
@@ -304,6 +325,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="rebuild the vector indexes with the current settings (service stopped)",
     )
     reindex.set_defaults(func=cmd_reindex)
+
+    prepare = sub.add_parser(
+        "prepare-model", help="load the embedding model once (the ONNX export, if not cached)"
+    )
+    prepare.set_defaults(func=cmd_prepare_model)
 
     keys = sub.add_parser("keys", help="manage API keys")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)

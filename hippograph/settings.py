@@ -103,7 +103,11 @@ class EmbeddingSettings(BaseModel):
     )
     cache_dir: Path | None = Field(
         default=None,
-        description="where the ONNX export of the model is kept; default <graph data_dir>/models",
+        description=(
+            "where the ONNX export of the model is kept (made once per model and library "
+            "versions, shared by every data directory); default $XDG_CACHE_HOME/hippograph/"
+            "models, else ~/.cache/hippograph/models"
+        ),
     )
 
     @model_validator(mode="after")
@@ -327,12 +331,3 @@ class Settings(BaseSettings):
     log_format: Literal["json", "text"] = Field(
         default="json", description="json: one object per line, with the request id"
     )
-
-    @model_validator(mode="after")
-    def _model_cache_beside_the_data(self) -> Settings:
-        # The exported model is derived data: it lives with the rest of it
-        # unless it is told to live elsewhere (a shared, read-only image, say).
-        if self.embedding.cache_dir is None:
-            cache_dir = self.graph.data_dir / "models"
-            self.embedding = self.embedding.model_copy(update={"cache_dir": cache_dir})
-        return self

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import weakref
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +27,6 @@ log = logging.getLogger(__name__)
 
 _Waiting = tuple[list[str], "asyncio.Future[list[list[float]]]"]
 _MAX_BATCH = 256
-DEFAULT_CACHE_DIR = Path("~/.cache/hippograph/models")
 
 
 @dataclass
@@ -74,15 +74,27 @@ def _unit_rows(vectors: Any) -> list[list[float]]:
     return rows_out
 
 
+def model_cache_dir(settings: EmbeddingSettings) -> Path:
+    """Where exported models are kept: the setting, else the user's cache directory.
+
+    A per-user cache rather than the data directory: the export depends on
+    the installed model and libraries, not on the data, so a new data
+    directory (a test, a benchmark, a second graph) need not export again.
+    """
+    if settings.cache_dir is not None:
+        return settings.cache_dir.expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    return Path(base).expanduser() / "hippograph" / "models"
+
+
 def load_encoder(settings: EmbeddingSettings, runtime: str, precision: str) -> Encoder:
     """The encoder ``settings`` describe (blocking: reads, maybe exports, the model)."""
     path = resolve_model_path(settings.model)
     if runtime == "onnx":
         from hippograph.adapters.onnx_encoder import OnnxEncoder
 
-        cache_dir = (settings.cache_dir or DEFAULT_CACHE_DIR).expanduser()
         return OnnxEncoder.load(
-            Path(path), settings.model, cache_dir, precision, settings.batch_size
+            Path(path), settings.model, model_cache_dir(settings), precision, settings.batch_size
         )
     from hippograph.adapters.torch_encoder import TorchEncoder, load_model
 

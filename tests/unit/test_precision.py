@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from hippograph.adapters.embedder import model_cache_dir
 from hippograph.adapters.precision import (
     cpu_flags,
     native_bfloat16,
@@ -80,11 +81,15 @@ def test_impossible_runtime_and_precision_pairs_are_refused(
         EmbeddingSettings(**settings)
 
 
-def test_the_model_cache_defaults_to_the_data_directory(
+def test_the_model_cache_is_the_users_unless_set(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("HIPPOGRAPH_EMBEDDING__CACHE_DIR", raising=False)
-    settings = Settings(graph=GraphSettings(data_dir=tmp_path))
-    assert settings.embedding.cache_dir == tmp_path / "models"
-    elsewhere = Settings(embedding=EmbeddingSettings(cache_dir=tmp_path / "cache"))
-    assert elsewhere.embedding.cache_dir == tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    settings = Settings(graph=GraphSettings(data_dir=tmp_path / "data"))
+    assert model_cache_dir(settings.embedding) == tmp_path / "xdg" / "hippograph" / "models"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert model_cache_dir(EmbeddingSettings()) == tmp_path / "home/.cache/hippograph/models"
+    chosen = EmbeddingSettings(cache_dir=Path("~/models"))
+    assert model_cache_dir(chosen) == tmp_path / "home" / "models"
