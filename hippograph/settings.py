@@ -90,7 +90,7 @@ class EmbeddingSettings(BaseModel):
         default="auto",
         description=(
             "what runs the model: auto is ONNX Runtime on the CPU (exact float32 vectors, "
-            "a query in about 3 ms) and PyTorch on other devices or for bfloat16"
+            "a query in about 4 ms) and PyTorch on other devices or for bfloat16"
         ),
     )
     precision: Precision = Field(
@@ -110,11 +110,20 @@ class EmbeddingSettings(BaseModel):
         ),
     )
 
+    @property
+    def effective_runtime(self) -> Literal["onnx", "torch"]:
+        """What runs the model: ``auto`` is ONNX Runtime on the CPU unless bfloat16 is asked for.
+
+        PyTorch runs every other device, and bfloat16, which ONNX Runtime's CPU
+        kernels do not compute in.
+        """
+        if self.runtime != "auto":
+            return self.runtime
+        return "onnx" if self.device == "cpu" and self.precision != "bfloat16" else "torch"
+
     @model_validator(mode="after")
     def _runtime_supports_precision(self) -> EmbeddingSettings:
-        onnx = self.runtime == "onnx" or (
-            self.runtime == "auto" and self.device == "cpu" and self.precision != "bfloat16"
-        )
+        onnx = self.effective_runtime == "onnx"
         if onnx and self.device != "cpu":
             raise ValueError("HIPPOGRAPH_EMBEDDING__RUNTIME=onnx runs on the cpu device only")
         if onnx and self.precision == "bfloat16":

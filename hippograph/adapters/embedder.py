@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from hippograph.adapters.precision import native_bfloat16, resolve_precision, resolve_runtime
+from hippograph.adapters.precision import native_bfloat16, resolve_precision
 from hippograph.errors import ConfigError
 from hippograph.settings import EmbeddingSettings
 
@@ -122,7 +122,7 @@ class SentenceTransformerEmbedder:
     @classmethod
     async def load(cls, settings: EmbeddingSettings) -> SentenceTransformerEmbedder:
         """Load the configured model in a worker thread (it takes seconds)."""
-        runtime = resolve_runtime(settings.runtime, settings.device, settings.precision)
+        runtime = settings.effective_runtime
         precision = resolve_precision(
             settings.precision, runtime, settings.device, native_bfloat16()
         )

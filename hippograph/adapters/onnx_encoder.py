@@ -62,6 +62,15 @@ def max_seq_length(model_dir: Path) -> int:
     return int(min(_json(tokenizer_config).get("model_max_length", 512), 512))
 
 
+def _padding(model_dir: Path, tokenizer: Any) -> dict[str, Any]:
+    """The pad token (and its id) the model's tokenizer config names; BERT's by default."""
+    path = model_dir / "tokenizer_config.json"
+    pad = (_json(path) if path.exists() else {}).get("pad_token") or "[PAD]"
+    token = pad if isinstance(pad, str) else str(pad.get("content") or "[PAD]")
+    pad_id = tokenizer.token_to_id(token)
+    return {"pad_id": pad_id if pad_id is not None else 0, "pad_token": token}
+
+
 class OnnxEncoder:
     """Blocking ``encode`` of a local sentence-transformers model under ONNX Runtime."""
 
@@ -87,9 +96,7 @@ class OnnxEncoder:
         # at max_seq_length, and so do we, or the vectors would differ.
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=max_seq_length(model_dir))
-        pad = _json(model_dir / "tokenizer_config.json").get("pad_token", "[PAD]")
-        pad_id = tokenizer.token_to_id(pad if isinstance(pad, str) else pad.get("content"))
-        tokenizer.enable_padding(pad_id=pad_id or 0, pad_token=str(pad))
+        tokenizer.enable_padding(**_padding(model_dir, tokenizer))
         path = cached_model_path(cache_dir, model_name, model_dir, precision)
         session = None
         if path.exists():

@@ -1,8 +1,8 @@
-"""What runs the embedding model (ONNX Runtime or PyTorch), and in which precision.
+"""Which precision the embedding model runs in.
 
-On a CPU the ONNX runtime is the default: exact float32 vectors, and a single
-query four times faster than PyTorch's (hippograph/adapters/onnx_export.py).
-PyTorch runs the model on other devices, and in bfloat16: on a CPU with
+What runs it is ``EmbeddingSettings.effective_runtime``: ONNX Runtime on a
+CPU (float32, or int8 when asked), PyTorch on other devices and in bfloat16.
+For PyTorch on a CPU with
 native bfloat16 instructions (x86 AVX512-BF16 or AMX, Arm's BF16 extension)
 MiniLM encodes about three times faster in bfloat16 than in float32, and
 its unit vectors stay within cosine 0.9999 of the float32 ones (measured on
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hippograph.settings import EmbeddingRuntime, Precision
+from hippograph.settings import Precision
 
 # /proc/cpuinfo flag names (x86 "flags", Arm "Features") of native bfloat16 arithmetic.
 _BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
@@ -37,17 +37,6 @@ def native_bfloat16(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> bool:
     except OSError:
         return False
     return bool(cpu_flags(text) & _BF16_FLAGS)
-
-
-def resolve_runtime(setting: EmbeddingRuntime, device: str, precision: Precision) -> str:
-    """``onnx`` or ``torch``: ``auto`` is ONNX Runtime on a CPU, unless bfloat16 is asked for.
-
-    PyTorch runs every other device, and bfloat16, which ONNX Runtime's CPU
-    kernels do not compute in.
-    """
-    if setting != "auto":
-        return setting
-    return "onnx" if device == "cpu" and precision != "bfloat16" else "torch"
 
 
 def resolve_precision(setting: Precision, runtime: str, device: str, native: bool) -> str:

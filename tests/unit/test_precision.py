@@ -12,7 +12,6 @@ from hippograph.adapters.precision import (
     cpu_flags,
     native_bfloat16,
     resolve_precision,
-    resolve_runtime,
 )
 from hippograph.settings import EmbeddingSettings, GraphSettings, Settings
 
@@ -40,15 +39,14 @@ def test_native_bfloat16_needs_the_instructions(tmp_path: Path) -> None:
 
 
 def test_auto_runtime_is_onnx_on_the_cpu_and_torch_elsewhere() -> None:
-    assert resolve_runtime("auto", "cpu", "auto") == "onnx"
-    assert resolve_runtime("auto", "cpu", "int8") == "onnx"
-    assert resolve_runtime("auto", "cuda", "auto") == "torch"
-    assert resolve_runtime("torch", "cpu", "auto") == "torch"
+    assert EmbeddingSettings().effective_runtime == "onnx"
+    assert EmbeddingSettings(precision="int8").effective_runtime == "onnx"
+    assert EmbeddingSettings(device="cuda").effective_runtime == "torch"
+    assert EmbeddingSettings(runtime="torch").effective_runtime == "torch"
 
 
 def test_asking_for_bfloat16_picks_torch() -> None:
-    assert resolve_runtime("auto", "cpu", "bfloat16") == "torch"
-    assert EmbeddingSettings(precision="bfloat16").precision == "bfloat16"
+    assert EmbeddingSettings(precision="bfloat16").effective_runtime == "torch"
 
 
 def test_auto_precision_is_float32_on_onnx_whatever_the_cpu() -> None:
