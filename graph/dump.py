@@ -22,6 +22,7 @@ from neo4j.time import DateTime
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import float32, to_utc
+from graph.setup import READ_EMBEDDING_META
 from hippograph.dump import (
     EDGE_KINDS,
     EDGE_START_LABELS,
@@ -50,10 +51,6 @@ LABEL_COUNTS = cypher(
 )
 EDGE_COUNTS = cypher(
     "dump.EDGE_COUNTS", "MATCH ()-[r]->() RETURN type(r) AS type, count(r) AS total"
-)
-EMBEDDING = cypher(
-    "dump.EMBEDDING",
-    "MATCH (m:Meta {id: 'embedding'}) RETURN m.model AS model, m.dimensions AS dimensions",
 )
 
 _PAGE: LiteralString = (
@@ -343,7 +340,7 @@ class DumpGraph:
             return (
                 await fetch(tx, LABEL_COUNTS),
                 await fetch(tx, EDGE_COUNTS),
-                await fetch(tx, EMBEDDING),
+                await fetch(tx, READ_EMBEDDING_META),
             )
 
         labels, types, meta = await self._graph.read(work)
