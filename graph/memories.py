@@ -188,12 +188,8 @@ class MemoryGraph:
 
     async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
         """The memories among ``ids`` that exist, by id."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, Memory]:
-            rows = await fetch(tx, GET_MEMORIES, {"ids": list(ids)})
-            return {row["props"]["id"]: memory_from(row["props"]) for row in rows}
-
-        return await self._graph.read(work)
+        rows = await self._graph.query(GET_MEMORIES, {"ids": list(ids)})
+        return {row["props"]["id"]: memory_from(row["props"]) for row in rows}
 
     async def list_memories(
         self,

@@ -62,9 +62,5 @@ class MemUnitGraph:
 
     async def get_memunits(self, ids: Sequence[str], scope: list[str] | None) -> dict[str, MemUnit]:
         """The MemUnits among ``ids`` that exist and are visible, by id."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, MemUnit]:
-            rows = await fetch(tx, GET_MEMUNITS, {"ids": list(ids), "scope": scope})
-            return {row["props"]["id"]: memunit_from(row["props"]) for row in rows}
-
-        return await self._graph.read(work)
+        rows = await self._graph.query(GET_MEMUNITS, {"ids": list(ids), "scope": scope})
+        return {row["props"]["id"]: memunit_from(row["props"]) for row in rows}

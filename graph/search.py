@@ -177,10 +177,7 @@ class SearchGraph:
         self._dialect = dialect
 
     async def _rows(self, query: Any, params: dict[str, Any]) -> list[Record]:
-        async def work(tx: AsyncManagedTransaction) -> list[Record]:
-            return await fetch(tx, query, params)
-
-        return await self._graph.read(work)
+        return await self._graph.query(query, params)
 
     def _by_vector(self, rows: list[Record], exact: bool, unit: bool) -> list[Candidate]:
         cosine = self._dialect.exact_cosine if exact else self._dialect.index_cosine

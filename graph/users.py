@@ -65,12 +65,8 @@ class UserGraph:
 
     async def get_users(self, ids: Sequence[str]) -> dict[str, User]:
         """The users among ``ids`` that exist, by id."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, User]:
-            rows = await fetch(tx, GET_USERS, {"ids": list(ids)})
-            return {row["props"]["id"]: user_from(row["props"]) for row in rows}
-
-        return await self._graph.read(work)
+        rows = await self._graph.query(GET_USERS, {"ids": list(ids)})
+        return {row["props"]["id"]: user_from(row["props"]) for row in rows}
 
     async def create_session(self, session: Session) -> bool:
         """Create ``session`` under its user; False if the user does not exist."""
