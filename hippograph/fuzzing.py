@@ -33,7 +33,9 @@ from hippograph.text import STOP_WORDS
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
-_SENTENCES = re.compile(r"(?<=[.!?。！？])\s*")
+# A sentence ends at its stop and any closing quotes after it: 'said, "Hi." Then'
+# splits into 'said, "Hi.' and 'Then', not into '…Hi.' and '" Then'.
+_SENTENCES = re.compile(r"(?<=[.!?。！？])[\"”」』]*\s*")
 _CLAUSES = re.compile(r"\s*[,;:，；：、—]\s*|\s+-\s+")
 _SUMMARY_WORDS = 16
 _SUMMARY_CHARS = 32  # CJK characters
@@ -144,11 +146,22 @@ def summarise(text: str, topics: list[str], language: str) -> str:
     # The first clause alone must still say something: three words or four characters.
     if len(clauses) > 1 and _size(clauses[0], language) >= (4 if language == "zh" else 3):
         best = clauses[0]
-    return _cut(best, language)
+    return _close_quotes(_cut(best, language))
 
 
 def _size(text: str, language: str) -> int:
-    return len(_CJK.findall(text)) if language == "zh" else len(text.split())
+    if language == "zh":
+        return len(_CJK.findall(text))
+    return sum(1 for word in text.split() if _LETTER.search(word))
+
+
+def _close_quotes(text: str) -> str:
+    """``text`` with a quotation it opens and the cut (or the split) left open closed."""
+    if text.count('"') % 2:
+        text += '"'
+    for opening, closing in (("“", "”"), ("「", "」"), ("『", "』")):
+        text += closing * max(0, text.count(opening) - text.count(closing))
+    return text
 
 
 def _cut(text: str, language: str) -> str:

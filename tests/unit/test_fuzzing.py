@@ -46,6 +46,18 @@ def test_long_text_is_cut_and_nothing_is_empty() -> None:
     assert fuzz("ok", MemoryLevel.TRACE) == "the user once had memories about a past conversation"
 
 
+def test_a_summary_of_quoted_speech_keeps_its_quotes_balanced() -> None:
+    # Turn memories read 'X said, "…"'; a sentence split must not leave the
+    # closing quote at the start of the next sentence, nor a quote count as a word.
+    two = 'Mel said, "I ran far." Gina said, "Wow, running is fun, I love it"'
+    assert fuzz(two, MemoryLevel.SUMMARY, "Gina") == 'Gina said, "Wow, running is fun, I love it"'
+    one = 'Ann said: "I adopted a puppy named Rex last week."'
+    assert fuzz(one, MemoryLevel.SUMMARY, "Ann") == one
+    cut = 'Bo said, "' + " ".join(f"word{i}" for i in range(30)) + '"'
+    assert fuzz(cut, MemoryLevel.SUMMARY).endswith('…"')
+    assert fuzz("他说：“我今天跑了很远很远很远很远的路。”", MemoryLevel.SUMMARY).count("”") == 1
+
+
 def test_trace_and_archive_use_the_seed_wording_whatever_the_fuzzer_said() -> None:
     answer = FuzzText(content="anything", topic="drinks")
     assert (
