@@ -90,6 +90,18 @@ REWRITE = cypher(
     "m.category = coalesce(row.category, m.category) "
     "RETURN count(m) AS changed",
 )
+# The same level change for a memory whose text stays (and with it its vector
+# and tokens): the indexes on them are not touched.
+RELEVEL = cypher(
+    "forgetting.RELEVEL",
+    "UNWIND $rows AS row MATCH (m:Memory {id: row.id}) "
+    "WHERE m.user_id = $user_id AND coalesce(m.level, 'full') = row.from_level "
+    "AND m.deleted_at IS NULL "
+    "SET m.original_content = row.original, m.level = row.level, m.level_changed_at = $now, "
+    "m.level_history = coalesce(m.level_history, []) + [row.change], "
+    "m.category = coalesce(row.category, m.category) "
+    "RETURN count(m) AS changed",
+)
 PROMOTE = cypher(
     "forgetting.PROMOTE",
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
@@ -186,9 +198,12 @@ class ForgetGraph:
                 }
                 if not await fetch(tx, ADVANCE_CURSOR, params):
                     raise Conflict(f"job {batch.job_id} is past this batch already")
-            if batch.rewrites:
-                rows = [_rewrite_row(r, batch.now) for r in batch.rewrites]
-                await fetch(tx, REWRITE, {"rows": rows, "user_id": user, "now": batch.now})
+            for query, keeps_text in ((REWRITE, False), (RELEVEL, True)):
+                rows = [
+                    _rewrite_row(r, batch.now) for r in batch.rewrites if r.keeps_text is keeps_text
+                ]
+                if rows:
+                    await fetch(tx, query, {"rows": rows, "user_id": user, "now": batch.now})
             if batch.promotions:
                 await fetch(tx, PROMOTE, {"ids": list(batch.promotions), "user_id": user})
             if batch.soft_deletes:
@@ -234,7 +249,7 @@ def _rewrite_row(r: Rewrite, now: datetime) -> dict[str, Any]:
         "level": r.to_level.value,
         "content": r.content,
         "original": r.original_content,
-        "embedding": float32(r.embedding),
+        "embedding": None if r.embedding is None else float32(r.embedding),
         "search_text": r.search_text,
         "change": LevelChange(now, r.from_level, r.to_level).encode(),
         "category": "core" if r.promote else None,

@@ -1,0 +1,55 @@
+"""A forget batch in the graph: a level whose text stays keeps the memory's vector and tokens."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from graph.store import GraphStore
+from hippograph.forgetting import BatchWrite, Rewrite
+from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, Sources
+from hippograph.text import search_text
+from tests.support import T0, add_user, memory, unit_vector
+
+FACT = "Ann keeps bees"
+
+
+async def test_a_level_that_keeps_the_text_keeps_vector_and_tokens(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    # Tokens and vector richer than the text alone, as a turn's context makes them.
+    record = memory("ann", FACT)
+    vector = unit_vector(7)
+    await store.memories.add(record, IndexedText(vector, search_text(f"honey {FACT}")), Sources())
+    kept = Rewrite(record.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, FACT, None, None)
+    await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=100), rewrites=[kept]))
+
+    after = (await store.memories.get_memories([record.id]))[record.id]
+    assert (after.level, after.content, after.original_content) == (
+        MemoryLevel.SUMMARY,
+        FACT,
+        FACT,
+    )
+    assert [(c.from_level, c.to_level) for c in after.level_history] == [
+        (MemoryLevel.FULL, MemoryLevel.SUMMARY)
+    ]
+    cosine = await store.search.cosines([record.id], vector)
+    assert abs(cosine[record.id] - 1.0) < 1e-6
+    hits = await store.search.keyword("ann", ["honey"], 5, MemoryFilter(), T0)
+    assert [h.id for h in hits] == [record.id]
+
+
+async def test_a_level_with_new_text_replaces_vector_and_tokens(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    record = memory("ann", FACT)
+    await store.memories.add(record, IndexedText(unit_vector(7), search_text(FACT)), Sources())
+    assert len(await store.search.keyword("ann", ["keep"], 5, MemoryFilter(), T0)) == 1
+    tag, vector = "tags: bees", unit_vector(8)
+    rewrite = Rewrite(
+        record.id, MemoryLevel.FULL, MemoryLevel.TAG, tag, FACT, vector, search_text(tag)
+    )
+    await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=300), rewrites=[rewrite]))
+
+    after = (await store.memories.get_memories([record.id]))[record.id]
+    assert (after.level, after.content, after.original_content) == (MemoryLevel.TAG, tag, FACT)
+    cosine = await store.search.cosines([record.id], vector)
+    assert abs(cosine[record.id] - 1.0) < 1e-6
+    assert await store.search.keyword("ann", ["keep"], 5, MemoryFilter(), T0) == []
