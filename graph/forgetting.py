@@ -79,28 +79,22 @@ USERS = cypher(
     "forgetting.USERS",
     "MATCH (u:User) WHERE u.id > $after RETURN u.id AS id ORDER BY u.id LIMIT $limit",
 )
-REWRITE = cypher(
-    "forgetting.REWRITE",
-    "UNWIND $rows AS row MATCH (m:Memory {id: row.id}) "
-    "WHERE m.user_id = $user_id AND coalesce(m.level, 'full') = row.from_level "
-    "AND m.deleted_at IS NULL "
-    "SET m.content = row.content, m.original_content = row.original, m.level = row.level, "
-    "m.embedding = row.embedding, m.search_text = row.search_text, m.level_changed_at = $now, "
-    "m.level_history = coalesce(m.level_history, []) + [row.change], "
-    "m.category = coalesce(row.category, m.category) "
-    "RETURN count(m) AS changed",
-)
-# The same level change for a memory whose text stays (and with it its vector
-# and tokens): the indexes on them are not touched.
-RELEVEL = cypher(
-    "forgetting.RELEVEL",
+# A level change: level, history and the original kept. RELEVEL alone is for
+# a memory whose text stays (and with it its vector and tokens: their indexes
+# are not touched); REWRITE also sets the new text, vector and tokens.
+_LEVEL_CHANGE = (
     "UNWIND $rows AS row MATCH (m:Memory {id: row.id}) "
     "WHERE m.user_id = $user_id AND coalesce(m.level, 'full') = row.from_level "
     "AND m.deleted_at IS NULL "
     "SET m.original_content = row.original, m.level = row.level, m.level_changed_at = $now, "
     "m.level_history = coalesce(m.level_history, []) + [row.change], "
-    "m.category = coalesce(row.category, m.category) "
-    "RETURN count(m) AS changed",
+    "m.category = coalesce(row.category, m.category)"
+)
+RELEVEL = cypher("forgetting.RELEVEL", _LEVEL_CHANGE + " RETURN count(m) AS changed")
+REWRITE = cypher(
+    "forgetting.REWRITE",
+    _LEVEL_CHANGE + ", m.content = row.content, m.embedding = row.embedding, "
+    "m.search_text = row.search_text RETURN count(m) AS changed",
 )
 PROMOTE = cypher(
     "forgetting.PROMOTE",
@@ -200,7 +194,9 @@ class ForgetGraph:
                     raise Conflict(f"job {batch.job_id} is past this batch already")
             for query, keeps_text in ((REWRITE, False), (RELEVEL, True)):
                 rows = [
-                    _rewrite_row(r, batch.now) for r in batch.rewrites if r.keeps_text is keeps_text
+                    _rewrite_row(r, batch.now)
+                    for r in batch.rewrites
+                    if (r.indexed is None) is keeps_text
                 ]
                 if rows:
                     await fetch(tx, query, {"rows": rows, "user_id": user, "now": batch.now})
@@ -249,8 +245,8 @@ def _rewrite_row(r: Rewrite, now: datetime) -> dict[str, Any]:
         "level": r.to_level.value,
         "content": r.content,
         "original": r.original_content,
-        "embedding": None if r.embedding is None else float32(r.embedding),
-        "search_text": r.search_text,
+        "embedding": None if r.indexed is None else float32(r.indexed.embedding),
+        "search_text": None if r.indexed is None else r.indexed.search_text,
         "change": LevelChange(now, r.from_level, r.to_level).encode(),
         "category": "core" if r.promote else None,
     }

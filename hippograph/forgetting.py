@@ -27,7 +27,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from hippograph.errors import InvalidInput
-from hippograph.models import MemoryCategory, MemoryKind, MemoryLevel
+from hippograph.models import IndexedText, MemoryCategory, MemoryKind, MemoryLevel
 from hippograph.retention import (
     LEVEL_ORDER,
     Curve,
@@ -261,11 +261,10 @@ def needs_capacity_cutoff(request: ForgetRequest) -> bool:
 class Rewrite:
     """A level change to write: the new text with its vector and tokens.
 
-    ``embedding`` and ``search_text`` are None when the text at the new level
-    is the text the memory holds already (a one-clause fact is its own
-    summary): the memory then keeps the vector and tokens it has, which may
-    carry more than the text alone (a turn's context), and the indexes are
-    left alone.
+    ``indexed`` is None when the text at the new level is the text the memory
+    holds already (a one-clause fact is its own summary): the memory then
+    keeps the vector and tokens it has, which may carry more than the text
+    alone (a turn's context), and the indexes are left alone.
     """
 
     memory_id: str
@@ -273,14 +272,8 @@ class Rewrite:
     to_level: MemoryLevel
     content: str
     original_content: str
-    embedding: Sequence[float] | None
-    search_text: str | None
+    indexed: IndexedText | None
     promote: bool = False
-
-    @property
-    def keeps_text(self) -> bool:
-        """Whether the memory's text, vector and tokens stay as they are."""
-        return self.embedding is None
 
 
 @dataclass(frozen=True, slots=True)

@@ -297,23 +297,23 @@ class ForgetService:
             usage = usage.plus(used)
         # A level whose text is the one the memory holds keeps its vector and
         # tokens: nothing to embed, and no index entry to replace.
-        pairs = list(zip(moving, texts, strict=True))
-        indexed = await self._index([new for (_, (held, _)), (new, _, _) in pairs if new != held])
-        rewrites = []
-        for (d, (current, _)), (new, original, _) in pairs:
-            same = new == current
-            rewrites.append(
-                Rewrite(
-                    memory_id=d.memory_id,
-                    from_level=d.from_level,
-                    to_level=d.to_level,
-                    content=new,
-                    original_content=original,
-                    embedding=None if same else indexed[new].embedding,
-                    search_text=None if same else indexed[new].search_text,
-                    promote=d.promote,
-                )
+        pairs = [
+            (d, current, new, original)
+            for (d, (current, _)), (new, original, _) in zip(moving, texts, strict=True)
+        ]
+        indexed = await self._index([new for _, current, new, _ in pairs if new != current])
+        rewrites = [
+            Rewrite(
+                memory_id=d.memory_id,
+                from_level=d.from_level,
+                to_level=d.to_level,
+                content=new,
+                original_content=original,
+                indexed=None if new == current else indexed[new],
+                promote=d.promote,
             )
+            for d, current, new, original in pairs
+        ]
         return rewrites, usage
 
     async def _index(self, texts: Sequence[str]) -> dict[str, IndexedText]:

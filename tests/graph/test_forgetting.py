@@ -19,7 +19,7 @@ async def test_a_level_that_keeps_the_text_keeps_vector_and_tokens(store: GraphS
     record = memory("ann", FACT)
     vector = unit_vector(7)
     await store.memories.add(record, IndexedText(vector, search_text(f"honey {FACT}")), Sources())
-    kept = Rewrite(record.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, FACT, None, None)
+    kept = Rewrite(record.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, FACT, None)
     await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=100), rewrites=[kept]))
 
     after = (await store.memories.get_memories([record.id]))[record.id]
@@ -43,9 +43,8 @@ async def test_a_level_with_new_text_replaces_vector_and_tokens(store: GraphStor
     await store.memories.add(record, IndexedText(unit_vector(7), search_text(FACT)), Sources())
     assert len(await store.search.keyword("ann", ["keep"], 5, MemoryFilter(), T0)) == 1
     tag, vector = "tags: bees", unit_vector(8)
-    rewrite = Rewrite(
-        record.id, MemoryLevel.FULL, MemoryLevel.TAG, tag, FACT, vector, search_text(tag)
-    )
+    indexed = IndexedText(vector, search_text(tag))
+    rewrite = Rewrite(record.id, MemoryLevel.FULL, MemoryLevel.TAG, tag, FACT, indexed)
     await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=300), rewrites=[rewrite]))
 
     after = (await store.memories.get_memories([record.id]))[record.id]
