@@ -53,6 +53,19 @@ def to_utc(value: Any) -> datetime:
     return native.astimezone(UTC)
 
 
+def parse_utc(text: str) -> datetime:
+    """A datetime as the server's Cypher ``toString`` writes it, as an aware UTC datetime.
+
+    ArcadeDB writes no zone (the value is UTC); Neo4j writes an offset and,
+    for a named zone, the name in brackets after it, which the offset makes
+    redundant. Digits past the microsecond are dropped.
+    """
+    native = datetime.fromisoformat(text.partition("[")[0])
+    if native.tzinfo is None:
+        return native.replace(tzinfo=UTC)
+    return native.astimezone(UTC)
+
+
 def to_utc_or_none(value: Any) -> datetime | None:
     """Like :func:`to_utc`, passing None through."""
     return None if value is None else to_utc(value)

@@ -142,3 +142,42 @@ async def test_memunits_are_searched_by_vector_and_keyword(store: GraphStore) ->
     assert [h.id for h in words] == [unit.id]
     assert await store.search.unit_vector_exact("bob", unit_vector(9), 5, MemoryFilter()) == []
     assert await store.search.count_units("ann") == 1
+
+
+async def test_candidates_carry_what_ranking_reads_unchanged_on_every_path(
+    store: GraphStore,
+) -> None:
+    # Candidates travel as one list of rows with datetimes as text (see
+    # graph/search.py): every path must still hand ranking the exact values.
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from hippograph.text import search_text
+
+    await add_user(store, "ann")
+    created = T0 + timedelta(microseconds=123457)
+    accessed = created + timedelta(days=3, seconds=1, microseconds=5)
+    record = replace(
+        memory("ann", "coffee at dawn", at=created, importance=0.35, session_id="ses_one", seq=7),
+        last_accessed_at=accessed,
+    )
+    await store.memories.add(
+        record, IndexedText(unit_vector(4), search_text(record.content)), Sources()
+    )
+    query = unit_vector(4)
+    found = [
+        *await store.search.vector_exact("ann", query, 1, MemoryFilter(), T0),
+        *await store.search.vector_index("ann", query, 10, MemoryFilter(), T0),
+        *await store.search.keyword("ann", ["coffe"], 5, MemoryFilter(), T0, query),
+    ]
+    assert len(found) == 3
+    for hit in found:
+        assert (hit.id, hit.importance, hit.session_id, hit.seq) == (record.id, 0.35, "ses_one", 7)
+        assert (hit.created_at, hit.last_accessed_at) == (created, accessed)
+        assert hit.created_at.tzinfo is not None
+        assert abs((hit.similarity or 0.0) - 1.0) < 1e-5
+    cosines = await store.search.cosines([record.id, "mem_missing"], query)
+    assert list(cosines) == [record.id]
+    assert abs(cosines[record.id] - 1.0) < 1e-5
+    assert await store.search.cosines([], query) == {}
+    assert await store.search.vector_exact("bob", query, 5, MemoryFilter(), T0) == []
