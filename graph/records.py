@@ -60,10 +60,7 @@ def parse_utc(text: str) -> datetime:
     for a named zone, the name in brackets after it, which the offset makes
     redundant. Digits past the microsecond are dropped.
     """
-    native = datetime.fromisoformat(text.partition("[")[0])
-    if native.tzinfo is None:
-        return native.replace(tzinfo=UTC)
-    return native.astimezone(UTC)
+    return to_utc(datetime.fromisoformat(text.partition("[")[0]))
 
 
 def to_utc_or_none(value: Any) -> datetime | None:

@@ -197,7 +197,7 @@ class SearchGraph:
 
     async def _collected(self, query: Any, params: dict[str, Any]) -> list[Sequence[Any]]:
         """The rows a query that returns one ``collect(...) AS rows`` record gathered."""
-        records = await self._graph.query(query, params)
+        records = await self._rows(query, params)
         return list(records[0]["rows"]) if records else []
 
     def _by_vector(self, rows: list[Sequence[Any]], exact: bool, unit: bool) -> list[Candidate]:
