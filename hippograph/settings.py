@@ -154,6 +154,12 @@ class SearchSettings(BaseModel):
         description="large users' query terms found in more of their memories are not looked up",
     )
     common_term_min_memories: int = Field(default=5000, ge=0)
+    keyword_posting_budget: int = Field(
+        default=20_000,
+        ge=1,
+        description="large users' keyword queries drop their most common terms while the "
+        "postings they would walk (estimated) exceed this",
+    )
     term_sample_size: int = Field(default=2000, ge=10)
     term_sample_ttl_s: float = Field(default=300.0, ge=0)
 

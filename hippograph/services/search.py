@@ -133,6 +133,7 @@ class SearchService:
             share=settings.common_term_share,
             sample_size=settings.term_sample_size,
             ttl_s=settings.term_sample_ttl_s,
+            posting_budget=settings.keyword_posting_budget,
         )
 
     def _check(self, request: SearchRequest) -> str:

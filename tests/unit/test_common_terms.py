@@ -45,3 +45,36 @@ async def test_small_users_keep_every_term_and_samples_never_block() -> None:
     await asyncio.sleep(0)
     assert calls == [("ann", 50)]
     assert await common.prune("ann", terms, memories=500) == ["dog"]
+
+
+def test_the_commonest_terms_go_while_their_postings_exceed_the_budget() -> None:
+    sample = sample_of(TEXTS)  # said 1.0, caroline 0.6, paint 0.4, melanie 0.4, dog 0.2
+    terms = ["caroline", "paint", "dog", "melanie"]  # 1.6 of the memories' postings in all
+    assert prune(terms, sample, 1.0, budget_share=1.6) == terms
+    # caroline goes first (1.0 left), then paint, the later of two ties (0.6 left).
+    assert prune(terms, sample, 1.0, budget_share=1.0) == ["paint", "dog", "melanie"]
+    assert prune(terms, sample, 1.0, budget_share=0.6) == ["dog", "melanie"]
+    # Never fewer than two, however small the budget.
+    assert prune(terms, sample, 1.0, budget_share=0.01) == ["dog", "melanie"]
+    # The share rule applies first: said is gone before the budget is counted.
+    assert prune(["said", "dog", "paint", "melanie"], sample, 0.5, 1.0) == [
+        "dog",
+        "paint",
+        "melanie",
+    ]
+
+
+async def test_the_posting_budget_is_counted_in_the_users_memories() -> None:
+    async def sample(user_id: str, limit: int) -> list[str]:
+        return TEXTS
+
+    common = CommonTerms(
+        sample, min_memories=100, share=1.0, sample_size=50, ttl_s=60, posting_budget=300
+    )
+    terms = ["caroline", "paint", "dog"]
+    await common.prune("ann", terms, memories=500)  # takes the sample behind
+    await asyncio.sleep(0)
+    # 500 memories: caroline 300, paint 200, dog 100 postings; 600 > 300.
+    assert await common.prune("ann", terms, memories=500) == ["paint", "dog"]
+    # 200 memories: 240 postings in all, within the budget.
+    assert await common.prune("ann", terms, memories=200) == terms
