@@ -98,22 +98,51 @@ def locomo_samples(path: Path = LOCOMO) -> list[dict[str, Any]]:
     return data
 
 
-def locomo_turn_texts(path: Path = LOCOMO) -> list[str]:
-    """Every turn of every conversation as ``<speaker> said, "<text>"``."""
-    texts = []
+def locomo_turns(path: Path = LOCOMO) -> list[tuple[str, str]]:
+    """Every turn of every conversation: ``(<sample_id>/<dia_id>, <speaker> said, "<text>")``."""
+    turns = []
     for sample in locomo_samples(path):
         conversation = sample["conversation"]
         for key in sorted(
             k for k in conversation if k.startswith("session_") and not k.endswith("date_time")
         ):
             for turn in conversation[key]:
-                texts.append(f'{turn["speaker"]} said, "{turn["text"]}"')
-    return texts
+                turns.append(
+                    (
+                        f"{sample['sample_id']}/{turn['dia_id']}",
+                        f'{turn["speaker"]} said, "{turn["text"]}"',
+                    )
+                )
+    return turns
+
+
+def locomo_turn_texts(path: Path = LOCOMO) -> list[str]:
+    """Every turn of every conversation as ``<speaker> said, "<text>"``."""
+    return [text for _, text in locomo_turns(path)]
 
 
 def locomo_questions(path: Path = LOCOMO) -> list[str]:
     """Every question of the file."""
     return [qa["question"] for sample in locomo_samples(path) for qa in sample["qa"]]
+
+
+def locomo_evidence(path: Path = LOCOMO) -> list[tuple[str, list[str]]]:
+    """Every question with its evidence, as the turn keys of :func:`locomo_turns`."""
+    from hippograph.importers.locomo import normalise_evidence
+
+    asked = []
+    for sample in locomo_samples(path):
+        conversation, sample_id = sample["conversation"], sample["sample_id"]
+        known = {
+            turn["dia_id"]
+            for key, turns in conversation.items()
+            if key.startswith("session_") and isinstance(turns, list)
+            for turn in turns
+        }
+        for qa in sample["qa"]:
+            evidence = normalise_evidence(qa.get("evidence") or [], known)
+            asked.append((qa["question"], [f"{sample_id}/{dia}" for dia in evidence]))
+    return asked
 
 
 CACHE = ROOT / "bench" / ".cache"

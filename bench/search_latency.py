@@ -10,7 +10,9 @@
    vector index's recall@10: the neighbours the index gives the served path
    (twice the default candidate pool, as for a user who owns the index)
    against an exact cosine scan of the same user, before any ranking. The
-   first search of this step builds the vector graph of the bulk load.
+   first search of this step builds the vector graph of the bulk load. Last,
+   what the shortcuts of scale cost in quality: LoCoMo recall@k of the
+   questions' evidence among these memories (``bench.scale_recall``).
 3. Stop, start again and time the same searches in-process once more: a
    restarted service on settled data.
 4. Stop, start ``hippograph serve`` on the same data and run the same
@@ -33,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from bench import scale_recall
 from bench.common import (
     embed_cached,
     locomo_questions,
@@ -248,9 +251,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         graph=GraphSettings(data_dir=data_dir), api=ApiSettings(admin_key=ADMIN_KEY)
     )
     questions = (locomo_questions() * 2)[: args.searches]
+    texts = distinct_texts(args.memories)
     runtime = await Runtime.start(settings)
     try:
-        loaded = await load(runtime, distinct_texts(args.memories), args.batch)
+        loaded = await load(runtime, texts, args.batch)
     finally:
         await runtime.stop()
     # Searched after a restart, like the HTTP runs: right after a bulk load
@@ -261,6 +265,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         in_process = await search_in_process(runtime, questions, args.warmup)
         recall = await index_recall(runtime, questions)
         in_process["vector"]["index_recall_at_10_vs_exact"] = recall
+        in_process["locomo_evidence_recall"] = await scale_recall.evidence_recall(
+            runtime.services.search, SETTINGS_ADMIN, USER, texts
+        )
     finally:
         await runtime.stop()
     # The first search above made the graph server build the vector graph of
@@ -322,6 +329,8 @@ def main() -> None:
         print(f"{name:16} " + "   ".join(cells))
     recall = local["vector"]["index_recall_at_10_vs_exact"]
     print(f"vector index recall@10 vs exact cosine: {recall}")
+    print("LoCoMo evidence recall among these memories (bench/scale_recall.py):")
+    print(scale_recall.describe(local["locomo_evidence_recall"]))
     print(f"serve start to first answer: {http['start_to_first_answer_s']} s")
 
 
