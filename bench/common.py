@@ -128,21 +128,13 @@ def locomo_questions(path: Path = LOCOMO) -> list[str]:
 
 def locomo_evidence(path: Path = LOCOMO) -> list[tuple[str, list[str]]]:
     """Every question with its evidence, as the turn keys of :func:`locomo_turns`."""
-    from hippograph.importers.locomo import normalise_evidence
+    from hippograph.importers.locomo import load_locomo
 
-    asked = []
-    for sample in locomo_samples(path):
-        conversation, sample_id = sample["conversation"], sample["sample_id"]
-        known = {
-            turn["dia_id"]
-            for key, turns in conversation.items()
-            if key.startswith("session_") and isinstance(turns, list)
-            for turn in turns
-        }
-        for qa in sample["qa"]:
-            evidence = normalise_evidence(qa.get("evidence") or [], known)
-            asked.append((qa["question"], [f"{sample_id}/{dia}" for dia in evidence]))
-    return asked
+    return [
+        (question.question, [f"{conversation.sample_id}/{dia}" for dia in question.evidence])
+        for conversation in load_locomo(path)
+        for question in conversation.questions
+    ]
 
 
 CACHE = ROOT / "bench" / ".cache"

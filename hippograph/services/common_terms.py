@@ -22,6 +22,7 @@ request (``Refreshed``).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ def sample_of(texts: Sequence[str]) -> TermSample:
 
 
 def prune(
-    terms: Sequence[str], sample: TermSample, share: float, budget_share: float = 1.0
+    terms: Sequence[str], sample: TermSample, share: float, budget_share: float = math.inf
 ) -> list[str]:
     """``terms`` worth a lookup, in their order.
 
@@ -103,5 +104,5 @@ class CommonTerms:
         sample = self._samples.peek(user_id)
         if sample is None:
             return terms
-        budget = 1.0 if self._posting_budget is None else self._posting_budget / memories
+        budget = math.inf if self._posting_budget is None else self._posting_budget / memories
         return prune(terms, sample, self._share, budget)

@@ -78,3 +78,9 @@ async def test_the_posting_budget_is_counted_in_the_users_memories() -> None:
     assert await common.prune("ann", terms, memories=500) == ["paint", "dog"]
     # 200 memories: 240 postings in all, within the budget.
     assert await common.prune("ann", terms, memories=200) == terms
+
+
+def test_without_a_budget_many_moderate_terms_all_stay() -> None:
+    sample = sample_of(TEXTS)  # caroline 0.6, paint 0.4, melanie 0.4, dog 0.2: 1.6 in all
+    terms = ["caroline", "paint", "melanie", "dog"]
+    assert prune(terms, sample, 1.0) == terms
