@@ -51,8 +51,9 @@ def test_the_commonest_terms_go_while_their_postings_exceed_the_budget() -> None
     sample = sample_of(TEXTS)  # said 1.0, caroline 0.6, paint 0.4, melanie 0.4, dog 0.2
     terms = ["caroline", "paint", "dog", "melanie"]  # 1.6 of the memories' postings in all
     assert prune(terms, sample, 1.0, budget_share=1.6) == terms
-    # caroline goes first (1.0 left), then paint, the later of two ties (0.6 left).
+    # The commonest goes first: caroline, leaving 1.0 ...
     assert prune(terms, sample, 1.0, budget_share=1.0) == ["paint", "dog", "melanie"]
+    # ... then paint, the later of two ties, leaving 0.6.
     assert prune(terms, sample, 1.0, budget_share=0.6) == ["dog", "melanie"]
     # Never fewer than two, however small the budget.
     assert prune(terms, sample, 1.0, budget_share=0.01) == ["dog", "melanie"]

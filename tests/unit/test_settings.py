@@ -35,3 +35,13 @@ def test_the_cli_reports_bad_configuration_by_name(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("HIPPOGRAPH_API__PORT", "not-a-port")
     with pytest.raises(SystemExit, match="HIPPOGRAPH_API__PORT"):
         main(["export-schema", "--output", "-"])
+
+
+def test_the_keyword_posting_budget_is_read_and_must_be_positive(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_SEARCH__KEYWORD_POSTING_BUDGET", "5000")
+    assert Settings(_env_file=None).search.keyword_posting_budget == 5000
+    monkeypatch.setenv("HIPPOGRAPH_SEARCH__KEYWORD_POSTING_BUDGET", "0")
+    with pytest.raises(SystemExit, match="HIPPOGRAPH_SEARCH__KEYWORD_POSTING_BUDGET"):
+        main(["export-schema", "--output", "-"])
