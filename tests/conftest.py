@@ -1,9 +1,9 @@
-"""Shared fixtures: one embedded ArcadeDB and one model per test run, a fresh database per test.
+"""Shared fixtures: the run's graph server and one model, an empty database per test.
 
-The JVM can start once per process, so the embedded server lives for the whole
-session and every test gets its own database in it. The contract suite also
-runs against Neo4j when ``HIPPOGRAPH_TEST_NEO4J_URI`` is set (skipped, and
-reported, otherwise).
+``pytest --graph arcadedb|neo4j-5.26|neo4j-2026`` chooses the server every
+suite runs on (``tests/graphs.py``); the default is the embedded ArcadeDB.
+On a Neo4j run, tests that touch no graph at all (pure units, the linters,
+the LLM client) are deselected: they ran in the ArcadeDB run already.
 """
 
 from __future__ import annotations
@@ -11,20 +11,25 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from graph.embedded import EmbeddedArcadeDB
-from graph.maintenance import clear_database
-from graph.store import GraphConnection, GraphStore, connect
+from graph.store import GraphStore
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.settings import EmbeddingSettings, GraphSettings
+from hippograph.settings import EmbeddingSettings
+from tests.graphs import (
+    GRAPHS,
+    NEO4J_RELEASES,
+    ArcadeBackend,
+    GraphBackend,
+    Neo4jBackend,
+    TestDatabase,
+)
 from tests.llm.stub_server import StubLLMServer
 
-NEO4J_URI = os.environ.get("HIPPOGRAPH_TEST_NEO4J_URI")
 MODEL = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
 # One ONNX export of the model for the whole run, shared by every runtime and
@@ -32,6 +37,50 @@ DIMENSIONS = 384
 # seconds, and each test's fresh data directory would otherwise do it again.
 MODEL_CACHE = Path(tempfile.mkdtemp(prefix="hippograph-test-models-"))
 os.environ["HIPPOGRAPH_EMBEDDING__CACHE_DIR"] = str(MODEL_CACHE)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--graph``: the server this run's suites use."""
+    parser.addoption(
+        "--graph",
+        choices=GRAPHS,
+        default="arcadedb",
+        help="graph server for every suite: embedded ArcadeDB (default) or a Neo4j release",
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Name the server in the run's header, so a log says what it tested."""
+    return f"graph server: {config.getoption('--graph')}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a Neo4j run, keep only the tests that use a graph (the rest ran on ArcadeDB)."""
+    if config.getoption("--graph") == "arcadedb":
+        return
+    keep = [i for i in items if "graph_backend" in getattr(i, "fixturenames", ())]
+    dropped = [i for i in items if i not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker of tests that apply to one server only."""
+    config.addinivalue_line(
+        "markers", "only_on(server, reason): runs on that server only; the reason says why"
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip an ``only_on`` test on the other servers, with its reason."""
+    marker = item.get_closest_marker("only_on")
+    if marker is None:
+        return
+    server, reason = marker.args
+    graph = item.config.getoption("--graph")
+    if not graph.startswith(server):
+        pytest.skip(f"{server} only: {reason}")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -51,14 +100,38 @@ def stub() -> Iterator[StubLLMServer]:
 
 
 @pytest.fixture(scope="session")
-def arcade(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedArcadeDB]:
-    """The embedded ArcadeDB server of this test run (stopped at the end, always)."""
-    server = EmbeddedArcadeDB(tmp_path_factory.mktemp("arcadedb"), heap="2g")
-    server.start()
+def graph_backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphBackend]:
+    """The run's graph server (stopped at the end, always)."""
+    graph = request.config.getoption("--graph")
+    backend: GraphBackend
+    if graph == "arcadedb":
+        server = EmbeddedArcadeDB(tmp_path_factory.mktemp("arcadedb"), heap="2g")
+        server.start()
+        backend = ArcadeBackend(server)
+    else:
+        backend = Neo4jBackend(
+            graph, NEO4J_RELEASES[graph], tmp_path_factory.mktemp("neo4j-logs")
+        ).start()
     try:
-        yield server
+        yield backend
     finally:
-        server.stop()
+        backend.close()
+
+
+@pytest.fixture
+def graph_db(graph_backend: GraphBackend) -> Iterator[TestDatabase]:
+    """An empty database of the run's server for this test."""
+    with graph_backend.database() as database:
+        yield database
+
+
+@pytest.fixture
+def pristine_db(graph_backend: GraphBackend) -> Iterator[TestDatabase]:
+    """An empty database with no constraints or indexes: a graph never set up."""
+    with graph_backend.database(pristine=True) as database:
+        yield database
 
 
 @pytest.fixture(scope="session")
@@ -67,47 +140,10 @@ async def embedder() -> SentenceTransformerEmbedder:
     return await SentenceTransformerEmbedder.load(EmbeddingSettings(cache_dir=MODEL_CACHE))
 
 
-def fresh_database_name() -> str:
-    """A name no database of the shared embedded server has yet."""
-    return "t" + uuid.uuid4().hex[:16]
-
-
 @pytest.fixture
-def database_name(arcade: EmbeddedArcadeDB) -> Iterator[str]:
-    """A fresh database in the embedded server, dropped after the test."""
-    name = fresh_database_name()
-    yield name
-    arcade.drop_database(name)
-
-
-async def _open(
-    request: pytest.FixtureRequest, arcade: EmbeddedArcadeDB, tmp_path: Path
-) -> GraphConnection:
-    if request.param == "neo4j":
-        if not NEO4J_URI:
-            pytest.skip("Neo4j contract run: set HIPPOGRAPH_TEST_NEO4J_URI (and _USER, _PASSWORD)")
-        settings = GraphSettings(
-            server="neo4j",
-            uri=NEO4J_URI,
-            user=os.environ.get("HIPPOGRAPH_TEST_NEO4J_USER", "neo4j"),
-            password=os.environ.get("HIPPOGRAPH_TEST_NEO4J_PASSWORD", "password"),
-            database=os.environ.get("HIPPOGRAPH_TEST_NEO4J_DATABASE", "neo4j"),
-        )
-        connection = await connect(settings)
-        await clear_database(connection.store.graph)
-        return connection
-    name = fresh_database_name()
-    connection = await connect(GraphSettings(data_dir=tmp_path), embedded=arcade, database=name)
-    request.addfinalizer(lambda: arcade.drop_database(name))
-    return connection
-
-
-@pytest.fixture(params=["arcadedb", "neo4j"])
-async def store(
-    request: pytest.FixtureRequest, arcade: EmbeddedArcadeDB, tmp_path: Path
-) -> AsyncIterator[GraphStore]:
-    """A store with schema and indexes in place, on each backend of the contract suite."""
-    connection = await _open(request, arcade, tmp_path)
+async def store(graph_db: TestDatabase, tmp_path: Path) -> AsyncIterator[GraphStore]:
+    """A store with schema and indexes in place, on the run's server."""
+    connection = await graph_db.connect(tmp_path)
     try:
         await connection.store.setup(model=MODEL, dimensions=DIMENSIONS)
         yield connection.store

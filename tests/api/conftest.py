@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
-from hippograph.settings import ApiSettings, GraphSettings, Settings
+from hippograph.settings import ApiSettings, Settings
+from tests.graphs import TestDatabase
 
 ADMIN_KEY = "hg_test-admin-key-for-the-api-tests"
 
@@ -62,29 +62,26 @@ class Api:
         return key
 
 
-def make_settings(data_dir: Path, **api: Any) -> Settings:
-    """Settings for an app on the test's embedded server."""
+def make_settings(graph_db: TestDatabase, data_dir: Path, **api: Any) -> Settings:
+    """Settings for an app on the test's database."""
     return Settings(
-        graph=GraphSettings(data_dir=data_dir),
+        graph=graph_db.settings(data_dir),
         api=ApiSettings(admin_key=ADMIN_KEY, key_cache_ttl_s=0, **api),
     )
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
+def settings(graph_db: TestDatabase, tmp_path: Path) -> Settings:
     """This test's settings."""
-    return make_settings(tmp_path)
+    return make_settings(graph_db, tmp_path)
 
 
 @pytest.fixture
 def client(
-    arcade: EmbeddedArcadeDB,
-    embedder: SentenceTransformerEmbedder,
-    database_name: str,
-    settings: Settings,
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, settings: Settings
 ) -> Iterator[TestClient]:
-    """The app, started (lifespan and all) on a fresh database."""
-    app = create_app(settings, embedder=embedder, embedded=arcade, database=database_name)
+    """The app, started (lifespan and all) on an empty database."""
+    app = create_app(settings, embedder=embedder, **graph_db.start)
     with TestClient(app) as test_client:
         yield test_client
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from hippograph.settings import Settings
 from tests.api.conftest import ADMIN_KEY, CREATE_USER, Api, seed_user
+from tests.graphs import TestDatabase
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 # Seed 002's worked example: age in days → weight, level. Day 3000 is where the
@@ -88,9 +88,8 @@ def clock() -> SimClock:
 
 @pytest.fixture
 def sim_client(
-    arcade: EmbeddedArcadeDB,
+    graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
-    database_name: str,
     settings: Settings,
     clock: SimClock,
 ) -> Iterator[TestClient]:
@@ -98,9 +97,7 @@ def sim_client(
     settings = settings.model_copy(
         update={"forgetting": settings.forgetting.model_copy(update={"batch_size": 200})}
     )
-    app = create_app(
-        settings, embedder=embedder, embedded=arcade, database=database_name, clock=clock
-    )
+    app = create_app(settings, embedder=embedder, clock=clock, **graph_db.start)
     with TestClient(app) as test_client:
         yield test_client
 

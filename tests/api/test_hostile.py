@@ -17,7 +17,6 @@ each request:
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,10 +26,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, Api, add_memory, make_settings, seed_user
+from tests.graphs import GraphBackend
 
 SECRET = "Ann's vault code is 4711-ZEBRA"
 
@@ -79,20 +78,18 @@ def _world(api: Api) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def hostile_api(
-    arcade: EmbeddedArcadeDB,
+    graph_backend: GraphBackend,
     embedder: SentenceTransformerEmbedder,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[Api, dict[str, Any]]]:
     """One app for all examples (rate limit off: every request reaches the schema)."""
-    name = "hostile" + uuid.uuid4().hex[:12]
-    settings = make_settings(Path(tmp_path_factory.mktemp("hostile")), rate_limit_per_s=0)
-    app = create_app(settings, embedder=embedder, embedded=arcade, database=name)
-    try:
+    with graph_backend.database() as graph_db:
+        data_dir = Path(tmp_path_factory.mktemp("hostile"))
+        settings = make_settings(graph_db, data_dir, rate_limit_per_s=0)
+        app = create_app(settings, embedder=embedder, **graph_db.start)
         with TestClient(app) as client:
             api = Api(client, ADMIN_KEY)
             yield api, _world(api)
-    finally:
-        arcade.drop_database(name)
 
 
 def _ids(world: dict[str, Any]) -> st.SearchStrategy[str]:

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from hippograph.settings import LLMSettings
 from tests.api.conftest import ADMIN_KEY, Api, make_settings
 from tests.api.test_memorize import CONVERSATION, MEMORIES, MEMORIZE, _messages, _user_with_session
+from tests.graphs import TestDatabase
 from tests.llm.stub_server import StubLLMServer, completion, error
 
 EXTRACTION = {
@@ -53,13 +53,12 @@ EXTRACTION = {
 
 @pytest.fixture
 def llm_api(
-    arcade: EmbeddedArcadeDB,
+    graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
-    database_name: str,
     tmp_path: Path,
     stub: StubLLMServer,
 ) -> Iterator[Api]:
-    settings = make_settings(tmp_path).model_copy(
+    settings = make_settings(graph_db, tmp_path).model_copy(
         update={
             "llm": LLMSettings(
                 provider="openai",
@@ -71,7 +70,7 @@ def llm_api(
             )
         }
     )
-    app = create_app(settings, embedder=embedder, embedded=arcade, database=database_name)
+    app = create_app(settings, embedder=embedder, **graph_db.start)
     with TestClient(app) as client:
         yield Api(client, ADMIN_KEY)
 

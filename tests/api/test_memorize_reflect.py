@@ -12,13 +12,14 @@ from graph.driver import fetch
 from hippograph.settings import MemorizeSettings, Settings
 from tests.api.conftest import Api, make_settings
 from tests.api.test_memorize import _memorize, _user_with_session
+from tests.graphs import TestDatabase
 
 COUNT_REFLECT_JOBS = "MATCH (j:Job) WHERE j.kind = 'reflect' RETURN count(j) AS n"
 
 
 @pytest.fixture(params=[True, False], ids=["reflect-after-write", "sweep-only"])
-def settings(tmp_path: Path, request: pytest.FixtureRequest) -> Settings:
-    base = make_settings(tmp_path)
+def settings(graph_db: TestDatabase, tmp_path: Path, request: pytest.FixtureRequest) -> Settings:
+    base = make_settings(graph_db, tmp_path)
     return base.model_copy(update={"memorize": MemorizeSettings(reflect_after_write=request.param)})
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.logs import JsonFormatter
 from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, CREATE_USER, Api, add_memory, make_settings
+from tests.graphs import TestDatabase
 
 SEARCH = """
 query($u: ID!, $q: String!) { search(userId: $u, query: $q) { hits { memory { id } } } }
@@ -78,16 +78,13 @@ def test_log_lines_are_json_with_the_request_id(api: Api, caplog: pytest.LogCapt
 
 @pytest.fixture
 def limited(
-    arcade: EmbeddedArcadeDB,
-    embedder: SentenceTransformerEmbedder,
-    database_name: str,
-    tmp_path: Path,
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
 ) -> Iterator[Api]:
     """An app whose keys may make 3 requests at once and then one every 10 s."""
     settings = make_settings(
-        tmp_path, rate_limit_per_s=0.1, rate_limit_burst=3, max_body_bytes=64 * 1024
+        graph_db, tmp_path, rate_limit_per_s=0.1, rate_limit_burst=3, max_body_bytes=64 * 1024
     )
-    app = create_app(settings, embedder=embedder, embedded=arcade, database=database_name)
+    app = create_app(settings, embedder=embedder, **graph_db.start)
     with TestClient(app) as client:
         yield Api(client, ADMIN_KEY)
 

@@ -10,32 +10,24 @@ from typing import Any
 
 import pytest
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.runtime import Runtime
-from hippograph.settings import GraphSettings, Settings
+from hippograph.settings import Settings
+from tests.graphs import TestDatabase
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
+def settings(graph_db: TestDatabase, tmp_path: Path) -> Settings:
     """What ``hippograph import`` reads from the environment, by default."""
-    return Settings(graph=GraphSettings(data_dir=tmp_path))
+    return Settings(graph=graph_db.settings(tmp_path))
 
 
 @pytest.fixture
 async def runtime(
-    settings: Settings,
-    arcade: EmbeddedArcadeDB,
-    embedder: SentenceTransformerEmbedder,
-    database_name: str,
+    settings: Settings, graph_db: TestDatabase, embedder: SentenceTransformerEmbedder
 ) -> AsyncIterator[Runtime]:
-    """What ``hippograph import`` starts, on a fresh database of the shared server."""
-    started = await Runtime.start(
-        settings,
-        embedder=embedder,
-        embedded=arcade,
-        database=database_name,
-    )
+    """What ``hippograph import`` starts, on the test's empty database."""
+    started = await Runtime.start(settings, embedder=embedder, **graph_db.start)
     try:
         yield started
     finally:
@@ -111,23 +103,12 @@ def write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
 
 @pytest.fixture
 def cli_environment(
-    monkeypatch: pytest.MonkeyPatch, arcade: EmbeddedArcadeDB, database_name: str, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, graph_db: TestDatabase, tmp_path: Path
 ) -> None:
-    """Settings that reach the test's ArcadeDB as a server, on a fresh (empty) database."""
-    endpoints = arcade.start()  # already running: its endpoints
-    arcade.create_database(database_name)
+    """Settings that reach the test's empty database as a server, as a user's shell would."""
     for name in list(os.environ):
         if name.startswith("HIPPOGRAPH_") and name != "HIPPOGRAPH_EMBEDDING__CACHE_DIR":
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)  # no .env file
-    for name, value in {
-        "SERVER": "arcadedb",
-        "EMBEDDED": "false",
-        "URI": endpoints.bolt_uri,
-        "HTTP_URL": endpoints.http_url,
-        "USER": endpoints.user,
-        "PASSWORD": endpoints.password,
-        "DATABASE": database_name,
-        "DATA_DIR": str(tmp_path / "data"),
-    }.items():
-        monkeypatch.setenv(f"HIPPOGRAPH_GRAPH__{name}", value)
+    for name, value in graph_db.environment(tmp_path / "data").items():
+        monkeypatch.setenv(name, value)

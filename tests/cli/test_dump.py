@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from graph.dump import EDGE_PAGES, NODE_PAGES, WRITE_EDGES, WRITE_NODES
-from graph.embedded import EmbeddedArcadeDB
-from graph.store import GraphStore, connect
+from graph.store import GraphStore
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.cli import build_parser, main
 from hippograph.clock import utc_now
@@ -46,9 +45,10 @@ from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.memory_ops import MemoryOp, MemoryOpKind
 from hippograph.services.messages import MessageInput
 from hippograph.services.search import SearchRequest
-from hippograph.settings import GraphSettings, SearchSettings, Settings
+from hippograph.settings import SearchSettings, Settings
 from tests.cli.conftest import TALK, write_jsonl
-from tests.conftest import DIMENSIONS, MODEL, fresh_database_name
+from tests.conftest import DIMENSIONS, MODEL
+from tests.graphs import GraphBackend, TestDatabase
 
 FACTS = [
     ("Alice drinks two flat whites every morning", 0.8),
@@ -61,24 +61,23 @@ FACTS = [
 QUERIES = ["coffee in the morning", "climbing in the Alps", "Lisbon trip", "Portuguese"]
 
 
-def _settings(data_dir: Path) -> Settings:
+def _settings(graph_db: TestDatabase, data_dir: Path) -> Settings:
     # Every search goes through the vector index (no exact scan), so the
     # comparison shows that the imported nodes are in the index.
-    return Settings(graph=GraphSettings(data_dir=data_dir), search=SearchSettings(exact_scan_max=0))
+    return Settings(graph=graph_db.settings(data_dir), search=SearchSettings(exact_scan_max=0))
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
+def settings(graph_db: TestDatabase, tmp_path: Path) -> Settings:
     """The source runtime (tests/cli/conftest.py) searches through the indexes only."""
-    return _settings(tmp_path)
+    return _settings(graph_db, tmp_path)
 
 
 @pytest.fixture
-def other_database(arcade: EmbeddedArcadeDB) -> Iterator[str]:
-    """The name of a second fresh database on the shared server, dropped after the test."""
-    name = fresh_database_name()
-    yield name
-    arcade.drop_database(name)
+def other_database(graph_backend: GraphBackend) -> Iterator[TestDatabase]:
+    """A second empty database beside the test's own (on Neo4j, a second server)."""
+    with graph_backend.database() as database:
+        yield database
 
 
 async def _fill(runtime: Runtime) -> None:
@@ -149,9 +148,8 @@ async def _hit_ids(runtime: Runtime, method: SearchMethod) -> list[list[str]]:
 
 async def test_a_store_moves_whole_through_a_dump_and_a_second_import_adds_nothing(
     runtime: Runtime,
-    arcade: EmbeddedArcadeDB,
     embedder: SentenceTransformerEmbedder,
-    other_database: str,
+    other_database: TestDatabase,
     tmp_path: Path,
 ) -> None:
     await _fill(runtime)
@@ -170,9 +168,7 @@ async def test_a_store_moves_whole_through_a_dump_and_a_second_import_adds_nothi
     checked = check_dump(first)
     assert checked.header.counts == counts
     assert checked.header.embedding == EmbeddingInfo(MODEL, DIMENSIONS)
-    target = await connect(
-        GraphSettings(data_dir=tmp_path), embedded=arcade, database=other_database
-    )
+    target = await other_database.connect(tmp_path)
     try:
         store = target.store
         await store.setup(model=MODEL, dimensions=DIMENSIONS)
@@ -195,7 +191,7 @@ async def test_a_store_moves_whole_through_a_dump_and_a_second_import_adds_nothi
 
     # The imported store serves searches through its indexes as the source did.
     moved = await Runtime.start(
-        _settings(tmp_path / "moved"), embedder=embedder, embedded=arcade, database=other_database
+        _settings(other_database, tmp_path / "moved"), embedder=embedder, **other_database.start
     )
     try:
         for method in (SearchMethod.VECTOR, SearchMethod.KEYWORD, SearchMethod.HYBRID):

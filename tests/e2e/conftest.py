@@ -10,24 +10,20 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from graph.embedded import EmbeddedArcadeDB, free_port
+from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from tests.api.conftest import make_settings
+from tests.graphs import TestDatabase
 
 
 @pytest.fixture
 def live_server(
-    arcade: EmbeddedArcadeDB,
-    embedder: SentenceTransformerEmbedder,
-    database_name: str,
-    tmp_path: Path,
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
 ) -> Iterator[str]:
     """The app under uvicorn in a thread; yields its base URL."""
     port = free_port()
-    app = create_app(
-        make_settings(tmp_path), embedder=embedder, embedded=arcade, database=database_name
-    )
+    app = create_app(make_settings(graph_db, tmp_path), embedder=embedder, **graph_db.start)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

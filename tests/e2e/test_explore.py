@@ -12,7 +12,8 @@ from starlette.testclient import TestClient
 
 from hippograph.ids import IdKind, new_id
 from hippograph.server.app import create_app
-from tests.api.conftest import ADMIN_KEY, Api, add_memory, make_settings, seed_user
+from hippograph.settings import GraphSettings, Settings
+from tests.api.conftest import ADMIN_KEY, Api, add_memory, seed_user
 from tests.e2e.browser import run_check
 
 REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']([^"']*)["']""")
@@ -44,7 +45,7 @@ class LiveApi(Api):
 
 def test_the_explore_page_references_nothing_outside_the_app(tmp_path: Path) -> None:
     # no lifespan: serving the page needs no database
-    client = TestClient(create_app(make_settings(tmp_path)))
+    client = TestClient(create_app(Settings(graph=GraphSettings(data_dir=tmp_path))))
     page = client.get("/explore")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")

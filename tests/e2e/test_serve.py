@@ -1,4 +1,8 @@
-"""`hippograph serve` as a user runs it: starts, answers, restarts on its data, exits on signals."""
+"""`hippograph serve` as a user runs it: starts, answers, restarts on its data, exits on signals.
+
+On the ArcadeDB run that is `make run`'s embedded default (its own server in
+the data directory); on a Neo4j run, serve on the run's Neo4j server.
+"""
 
 from __future__ import annotations
 
@@ -13,16 +17,19 @@ import httpx
 import pytest
 
 from graph.embedded import free_port
+from tests.graphs import TestDatabase
 
 ROOT = Path(__file__).resolve().parents[2]
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
 
 
-def _start(data_dir: Path, port: int) -> subprocess.Popen[str]:
+def _start(graph_db: TestDatabase, data_dir: Path, port: int) -> subprocess.Popen[str]:
+    graph = {} if graph_db.server == "arcadedb" else graph_db.environment(data_dir)
     env = {
         **os.environ,
         "HIPPOGRAPH_GRAPH__DATA_DIR": str(data_dir),
         "HIPPOGRAPH_API__PORT": str(port),
+        **graph,
     }
     env.pop("HIPPOGRAPH_API__ADMIN_KEY", None)
     return subprocess.Popen(
@@ -69,10 +76,12 @@ def _stop(process: subprocess.Popen[str], sig: signal.Signals) -> tuple[int, str
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_serve_answers_restarts_and_exits_on_signals(tmp_path: Path, sig: signal.Signals) -> None:
+def test_serve_answers_restarts_and_exits_on_signals(
+    graph_db: TestDatabase, tmp_path: Path, sig: signal.Signals
+) -> None:
     data_dir = tmp_path / "data"
     port = free_port()
-    first = _start(data_dir, port)
+    first = _start(graph_db, data_dir, port)
     cold = _first_answer(first, port, data_dir / "admin.key", timeout=60)
     code, output, took = _stop(first, sig)
     assert code in (0, -sig, 128 + sig), output
@@ -82,7 +91,7 @@ def test_serve_answers_restarts_and_exits_on_signals(tmp_path: Path, sig: signal
     assert cold < 30, f"cold start took {cold:.1f}s"
 
     # Same data again: the root password and the admin key from the first start still work.
-    second = _start(data_dir, port)
+    second = _start(graph_db, data_dir, port)
     _first_answer(second, port, data_dir / "admin.key", timeout=60)
     code, output, _ = _stop(second, sig)
     assert code in (0, -sig, 128 + sig), output

@@ -1,6 +1,6 @@
 """The graph goes away under a running API, then comes back.
 
-The API reaches the test's ArcadeDB as a server would (Bolt over TCP),
+The API reaches the test's graph as a remote server (Bolt over TCP),
 through a proxy the test cuts: while it is cut, every operation answers a
 clean UNAVAILABLE error (no 500, no hang, no traceback), /readyz says the
 graph is down while /healthz stays up, and once the proxy is back the same
@@ -16,21 +16,20 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
-from hippograph.settings import ApiSettings, GraphSettings, Settings
+from hippograph.settings import ApiSettings, Settings
 from tests.api.conftest import ADMIN_KEY, CREATE_USER, Api, add_memory
 from tests.faults.proxy import Proxy
+from tests.graphs import TestDatabase
 
 SEARCH = 'query { search(userId: "ann", query: "bees") { hits { memory { content } } } }'
 
 
 @pytest.fixture
-def proxy(arcade: EmbeddedArcadeDB) -> Iterator[Proxy]:
+def proxy(graph_db: TestDatabase) -> Iterator[Proxy]:
     """A cuttable proxy in front of the test server's Bolt port."""
-    endpoints = arcade.start()
-    host, port = endpoints.bolt_uri.removeprefix("bolt://").rsplit(":", 1)
+    host, port = graph_db.bolt_uri.removeprefix("bolt://").rsplit(":", 1)
     started = Proxy(host, int(port)).start()
     try:
         yield started
@@ -41,29 +40,18 @@ def proxy(arcade: EmbeddedArcadeDB) -> Iterator[Proxy]:
 @pytest.fixture
 def api(
     proxy: Proxy,
-    arcade: EmbeddedArcadeDB,
+    graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
-    database_name: str,
     tmp_path: Path,
 ) -> Iterator[Api]:
-    """The API on the test's ArcadeDB as a remote server, reached through ``proxy``."""
-    endpoints = arcade.start()
-    arcade.create_database(database_name)
+    """The API on the test's database as a remote server, reached through ``proxy``."""
     settings = Settings(
-        graph=GraphSettings(
-            server="arcadedb",
-            embedded=False,
-            uri=f"bolt://127.0.0.1:{proxy.port}",
-            http_url=endpoints.http_url,
-            user=endpoints.user,
-            password=endpoints.password,
-            database=database_name,
-            data_dir=tmp_path,
-            connection_timeout_s=2.0,
+        graph=graph_db.remote_settings(
+            tmp_path, uri=f"bolt://127.0.0.1:{proxy.port}", connection_timeout_s=2.0
         ),
         api=ApiSettings(admin_key=ADMIN_KEY, key_cache_ttl_s=0),
     )
-    app = create_app(settings, embedder=embedder, database=database_name)
+    app = create_app(settings, embedder=embedder)
     with TestClient(app) as client:
         yield Api(client, ADMIN_KEY)
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.runtime import Runtime
-from hippograph.settings import ApiSettings, GraphSettings, JobSettings, RedisSettings, Settings
+from hippograph.settings import ApiSettings, JobSettings, RedisSettings, Settings
 from tests.api.conftest import ADMIN_KEY
+from tests.graphs import TestDatabase
 from tests.jobs.private_redis import PrivateRedis
 
 
@@ -26,10 +26,10 @@ def redis_server() -> Iterator[PrivateRedis]:
         server.stop()
 
 
-def arq_settings(data_dir: Path, redis_url: str) -> Settings:
-    """Settings for arq mode on the test's embedded server, with a queue of its own."""
+def arq_settings(graph_db: TestDatabase, data_dir: Path, redis_url: str) -> Settings:
+    """Settings for arq mode on the test's database, with a queue of its own."""
     return Settings(
-        graph=GraphSettings(data_dir=data_dir),
+        graph=graph_db.settings(data_dir),
         api=ApiSettings(admin_key=ADMIN_KEY, key_cache_ttl_s=0),
         jobs=JobSettings(mode="arq", poll_delay_s=0.05, queue=f"q-{uuid.uuid4().hex[:8]}"),
         redis=RedisSettings(url=redis_url),
@@ -37,22 +37,19 @@ def arq_settings(data_dir: Path, redis_url: str) -> Settings:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, redis_server: PrivateRedis) -> Settings:
+def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """This test's settings: jobs on its private Redis."""
-    return arq_settings(tmp_path, redis_server.url)
+    return arq_settings(graph_db, tmp_path, redis_server.url)
 
 
 @pytest.fixture
 async def runtime(
     settings: Settings,
-    arcade: EmbeddedArcadeDB,
+    graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
-    database_name: str,
 ) -> AsyncIterator[Runtime]:
-    """A runtime in arq mode on a fresh database (what the API process holds)."""
-    started = await Runtime.start(
-        settings, embedder=embedder, embedded=arcade, database=database_name
-    )
+    """A runtime in arq mode on an empty database (what the API process holds)."""
+    started = await Runtime.start(settings, embedder=embedder, **graph_db.start)
     try:
         yield started
     finally:

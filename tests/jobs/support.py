@@ -19,7 +19,6 @@ import numpy as np
 from arq.worker import Worker
 from redis.asyncio import Redis
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryKind, Sources
@@ -31,6 +30,7 @@ from hippograph.settings import Settings
 from hippograph.text import search_text as text_tokens
 from jobs.worker import build_worker
 from tests.api.conftest import ADMIN_KEY
+from tests.graphs import TestDatabase
 
 MEMORIZE = """
 mutation($input: MemorizeInput!) {
@@ -257,25 +257,16 @@ async def reflection_state(runtime: Runtime, user_id: str, fact_ids: list[str]) 
 
 def worker_env(
     settings: Settings,
-    arcade: EmbeddedArcadeDB,
-    database: str,
+    graph_db: TestDatabase,
     data: Path,
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """A worker process's environment: the test's ArcadeDB reached as a server, its Redis."""
-    endpoints = arcade.start()  # already running: returns its endpoints
+    """A worker process's environment: the test's database reached as a server, its Redis."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HIPPOGRAPH_")}
     return (
         env
+        | graph_db.environment(data)
         | {
-            "HIPPOGRAPH_GRAPH__SERVER": "arcadedb",
-            "HIPPOGRAPH_GRAPH__EMBEDDED": "false",
-            "HIPPOGRAPH_GRAPH__URI": endpoints.bolt_uri,
-            "HIPPOGRAPH_GRAPH__HTTP_URL": endpoints.http_url,
-            "HIPPOGRAPH_GRAPH__USER": endpoints.user,
-            "HIPPOGRAPH_GRAPH__PASSWORD": endpoints.password,
-            "HIPPOGRAPH_GRAPH__DATABASE": database,
-            "HIPPOGRAPH_GRAPH__DATA_DIR": str(data),
             "HIPPOGRAPH_REDIS__URL": settings.redis.url,
             "HIPPOGRAPH_JOBS__MODE": "arq",
             "HIPPOGRAPH_JOBS__QUEUE": settings.jobs.queue,

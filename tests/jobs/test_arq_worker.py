@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from graph.embedded import EmbeddedArcadeDB, free_port
+from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.errors import Unavailable
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memories import NewMemory
 from hippograph.settings import Settings
+from tests.graphs import TestDatabase
 from tests.jobs.conftest import arq_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
@@ -81,18 +82,14 @@ async def test_a_burst_worker_runs_a_queued_memorize_once(
 
 async def test_the_runtime_does_not_start_in_arq_mode_without_redis(
     tmp_path: Path,
-    arcade: EmbeddedArcadeDB,
+    graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
-    database_name: str,
 ) -> None:
     closed = f"redis://127.0.0.1:{free_port()}/0"
     started = time.monotonic()
     with pytest.raises(Unavailable, match=f"Redis at {closed} cannot be reached"):
         await Runtime.start(
-            arq_settings(tmp_path, closed),
-            embedder=embedder,
-            embedded=arcade,
-            database=database_name,
+            arq_settings(graph_db, tmp_path, closed), embedder=embedder, **graph_db.start
         )
     assert time.monotonic() - started < 10  # a couple of retries, not arq's five
 

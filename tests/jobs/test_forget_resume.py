@@ -13,7 +13,6 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.errors import Conflict
 from hippograph.forgetting import BatchWrite, ForgetRequest
@@ -24,12 +23,12 @@ from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import (
     ForgettingSettings,
-    GraphSettings,
     JobSettings,
     LLMSettings,
     Settings,
 )
 from jobs.inprocess import InProcessQueue
+from tests.graphs import TestDatabase
 from tests.llm.stub_server import Reply, StubLLMServer, completion
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -43,9 +42,8 @@ def _fuzzed(n: int) -> list[Reply]:
 
 async def test_a_stopped_forget_job_resumes_after_its_last_page(
     tmp_path: Path,
-    arcade: EmbeddedArcadeDB,
+    graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
-    database_name: str,
     stub: StubLLMServer,
 ) -> None:
     now = T0
@@ -54,16 +52,14 @@ async def test_a_stopped_forget_job_resumes_after_its_last_page(
         return now
 
     settings = Settings(
-        graph=GraphSettings(data_dir=tmp_path),
+        graph=graph_db.settings(tmp_path),
         jobs=JobSettings(mode="inprocess"),
         llm=LLMSettings(
             provider="openai", base_url=stub.base_url, model="stub", timeout_s=2, max_retries=0
         ),
         forgetting=ForgettingSettings(batch_size=PAGE, sweep_interval_s=0),
     )
-    runtime = await Runtime.start(
-        settings, embedder=embedder, embedded=arcade, database=database_name, clock=clock
-    )
+    runtime = await Runtime.start(settings, embedder=embedder, clock=clock, **graph_db.start)
     try:
         store = runtime.connection.store
         await runtime.services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
@@ -13,23 +12,21 @@ from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.messages import MessageInput
-from hippograph.settings import GraphSettings, JobSettings, Settings
+from hippograph.settings import JobSettings, Settings
 from jobs.inprocess import InProcessQueue
+from tests.graphs import TestDatabase
 from tests.jobs.support import CONVERSATION
 
 
 async def test_a_job_left_queued_runs_at_the_next_start(
     tmp_path: Path,
-    arcade: EmbeddedArcadeDB,
+    graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
-    database_name: str,
 ) -> None:
-    settings = Settings(graph=GraphSettings(data_dir=tmp_path), jobs=JobSettings(mode="inprocess"))
+    settings = Settings(graph=graph_db.settings(tmp_path), jobs=JobSettings(mode="inprocess"))
 
     async def start() -> Runtime:
-        return await Runtime.start(
-            settings, embedder=embedder, embedded=arcade, database=database_name
-        )
+        return await Runtime.start(settings, embedder=embedder, **graph_db.start)
 
     # A process stored the messages and recorded the job, then stopped before running it.
     first = await start()

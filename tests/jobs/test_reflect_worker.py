@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.server.runtime import Runtime
@@ -29,6 +28,7 @@ from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import ReflectionSettings, Settings
 from jobs.arq_queue import ArqQueue
 from jobs.worker import build_worker
+from tests.graphs import TestDatabase
 from tests.jobs.conftest import arq_settings
 from tests.jobs.paused_worker import GATE, PAUSE_AFTER, PAUSED
 from tests.jobs.private_redis import PrivateRedis
@@ -55,9 +55,9 @@ PAUSED_WORKER = [sys.executable, "-m", "tests.jobs.paused_worker", "worker"]
 
 
 @pytest.fixture
-def settings(tmp_path: Path, redis_server: PrivateRedis) -> Settings:
+def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """Arq mode with a short lease, and no scheduled sweep queueing jobs of its own."""
-    base = arq_settings(tmp_path, redis_server.url)
+    base = arq_settings(graph_db, tmp_path, redis_server.url)
     return base.model_copy(
         update={
             "jobs": base.jobs.model_copy(update={"timeout_s": LEASE_S}),
@@ -76,10 +76,10 @@ async def workers() -> AsyncIterator[list[WorkerProcess]]:
         await asyncio.gather(*(w.stop() for w in started))
 
 
-def _env(settings: Settings, arcade: EmbeddedArcadeDB, database: str, data: Path) -> dict[str, str]:
+def _env(settings: Settings, graph_db: TestDatabase, data: Path) -> dict[str, str]:
     # The paused worker is a module of the tests: the repository root must be importable.
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    return worker_env(settings, arcade, database, data, {"PYTHONPATH": path})
+    return worker_env(settings, graph_db, data, {"PYTHONPATH": path})
 
 
 async def _job(runtime: Runtime, job_id: str) -> Job:
@@ -95,14 +95,13 @@ async def _finished(runtime: Runtime, *job_ids: str) -> bool:
 async def test_a_worker_killed_mid_write_leaves_nothing_and_the_retry_reflects_once(
     runtime: Runtime,
     settings: Settings,
-    arcade: EmbeddedArcadeDB,
-    database_name: str,
+    graph_db: TestDatabase,
     tmp_path: Path,
     workers: list[WorkerProcess],
 ) -> None:
     services = runtime.services
     paused = tmp_path / "paused"
-    env = _env(settings, arcade, database_name, tmp_path / "data")
+    env = _env(settings, graph_db, tmp_path / "data")
     # Held inside the write's open transaction after three reflections and
     # their SUMMARIZES edges (1.5 s into the job): killed there, it has done
     # the most it can without committing. It loads its model meanwhile.
@@ -162,8 +161,7 @@ async def test_a_worker_killed_mid_write_leaves_nothing_and_the_retry_reflects_o
 async def test_two_workers_at_once_make_each_reflection_once(
     runtime: Runtime,
     settings: Settings,
-    arcade: EmbeddedArcadeDB,
-    database_name: str,
+    graph_db: TestDatabase,
     tmp_path: Path,
     workers: list[WorkerProcess],
 ) -> None:
@@ -176,7 +174,7 @@ async def test_two_workers_at_once_make_each_reflection_once(
         queue_settings = settings.model_copy(
             update={"jobs": settings.jobs.model_copy(update={"queue": queue})}
         )
-        env = _env(queue_settings, arcade, database_name, tmp_path / f"data{i}")
+        env = _env(queue_settings, graph_db, tmp_path / f"data{i}")
         # The wait at the gate counts against arq's job timeout: no short lease here.
         env |= {GATE: str(gate), TIMEOUT: "120"}
         workers.append(await WorkerProcess.start(PAUSED_WORKER, env, tmp_path / f"worker{i}.log"))

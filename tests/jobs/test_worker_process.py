@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from graph.embedded import EmbeddedArcadeDB
 from hippograph.jobs import JobStatus
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.messages import MessageInput
 from hippograph.settings import Settings
+from tests.graphs import TestDatabase
 from tests.jobs.support import CONVERSATION, queued_in_redis, worker_env
 
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
@@ -24,8 +24,7 @@ HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
 async def test_the_worker_command_runs_queued_jobs_and_exits_in_burst_mode(
     runtime: Runtime,
     settings: Settings,
-    arcade: EmbeddedArcadeDB,
-    database_name: str,
+    graph_db: TestDatabase,
     tmp_path: Path,
 ) -> None:
     services = runtime.services
@@ -47,7 +46,7 @@ async def test_the_worker_command_runs_queued_jobs_and_exits_in_burst_mode(
         str(HIPPOGRAPH),
         "worker",
         "--burst",
-        env=worker_env(settings, arcade, database_name, tmp_path / "worker"),
+        env=worker_env(settings, graph_db, tmp_path / "worker"),
         cwd=tmp_path,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,

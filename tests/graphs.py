@@ -1,0 +1,245 @@
+"""The graph servers a test run uses, chosen with ``pytest --graph``.
+
+``arcadedb`` (the default) is the embedded ArcadeDB, one per run, with a
+fresh database per test. ``neo4j-5.26`` and ``neo4j-2026`` are Neo4j
+Community started by :mod:`neo4j_launcher` in temporary stores of their own:
+Community has one user database per server, so a test gets a server's
+``neo4j`` database emptied for it, and a test that needs two databases at
+once gets a second server. Nothing outside those temporary stores is ever
+emptied.
+
+Every suite asks for a :class:`TestDatabase` (fixture ``graph_db``) and
+builds its settings, connections and child-process environments from it, so
+the same test runs unchanged on each server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import neo4j
+
+from graph.embedded import EmbeddedArcadeDB
+from graph.store import GraphConnection, connect
+from hippograph.settings import GraphSettings
+from neo4j_launcher.server import Neo4jServer
+
+GRAPHS = ("arcadedb", "neo4j-5.26", "neo4j-2026")
+NEO4J_RELEASES = {"neo4j-5.26": "5.26", "neo4j-2026": "2026"}
+
+
+@dataclass(frozen=True)
+class TestDatabase:
+    """One empty database of the run's server, and every way a test reaches it."""
+
+    __test__ = False  # not a test class, whatever its name
+
+    server: Literal["arcadedb", "neo4j"]
+    graph: str  # the --graph name: arcadedb, neo4j-5.26, neo4j-2026
+    name: str
+    bolt_uri: str
+    user: str
+    password: str
+    http_url: str | None = None
+    embedded: EmbeddedArcadeDB | None = None
+    version: str = ""
+
+    def settings(self, data_dir: Path, **overrides: Any) -> GraphSettings:
+        """Settings for this process: embedded ArcadeDB, or the Neo4j server over Bolt.
+
+        With ArcadeDB, pass :attr:`embedded` to ``connect``/``Runtime.start``
+        so the run's one server is reused.
+        """
+        if self.server == "arcadedb":
+            return GraphSettings(data_dir=data_dir, database=self.name, **overrides)
+        return self.remote_settings(data_dir, **overrides)
+
+    def remote_settings(
+        self, data_dir: Path, *, uri: str | None = None, **overrides: Any
+    ) -> GraphSettings:
+        """Settings that reach the server over the network, as another process would."""
+        return GraphSettings(
+            server=self.server,
+            embedded=False,
+            uri=uri or self.bolt_uri,
+            http_url=self.http_url,
+            user=self.user,
+            password=self.password,
+            database=self.name,
+            data_dir=data_dir,
+            **overrides,
+        )
+
+    def environment(self, data_dir: Path) -> dict[str, str]:
+        """``HIPPOGRAPH_GRAPH__*`` variables of a child process (serve, worker, the CLI)."""
+        env = {
+            "SERVER": self.server,
+            "EMBEDDED": "false",
+            "URI": self.bolt_uri,
+            "USER": self.user,
+            "PASSWORD": self.password,
+            "DATABASE": self.name,
+            "DATA_DIR": str(data_dir),
+        }
+        if self.http_url:
+            env["HTTP_URL"] = self.http_url
+        return {f"HIPPOGRAPH_GRAPH__{key}": value for key, value in env.items()}
+
+    @property
+    def start(self) -> dict[str, Any]:
+        """Keyword arguments of ``Runtime.start``/``create_app`` that reuse the run's server."""
+        return {"embedded": self.embedded, "database": self.name}
+
+    async def connect(self, data_dir: Path, **overrides: Any) -> GraphConnection:
+        """An open connection to this database (schema not set up)."""
+        return await connect(
+            self.settings(data_dir, **overrides), embedded=self.embedded, database=self.name
+        )
+
+
+class GraphBackend(Protocol):
+    """A run's graph server: hands out empty databases."""
+
+    graph: str
+
+    def database(
+        self, *, pristine: bool = False
+    ) -> contextlib.AbstractContextManager[TestDatabase]:
+        """An empty database for one test, released (or dropped) afterwards.
+
+        ``pristine`` also leaves it without constraints and indexes, as a
+        graph never set up (a new ArcadeDB database always is).
+        """
+        ...
+
+    def describe(self) -> str:
+        """What runs, for the test report's header."""
+        ...
+
+    def close(self) -> None:
+        """Stop every server this backend started."""
+        ...
+
+
+@dataclass
+class ArcadeBackend:
+    """The embedded ArcadeDB: a fresh database per test, dropped after it."""
+
+    embedded: EmbeddedArcadeDB
+    graph: str = "arcadedb"
+
+    @contextlib.contextmanager
+    def database(self, *, pristine: bool = False) -> Iterator[TestDatabase]:
+        """A database of its own, created now and dropped afterwards."""
+        endpoints = self.embedded.start()  # already running: its endpoints
+        name = "t" + uuid.uuid4().hex[:16]
+        self.embedded.create_database(name)
+        try:
+            yield TestDatabase(
+                server="arcadedb",
+                graph=self.graph,
+                name=name,
+                bolt_uri=endpoints.bolt_uri,
+                user=endpoints.user,
+                password=endpoints.password,
+                http_url=endpoints.http_url,
+                embedded=self.embedded,
+            )
+        finally:
+            self.embedded.drop_database(name)
+
+    def describe(self) -> str:
+        """The embedded server."""
+        return "embedded ArcadeDB (arcadedb-embedded)"
+
+    def close(self) -> None:
+        """Stop the embedded server (on the main thread, as the JVM needs)."""
+        self.embedded.stop()
+
+
+# Test-only Cypher, on the launcher's own stores: empty the database, and
+# (for a test that needs a graph never set up) drop its schema too.
+_DELETE_ALL = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+_CONSTRAINTS = "SHOW CONSTRAINTS YIELD name RETURN name"
+_INDEXES = "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
+
+
+@dataclass
+class Neo4jBackend:
+    """Neo4j Community servers of one release, each lent to one test at a time."""
+
+    graph: str
+    release: str
+    log_dir: Path
+    _idle: list[Neo4jServer] = field(default_factory=list)
+    _all: list[Neo4jServer] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self) -> Neo4jBackend:
+        """Start the first server now, so its start-up is not charged to a test."""
+        self._idle.append(self._new_server())
+        return self
+
+    def _new_server(self) -> Neo4jServer:
+        index = len(self._all)
+        server = Neo4jServer(
+            self.release, log_path=self.log_dir / f"neo4j-{self.release}-{index}.log"
+        ).start()
+        self._all.append(server)
+        return server
+
+    @contextlib.contextmanager
+    def database(self, *, pristine: bool = False) -> Iterator[TestDatabase]:
+        """The ``neo4j`` database of a server no other test holds, emptied now.
+
+        Its schema stays from test to test (made again for each, it would
+        cost a second a test) unless the test asks for a ``pristine`` one.
+        """
+        with self._lock:
+            server = self._idle.pop() if self._idle else None
+        if server is None:
+            server = self._new_server()
+        try:
+            empty(server, drop_schema=pristine)
+            yield TestDatabase(
+                server="neo4j",
+                graph=self.graph,
+                name="neo4j",
+                bolt_uri=server.uri,
+                user=server.user,
+                password=server.password,
+                version=server.version,
+            )
+        finally:
+            with self._lock:
+                self._idle.append(server)
+
+    def describe(self) -> str:
+        """The release and where its log is."""
+        return f"Neo4j Community {self.release} (launcher; logs in {self.log_dir})"
+
+    def close(self) -> None:
+        """Stop every server."""
+        for server in self._all:
+            server.stop()
+
+
+def empty(server: Neo4jServer, *, drop_schema: bool = False) -> None:
+    """Delete every node and edge of a launcher's ``neo4j`` database, and its schema if asked."""
+    auth = (server.user, server.password)
+    with (
+        neo4j.GraphDatabase.driver(server.uri, auth=auth) as driver,
+        driver.session(database="neo4j") as session,
+    ):
+        session.run(_DELETE_ALL).consume()
+        if drop_schema:
+            for record in list(session.run(_CONSTRAINTS)):
+                session.run("DROP CONSTRAINT $name", name=record["name"]).consume()
+            for record in list(session.run(_INDEXES)):
+                session.run("DROP INDEX $name", name=record["name"]).consume()
