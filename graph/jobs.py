@@ -37,9 +37,15 @@ GET_JOBS = cypher(
 # A finished job is not started again, nor a running one while its lease
 # (the job timeout) lasts: a duplicate delivery is then a no-op. A job whose
 # runner died is taken over once the lease has run out.
+# The status is checked only after the job node's write lock is taken (the
+# SET/REMOVE of `_lock`): under Neo4j's read-committed isolation two workers
+# that both read 'queued' first would otherwise both start it, the second
+# after waiting for the first's commit (tests/graph/test_job_lease.py).
 START_JOB = cypher(
     "jobs.START_JOB",
     "MATCH (j:Job {id: $id}) "
+    "SET j._lock = true REMOVE j._lock "
+    "WITH j "
     "WHERE j.status = 'queued' OR (j.status = 'running' AND j.started_at < $stale_before) "
     "SET j.status = 'running', j.started_at = $now, j.attempts = coalesce(j.attempts, 0) + 1, "
     "j.error = null "

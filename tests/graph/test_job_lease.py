@@ -1,0 +1,57 @@
+"""A job starts once, however many workers are handed it at the same moment."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+
+from graph.store import GraphConnection, GraphStore
+from hippograph.ids import IdKind, new_id
+from hippograph.jobs import Job, JobKind, JobStatus
+from tests.graphs import TestDatabase
+from tests.support import T0
+
+ROUNDS = 25
+
+
+async def _two_workers(graph_db: TestDatabase, tmp_path: Path) -> list[GraphConnection]:
+    # Two connections, as two worker processes have: one driver each.
+    return [await graph_db.connect(tmp_path) for _ in range(2)]
+
+
+async def _start(worker: GraphConnection, job_id: str, gate: asyncio.Event) -> Job | None:
+    await gate.wait()
+    return await worker.store.jobs.start(job_id, T0, T0 - timedelta(minutes=10))
+
+
+async def test_two_workers_released_at_once_start_a_job_exactly_once(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    workers = await _two_workers(graph_db, tmp_path)
+    try:
+        started_twice = []
+        for round_ in range(ROUNDS):
+            job = Job(
+                id=new_id(IdKind.JOB, T0 + timedelta(seconds=round_)),
+                kind=JobKind.REFLECT,
+                status=JobStatus.QUEUED,
+                user_ids=("ann",),
+                params={"user_id": "ann", "force": True},
+                created_at=T0,
+            )
+            await store.jobs.submit(job)
+            gate = asyncio.Event()
+            tasks = [asyncio.create_task(_start(w, job.id, gate)) for w in workers]
+            await asyncio.sleep(0.01)  # both wait at the gate
+            gate.set()
+            outcomes = await asyncio.gather(*tasks)
+            winners = [o for o in outcomes if o is not None]
+            if len(winners) != 1:
+                started_twice.append((job.id, len(winners)))
+            stored = await store.jobs.get_jobs([job.id])
+            assert stored[job.id].attempts == 1, stored[job.id]
+        assert started_twice == []
+    finally:
+        for worker in workers:
+            await worker.close()
