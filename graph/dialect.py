@@ -7,6 +7,11 @@ over its HTTP API, after which they are called ``Type[property,...]``. Both
 servers then answer ``db.index.vector.queryNodes`` and
 ``db.index.fulltext.queryNodes``, so queries take the index name as a parameter.
 
+Neo4j 2026.01 and later also filter inside the vector index: the memory
+index is made with ``WITH [n.user_id]`` and searched with Cypher 25's
+``SEARCH`` clause scoped to the user (:attr:`IndexDialect.scopes_memory_vectors`),
+where older servers rank every user's memories and the caller oversamples.
+
 Both full-text indexes cover two properties: ``search_text`` (tokens made by
 :mod:`hippograph.text`) and ``user_key`` (one token per owning user), and use a
 whitespace analyzer, so the tokens are ours on both servers and a keyword query
@@ -45,6 +50,10 @@ class IndexDialect(Protocol):
 
     name: str
     indexes: IndexNames
+    # Whether the memory vector index keeps to one user inside the index (known
+    # once ensure_search_indexes has run): then vector search asks it for the
+    # user's nearest directly instead of oversampling everyone's.
+    scopes_memory_vectors: bool
 
     def index_cosine(self, score: float) -> float:
         """The cosine similarity behind a ``db.index.vector.queryNodes`` score."""
@@ -70,13 +79,23 @@ def _check_dimensions(dimensions: int) -> int:
 
 
 # Neo4j takes no parameters in index OPTIONS, so the vector index DDL is the one
-# statement rendered from a template; the only value put into it is the model's
-# dimension count, an int checked above, never anything from a request.
+# statement rendered from a template; the values put into it are the model's
+# dimension count, an int checked above, and constants of this module, never
+# anything from a request.
+# Quantization is off: Neo4j (5.23 and later) quantizes by default, and its
+# index then scored memories up to 0.008 away from their cosine and ranked the
+# top ten differently from an exact scan (tests/graph/test_search.py, first
+# run on a real Neo4j). Full vectors cost 1.5 KB a memory, 150 MB at 100k.
 NEO4J_VECTOR_INDEX_TEMPLATE = (
-    "CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON n.embedding "
-    "OPTIONS {{indexConfig: {{`vector.dimensions`: {dimensions}, "
-    "`vector.similarity_function`: 'cosine'}}}}"
+    "{language}CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON n.embedding "
+    "{filters}OPTIONS {{indexConfig: {{`vector.dimensions`: {dimensions}, "
+    "`vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}}}"
 )
+# The filter property of the memory index on servers with the SEARCH clause
+# (Cypher 25). MemUnits belong to a list of users (user_ids), which an index
+# filter cannot test, so their index stays unfiltered.
+NEO4J_MEMORY_FILTERS = "WITH [n.user_id] "
+NEO4J_CYPHER_25 = "CYPHER 25 "
 
 NEO4J_MEMORY_TEXT_INDEX = cypher(
     "dialect.NEO4J_MEMORY_TEXT_INDEX",
@@ -92,6 +111,12 @@ NEO4J_MEMUNIT_TEXT_INDEX = cypher(
 )
 
 
+# Neo4j populates a new index in the background, and a query on it waits for
+# the whole build (16 s for 30,000 vectors here): setup waits instead, so a
+# process that has started can search at once. An hour covers millions of
+# vectors; past it the start fails rather than serve a graph without indexes.
+NEO4J_AWAIT_INDEXES = cypher("dialect.NEO4J_AWAIT_INDEXES", "CALL db.awaitIndexes(3600)")
+
 NEO4J_DROP_MEMORY_VECTOR_INDEX = cypher(
     "dialect.NEO4J_DROP_MEMORY_VECTOR_INDEX", "DROP INDEX memory_embedding IF EXISTS"
 )
@@ -100,15 +125,41 @@ NEO4J_DROP_MEMUNIT_VECTOR_INDEX = cypher(
 )
 
 
-def neo4j_vector_index_ddl(name: str, label: str, dimensions: int) -> str:
-    """The ``CREATE VECTOR INDEX`` statement for ``label`` (names are ours, not input)."""
+NEO4J_MEMORY_VECTOR_PROPERTIES = cypher(
+    "dialect.NEO4J_MEMORY_VECTOR_PROPERTIES",
+    "SHOW VECTOR INDEXES YIELD name, properties WHERE name = 'memory_embedding' RETURN properties",
+)
+
+
+def neo4j_vector_index_ddl(
+    name: str, label: str, dimensions: int, *, user_filter: bool = False
+) -> str:
+    """The ``CREATE VECTOR INDEX`` statement for ``label`` (names are ours, not input).
+
+    ``user_filter`` makes it a Cypher 25 index that the SEARCH clause can
+    scope to one user (Neo4j 2026.01 and later).
+    """
     return NEO4J_VECTOR_INDEX_TEMPLATE.format(
-        name=name, label=label, dimensions=_check_dimensions(dimensions)
+        language=NEO4J_CYPHER_25 if user_filter else "",
+        name=name,
+        label=label,
+        filters=NEO4J_MEMORY_FILTERS if user_filter else "",
+        dimensions=_check_dimensions(dimensions),
     )
 
 
+def has_search_clause(agent: str) -> bool:
+    """Whether a server (by its agent, ``Neo4j/2026.09.0``) has Cypher 25's SEARCH.
+
+    Calendar versions began at 2025.01; the clause came with 2026.01.
+    """
+    version = agent.partition("/")[2]
+    major = version.split(".", 1)[0]
+    return major.isdigit() and int(major) >= 2026
+
+
 class Neo4jDialect:
-    """Neo4j 5: native vector and full-text index DDL."""
+    """Neo4j 5.26 and 2026.x: native vector and full-text index DDL."""
 
     name = "neo4j"
     indexes = IndexNames(
@@ -117,6 +168,9 @@ class Neo4jDialect:
         memory_text="memory_text",
         memunit_text="memunit_text",
     )
+
+    def __init__(self) -> None:
+        self.scopes_memory_vectors = False
 
     def index_cosine(self, score: float) -> float:
         """Neo4j reports ``(1 + cos) / 2``."""
@@ -127,15 +181,37 @@ class Neo4jDialect:
         return 2.0 * score - 1.0
 
     async def ensure_search_indexes(self, graph: GraphDriver, dimensions: int) -> None:
-        """Create both vector indexes and both full-text indexes."""
+        """Create both vector indexes and both full-text indexes; return once every
+        index (these and the constraints' made before) is online.
+
+        On a server with the SEARCH clause the memory index is made filterable
+        by user. An index that an older server made is kept as it is (IF NOT
+        EXISTS), searched the old way, and named in a warning:
+        ``hippograph reindex`` makes it again.
+        """
+        search_clause = has_search_clause(await graph.server_agent())
         for name, label in (("memory_embedding", "Memory"), ("memunit_embedding", "MemUnit")):
-            ddl = neo4j_vector_index_ddl(name, label, dimensions)
+            ddl = neo4j_vector_index_ddl(
+                name, label, dimensions, user_filter=search_clause and label == "Memory"
+            )
             await graph.run_schema(ddl)  # type: ignore[arg-type,unused-ignore]  # see template
         await graph.run_schema(NEO4J_MEMORY_TEXT_INDEX)
         await graph.run_schema(NEO4J_MEMUNIT_TEXT_INDEX)
+        await graph.run_schema(NEO4J_AWAIT_INDEXES)
+        filterable = False
+        if search_clause:
+            rows = await graph.query(NEO4J_MEMORY_VECTOR_PROPERTIES)
+            filterable = bool(rows) and "user_id" in (rows[0]["properties"] or [])
+            if not filterable:
+                log.warning(
+                    "the memory vector index was made without the user as a filter; "
+                    "searches oversample it as on Neo4j 5. `hippograph reindex` makes it "
+                    "again, filterable (searches fail while it runs)"
+                )
+        self.scopes_memory_vectors = filterable
 
     async def rebuild_vector_indexes(self, graph: GraphDriver, dimensions: int) -> None:
-        """Drop and recreate both vector indexes (Neo4j populates them in the background)."""
+        """Drop and recreate both vector indexes, waiting until they are built."""
         await graph.run_schema(NEO4J_DROP_MEMORY_VECTOR_INDEX)
         await graph.run_schema(NEO4J_DROP_MEMUNIT_VECTOR_INDEX)
         await self.ensure_search_indexes(graph, dimensions)
@@ -184,6 +260,7 @@ class ArcadeDBDialect:
     """ArcadeDB: search indexes through its SQL over HTTP."""
 
     name = "arcadedb"
+    scopes_memory_vectors = False
     indexes = IndexNames(
         memory_vector="Memory[embedding]",
         memunit_vector="MemUnit[embedding]",

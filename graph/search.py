@@ -1,9 +1,11 @@
 """Search candidates from the graph's indexes; ranking is not done here but in hippograph/.
 
-Neither server's vector index can filter before ranking, so scoping a vector
-search to one user takes one of two paths, chosen by the caller from the
-user's memory count (DESIGN.md §1): an exact scan of that user's memories, or
-the index asked for more candidates than needed and filtered afterwards.
+Neo4j 5 and ArcadeDB cannot filter a vector index before ranking, so scoping a
+vector search to one user takes one of two paths, chosen by the caller from
+the user's memory count (DESIGN.md §1): an exact scan of that user's
+memories, or the index asked for more candidates than needed and filtered
+afterwards. Neo4j 2026.01 and later filter by user inside the memory index
+(Cypher 25's SEARCH clause); the dialect says which query a server gets.
 Keyword search is scoped inside the full-text index (``user_key:<token>^0``,
 which matches without adding to the score), and every keyword hit brings its
 cosine to the query along, computed by the server. Scores come back as plain
@@ -78,6 +80,15 @@ VECTOR_INDEX = cypher(
     "search.VECTOR_INDEX",
     "CALL db.index.vector.queryNodes($index, $candidates, $vector) YIELD node AS m, score "
     "WHERE m.user_id = $user_id AND " + FILTER_M + " "
+    "RETURN " + CANDIDATES_M,
+)
+# The index name is part of the text: SEARCH takes no parameter for it.
+VECTOR_SEARCH = cypher(
+    "search.VECTOR_SEARCH",
+    "CYPHER 25 MATCH (m:Memory) "
+    "SEARCH m IN (VECTOR INDEX memory_embedding FOR $vector "
+    "WHERE m.user_id = $user_id LIMIT $candidates) SCORE AS score "
+    "WHERE " + FILTER_M + " "
     "RETURN " + CANDIDATES_M,
 )
 KEYWORD = cypher(
@@ -244,14 +255,23 @@ class SearchGraph:
         memory_filter: MemoryFilter,
         now: datetime,
     ) -> list[Candidate]:
-        """The user's memories among the index's ``candidates`` nearest, most similar first."""
+        """The user's memories among the index's ``candidates`` nearest, most similar first.
+
+        Where the index filters by user (:meth:`scoped_vector_index`) the
+        ``candidates`` nearest are all the user's; otherwise they are everyone's.
+        """
         params = filter_params(memory_filter, now) | {
             "index": self._dialect.indexes.memory_vector,
             "user_id": user_id,
             "vector": vector_param(vector),
             "candidates": candidates,
         }
-        return self._by_vector(await self._collected(VECTOR_INDEX, params), exact=False, unit=False)
+        query = VECTOR_SEARCH if self.scoped_vector_index() else VECTOR_INDEX
+        return self._by_vector(await self._collected(query, params), exact=False, unit=False)
+
+    def scoped_vector_index(self) -> bool:
+        """Whether :meth:`vector_index` keeps to the user inside the index."""
+        return self._dialect.scopes_memory_vectors
 
     async def keyword(
         self,

@@ -168,6 +168,10 @@ class SearchStore(Protocol):
         memory_filter: MemoryFilter,
         now: datetime,
     ) -> list[Candidate]: ...
+    def scoped_vector_index(self) -> bool:
+        """Whether ``vector_index`` ranks only the user's memories (no oversampling needed)."""
+        ...
+
     async def keyword(
         self,
         user_id: str,

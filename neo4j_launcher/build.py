@@ -166,9 +166,9 @@ def _compiled() -> Path:
     classes = HOME / "classes"
     stamp_file = HOME / "classes.stamp"
     stamp = _stamp(SOURCE.read_text(), COMPILE_RELEASE.version)
-    if (classes / "Launcher.class").exists() and stamp_file.exists():
-        if stamp_file.read_text() == stamp:
-            return classes
+    built = (classes / "Launcher.class").exists() and stamp_file.exists()
+    if built and stamp_file.read_text() == stamp:
+        return classes
     classpath = _classpath(COMPILE_RELEASE)
     java = choose_java(COMPILE_RELEASE)
     javac = java.parent / "javac"

@@ -11,6 +11,7 @@ launcher deletes at exit; with one (a restart test) it is kept.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -115,10 +116,8 @@ class Neo4jServer:
         if process is None:
             return
         if process.stdin is not None:
-            try:
+            with contextlib.suppress(OSError):  # already gone
                 process.stdin.close()
-            except OSError:
-                pass
         try:
             process.wait(timeout)
         except subprocess.TimeoutExpired:

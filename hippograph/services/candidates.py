@@ -113,6 +113,7 @@ class MemorySides:
             lambda k: store.vector_exact(user_id, vector, k, f, now),
             lambda n: store.vector_index(user_id, vector, n, f, now),
             NARROW_OVERSAMPLE if is_narrow(f) else OVERSAMPLE,
+            scoped=store.scoped_vector_index(),
         )
         return _within(hits, self.radius)
 

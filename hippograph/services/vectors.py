@@ -62,12 +62,18 @@ class ScopedNearest:
         exact: Callable[[int], Awaitable[list[T]]],
         index: Callable[[int], Awaitable[list[T]]],
         oversample: float = 2.0,
+        scoped: bool = False,
     ) -> list[T]:
-        """Up to ``k`` items, from ``exact(k)`` or ``index(candidates)``."""
+        """Up to ``k`` items, from ``exact(k)`` or ``index(candidates)``.
+
+        ``scoped`` says the index ranks only the user's items (Neo4j 2026's
+        filtered search): then only the caller's filters are oversampled for,
+        not the user's share of everyone's items.
+        """
         owned = await self._counts.get(user_id)
         if owned <= self._settings.exact_scan_max:
             return await exact(k)
-        total = max(await self._counts.get(None), owned)
+        total = owned if scoped else max(await self._counts.get(None), owned)
         cap = self._settings.max_index_candidates
         wanted = oversample * k
         candidates = min(cap, max(math.ceil(wanted), math.ceil(wanted * total / owned)))

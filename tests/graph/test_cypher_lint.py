@@ -71,6 +71,9 @@ def all_queries() -> dict[str, str]:
     queries: dict[str, str] = dict(registered())
     for name, label in (("memory_embedding", "Memory"), ("memunit_embedding", "MemUnit")):
         queries[f"dialect.NEO4J_VECTOR_INDEX[{label}]"] = neo4j_vector_index_ddl(name, label, 384)
+        queries[f"dialect.NEO4J_VECTOR_INDEX[{label}, filtered]"] = neo4j_vector_index_ddl(
+            name, label, 384, user_filter=True
+        )
     return queries
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from graph.store import GraphStore
 from hippograph.models import IndexedText, MemoryFilter, MemoryKind, Sources
 from tests.support import T0, add_user, memory, unit_vector
@@ -181,3 +183,18 @@ async def test_candidates_carry_what_ranking_reads_unchanged_on_every_path(
     assert abs(cosines[record.id] - 1.0) < 1e-5
     assert await store.search.cosines([], query) == {}
     assert await store.search.vector_exact("bob", query, 5, MemoryFilter(), T0) == []
+
+
+@pytest.mark.only_on("neo4j-2026", "only Neo4j 2026.01+ filters a vector index by user (SEARCH)")
+async def test_a_small_user_among_large_ones_gets_its_exact_nearest_from_the_index(
+    store: GraphStore,
+) -> None:
+    assert store.search.scoped_vector_index()
+    small = await _fill(store, "ann", 20, 0)
+    await _fill(store, "bob", 400, 1000)
+    for seed in (3, 17, 42, 1001):
+        query = unit_vector(seed)
+        exact = await store.search.vector_exact("ann", query, 10, MemoryFilter(), T0)
+        index = await store.search.vector_index("ann", query, 10, MemoryFilter(), T0)
+        assert [h.id for h in index] == [h.id for h in exact]
+        assert {h.id for h in index} <= set(small)

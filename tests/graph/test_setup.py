@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 from neo4j import AsyncManagedTransaction
 
-from graph.dialect import SHOW_INDEXES
+from graph.dialect import SHOW_INDEXES, neo4j_vector_index_ddl
 from graph.driver import fetch
-from graph.embedded import EmbeddedArcadeDB
-from graph.store import GraphStore, connect
+from graph.store import GraphStore
 from hippograph.errors import ConfigError
 from hippograph.models import MemoryFilter, Sources
-from hippograph.settings import GraphSettings
-from tests.conftest import DIMENSIONS, MODEL, fresh_database_name
+from tests.conftest import DIMENSIONS, MODEL
+from tests.graphs import TestDatabase
 from tests.support import T0, add_user, indexed, memory, unit_vector
 
 Index = tuple[str, str, tuple[str, ...], tuple[str, ...]]  # name, type, labels, properties
+INDEX_STATES = "SHOW INDEXES YIELD name, state RETURN name, state"
 
 
 async def _indexes(store: GraphStore) -> list[Index]:
@@ -59,14 +59,14 @@ async def test_a_model_of_another_size_is_refused_with_both_named(store: GraphSt
         await store.setup(model="some-768-model", dimensions=768)
 
 
+@pytest.mark.only_on("arcadedb", "efSearch is ArcadeDB's index metadata; Neo4j has no such setting")
 async def test_a_changed_ef_search_keeps_the_existing_index_and_starts(
-    arcade: EmbeddedArcadeDB, tmp_path: Path, database_name: str
+    graph_db: TestDatabase, tmp_path: Path
 ) -> None:
     # ArcadeDB refuses CREATE INDEX IF NOT EXISTS when the METADATA differs.
     indexes = []
     for ef_search in (400, 200):
-        settings = GraphSettings(data_dir=tmp_path, vector_ef_search=ef_search)
-        connection = await connect(settings, embedded=arcade, database=database_name)
+        connection = await graph_db.connect(tmp_path, vector_ef_search=ef_search)
         try:
             await connection.store.setup(model=MODEL, dimensions=DIMENSIONS)
             indexes.append(sorted(await _indexes(connection.store)))
@@ -75,17 +75,14 @@ async def test_a_changed_ef_search_keeps_the_existing_index_and_starts(
     assert indexes[0] == indexes[1]
 
 
+@pytest.mark.only_on("arcadedb", "the warning is about ArcadeDB's refusal of a changed efSearch")
 async def test_reindex_applies_settings_an_existing_index_was_made_without(
-    arcade: EmbeddedArcadeDB,
-    tmp_path: Path,
-    database_name: str,
-    caplog: pytest.LogCaptureFixture,
+    graph_db: TestDatabase, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     async def run(ef_search: int, work: Callable[[GraphStore], Awaitable[object]]) -> list[str]:
         """``work`` on a connection with ``ef_search``; the vector-index warnings it logged."""
         caplog.clear()
-        settings = GraphSettings(data_dir=tmp_path, vector_ef_search=ef_search)
-        connection = await connect(settings, embedded=arcade, database=database_name)
+        connection = await graph_db.connect(tmp_path, vector_ef_search=ef_search)
         try:
             await work(connection.store)
         finally:
@@ -127,12 +124,55 @@ async def test_reindex_applies_settings_an_existing_index_was_made_without(
 
 
 async def test_reindex_refuses_a_graph_never_set_up(
-    arcade: EmbeddedArcadeDB, tmp_path: Path
+    pristine_db: TestDatabase, tmp_path: Path
 ) -> None:
-    database = fresh_database_name()
-    connection = await connect(GraphSettings(data_dir=tmp_path), embedded=arcade, database=database)
+    connection = await pristine_db.connect(tmp_path)
     try:
         with pytest.raises(ConfigError, match="hippograph init"):
             await connection.store.rebuild_vector_indexes()
+    finally:
+        await connection.close()
+
+
+async def test_setup_and_reindex_return_once_every_index_is_online(store: GraphStore) -> None:
+    # Neo4j builds a new index in the background; a query on it meanwhile
+    # waits for the whole build (16 s for 30k vectors here). Setup and
+    # reindex wait for it instead, so a started service searches at once.
+    await add_user(store, "ann")
+    for batch in range(4):
+        items = [
+            (memory("ann", f"note {i}"), indexed(f"note {i}", i), Sources())
+            for i in range(batch * 1000, (batch + 1) * 1000)
+        ]
+        await store.memories.add_many(items)
+    assert await store.rebuild_vector_indexes() == DIMENSIONS
+    states = await store.graph.query(INDEX_STATES)
+    assert states
+    assert {(r["name"], r["state"]) for r in states} == {(r["name"], "ONLINE") for r in states}
+    hits = await store.search.vector_index("ann", unit_vector(1234), 10, MemoryFilter(), T0)
+    assert hits[0].similarity is not None
+    assert hits[0].similarity > 0.999
+
+
+@pytest.mark.only_on("neo4j-2026", "only Neo4j 2026.01+ can make a vector index filterable by user")
+async def test_an_index_from_before_the_search_clause_is_kept_until_reindex(
+    pristine_db: TestDatabase, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    connection = await pristine_db.connect(tmp_path)
+    try:
+        store = connection.store
+        # What Neo4j 5 made: the memory index without the user as a filter.
+        await store.graph.run_schema(neo4j_vector_index_ddl("memory_embedding", "Memory", 384))
+        await store.setup(model=MODEL, dimensions=DIMENSIONS)
+        assert not store.search.scoped_vector_index()
+        assert any("`hippograph reindex`" in r.getMessage() for r in caplog.records)
+        await add_user(store, "ann")
+        await store.memories.add(memory("ann", "a note"), indexed("a note", 5), Sources())
+        hits = await store.search.vector_index("ann", unit_vector(5), 10, MemoryFilter(), T0)
+        assert len(hits) == 1
+        await store.rebuild_vector_indexes()
+        assert store.search.scoped_vector_index()
+        hits = await store.search.vector_index("ann", unit_vector(5), 10, MemoryFilter(), T0)
+        assert len(hits) == 1
     finally:
         await connection.close()
