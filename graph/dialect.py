@@ -21,6 +21,7 @@ than by filtering a hit list that may be half the corpus.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from dataclasses import dataclass
@@ -303,12 +304,7 @@ class ArcadeDBDialect:
         # Building a vector index over a large graph takes minutes.
         async with httpx.AsyncClient(auth=self._auth, timeout=1800.0) as client:
             for statement in statements:
-                try:
-                    response = await client.post(
-                        url, json={"language": "sql", "command": statement}
-                    )
-                except httpx.HTTPError as exc:
-                    raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
+                response = await self._post(client, url, statement)
                 if response.status_code != 200:
                     if "LSM_VECTOR" in statement and "already exists" in response.text:
                         # IF NOT EXISTS still refuses an index whose METADATA
@@ -322,6 +318,23 @@ class ArcadeDBDialect:
                         continue
                     detail = f"{response.status_code} {response.text[:300]}"
                     raise ConfigError(f"ArcadeDB refused {statement!r}: {detail}")
+
+    async def _post(self, client: httpx.AsyncClient, url: str, statement: str) -> httpx.Response:
+        """One statement; run again when it lost a race to another process's same statement.
+
+        Two processes starting at once both create the same type or property,
+        and ArcadeDB answers the slower one "already exists" in spite of IF
+        NOT EXISTS; run again, the statement sees the winner's and is a no-op.
+        """
+        for attempt in range(3):
+            try:
+                response = await client.post(url, json={"language": "sql", "command": statement})
+            except httpx.HTTPError as exc:
+                raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
+            if response.status_code == 200 or "already exists" not in response.text:
+                return response
+            await asyncio.sleep(0.05 * (attempt + 1))
+        return response
 
 
 SHOW_INDEXES: LiteralString = cypher(

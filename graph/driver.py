@@ -27,6 +27,7 @@ from neo4j import (
     Record,
 )
 from neo4j.exceptions import (
+    ClientError,
     ConstraintError,
     DriverError,
     ServiceUnavailable,
@@ -43,6 +44,12 @@ Work = Callable[[AsyncManagedTransaction], Awaitable[T]]
 log = logging.getLogger(__name__)
 
 _MERGE_RETRIES = 6
+# What Neo4j answers the loser of two racing CREATE ... IF NOT EXISTS.
+_SCHEMA_RACES = {
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.ClientError.Schema.IndexAlreadyExists",
+    "Neo.ClientError.Schema.ConstraintAlreadyExists",
+}
 
 
 async def fetch(
@@ -189,7 +196,11 @@ class GraphDriver:
         """Run one schema statement in its own auto-commit transaction.
 
         Schema changes cannot share a transaction with data (Neo4j) and are
-        idempotent (IF NOT EXISTS), so a plain retry on a transient error is safe.
+        idempotent (IF NOT EXISTS), so a plain retry on a transient error is
+        safe, and so is one on a lost race: two processes starting at once
+        (docker compose's api and worker) both create the same index, and
+        Neo4j answers the slower ``EquivalentSchemaRuleAlreadyExists`` instead
+        of a no-op. Run again, IF NOT EXISTS sees the winner's index.
         """
         for attempt in range(5):
             try:
@@ -199,6 +210,10 @@ class GraphDriver:
                     return
             except TransientError:
                 await asyncio.sleep(0.2 * (attempt + 1))
+            except ClientError as exc:
+                if exc.code not in _SCHEMA_RACES:
+                    raise
+                await asyncio.sleep(0.05 * (attempt + 1))
             except (ServiceUnavailable, SessionExpired) as exc:
                 raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
         raise Unavailable(f"schema statement kept failing: {query[:80]}")

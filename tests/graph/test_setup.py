@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -176,3 +177,24 @@ async def test_an_index_from_before_the_search_clause_is_kept_until_reindex(
         assert len(hits) == 1
     finally:
         await connection.close()
+
+
+async def test_two_processes_setting_up_one_graph_at_once_both_start(
+    pristine_db: TestDatabase, tmp_path: Path
+) -> None:
+    # docker compose starts the API and the worker together, and each sets up
+    # the schema: on Neo4j one of two racing CREATE ... IF NOT EXISTS failed
+    # with EquivalentSchemaRuleAlreadyExists, and that process did not start.
+    connections = [await pristine_db.connect(tmp_path) for _ in range(3)]
+    try:
+        await asyncio.gather(
+            *(c.store.setup(model=MODEL, dimensions=DIMENSIONS) for c in connections)
+        )
+        names = {i[0] for i in await _indexes(connections[0].store)}
+        assert {"memory_embedding", "memory_text"} <= names or {
+            "Memory[embedding]",
+            "Memory[user_key,search_text]",
+        } <= names
+    finally:
+        for connection in connections:
+            await connection.close()
