@@ -87,25 +87,39 @@ public final class Launcher {
             stopped.countDown();
         }, "neo4j-launcher-shutdown"));
 
-        GraphDatabaseService system = dbms.database("system");
-        // The first start leaves user neo4j with the password "neo4j" and a
-        // demand to change it; set ours, and keep it on later starts.
-        system.executeTransactionally(
-                "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
-                Map.of("password", password));
-
-        GraphDatabaseAPI api = (GraphDatabaseAPI) system;
-        HostnamePort bolt = api.getDependencyResolver()
-                .resolveDependency(ConnectorPortRegister.class)
-                .getLocalAddress(ConnectorType.BOLT);
-        String version = org.neo4j.kernel.internal.Version.getNeo4jVersion();
-        PrintStream out = System.out;
-        out.println("NEO4J_READY bolt://127.0.0.1:" + bolt.getPort() + " " + version);
-        out.flush();
+        try {
+            GraphDatabaseService system = dbms.database("system");
+            setPassword(system, password);
+            GraphDatabaseAPI api = (GraphDatabaseAPI) system;
+            HostnamePort bolt = api.getDependencyResolver()
+                    .resolveDependency(ConnectorPortRegister.class)
+                    .getLocalAddress(ConnectorType.BOLT);
+            String version = org.neo4j.kernel.internal.Version.getNeo4jVersion();
+            PrintStream out = System.out;
+            out.println("NEO4J_READY bolt://127.0.0.1:" + bolt.getPort() + " " + version);
+            out.flush();
+        } catch (RuntimeException exc) {
+            // Neo4j's own threads would keep a failed launcher alive, never ready.
+            exc.printStackTrace();
+            System.exit(1); // runs the shutdown hook
+        }
 
         waitForEndOfInput(System.in);
         System.exit(0); // runs the shutdown hook
         stopped.await();
+    }
+
+    /**
+     * Gives user neo4j our password. The first start leaves it "neo4j" with a
+     * demand to change it; a restart on a kept store finds ours already, and
+     * Neo4j refuses to set a password to itself, so it passes through a
+     * throwaway one.
+     */
+    private static void setPassword(GraphDatabaseService system, String password) {
+        String alter = "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED";
+        String throwaway = "launcher-" + java.util.UUID.randomUUID();
+        system.executeTransactionally(alter, Map.of("password", throwaway));
+        system.executeTransactionally(alter, Map.of("password", password));
     }
 
     /** Blocks until the parent closes our standard input (or dies, which closes it). */
