@@ -2,14 +2,15 @@
 
 # GraphiQL's browser assets come from the npm packages, built here so the
 # running service never needs a CDN.
-FROM node:20-bookworm-slim AS assets
+# Base images are pinned to exact versions, so a build next month is this build.
+FROM node:20.18.1-bookworm-slim AS assets
 WORKDIR /src/web
 COPY web/package.json web/package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY web/build-assets.mjs ./
 RUN node build-assets.mjs
 
-FROM python:3.11-slim-bookworm
+FROM python:3.11.7-slim-bookworm
 ENV PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1 \

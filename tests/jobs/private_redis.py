@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 
 import pytest
 
@@ -25,10 +26,14 @@ def _answers(port: int) -> bool:
         return False
 
 
-class PrivateRedis:
-    """``redis-server`` as a child process, without persistence."""
+# What most tests want: nothing written to disk.
+NO_PERSISTENCE = ("--save", "", "--appendonly", "no")
 
-    def __init__(self) -> None:
+
+class PrivateRedis:
+    """``redis-server`` as a child process, without persistence unless ``options`` say so."""
+
+    def __init__(self, options: Sequence[str] = NO_PERSISTENCE) -> None:
         executable = shutil.which("redis-server")
         if executable is None:
             pytest.fail(
@@ -36,6 +41,7 @@ class PrivateRedis:
                 "(Debian package redis-server)"
             )
         self._executable = executable
+        self._options = list(options)
         self._process: subprocess.Popen[str] | None = None
         self.port = 0
 
@@ -56,10 +62,7 @@ class PrivateRedis:
                     str(self.port),
                     "--bind",
                     "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
+                    *self._options,
                     "--daemonize",
                     "no",
                 ],
