@@ -1,6 +1,7 @@
 """A FUZZ pass over one user's memories, then a second pass right after.
 
-1. Start the embedded runtime on an empty data directory, create one user and
+1. Start the runtime on an empty data directory (``--graph``: the embedded
+   ArcadeDB or a Neo4j release, see ``bench.graphs``), create one user and
    bulk-insert ``--memories`` memories: LoCoMo turns as text (past the 788
    turns, a turn plus the start of another, so every text differs),
    importances 0.0–0.9, categories fact and episode (one in five), last
@@ -16,7 +17,7 @@
    a level boundary since change — the daily sweep's steady state), and again
    a pass right after it.
 
-    python -m bench.forget --memories 100000 [--max-age-days 1000] [--json]
+    python -m bench.forget --memories 100000 [--max-age-days 1000] [--graph G] [--json]
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from bench import graphs
 from bench.common import machine, print_json
+from bench.graphs import open_graph
 from bench.search_latency import distinct_texts
 from hippograph import text
 from hippograph.clock import utc_now
@@ -43,7 +46,7 @@ from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryCategory, MemoryKind, Sources
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
-from hippograph.settings import ForgettingSettings, GraphSettings, Settings
+from hippograph.settings import ForgettingSettings, Settings
 
 USER = "bench-user"
 BATCH = 1000
@@ -111,9 +114,12 @@ async def one_pass(runtime: Runtime, as_of: datetime) -> dict[str, Any]:
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     """Load, then two passes."""
-    with tempfile.TemporaryDirectory(prefix="hippograph-bench-forget-") as data:
+    with (
+        tempfile.TemporaryDirectory(prefix="hippograph-bench-forget-") as data,
+        open_graph(args.graph, Path(data)) as graph,
+    ):
         settings = Settings(
-            graph=GraphSettings(data_dir=Path(data)),
+            graph=graph.settings,
             forgetting=ForgettingSettings(batch_size=args.batch_size, sweep_interval_s=0),
         )
         runtime = await Runtime.start(settings)
@@ -132,7 +138,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             await runtime.stop()
     setup = loaded | {"max_age_days": args.max_age_days, "batch_size": args.batch_size}
-    return {"machine": machine(), "setup": setup} | passes
+    server = {"server": graph.name, "version": graph.version}
+    return {"machine": machine(), "graph": server, "setup": setup} | passes
 
 
 def cli() -> None:
@@ -142,11 +149,13 @@ def cli() -> None:
     parser.add_argument("--max-age-days", type=float, default=1000.0)
     parser.add_argument("--batch-size", type=int, default=1000)
     parser.add_argument("--json", action="store_true")
+    graphs.add_argument(parser)
     args = parser.parse_args()
     result = asyncio.run(main(args))
     if args.json:
         print_json(result)
         return
+    print(f"graph: {result['graph']['server']} {result['graph']['version']}")
     print(f"memories: {result['setup']['memories']} (loaded in {result['setup']['load_s']} s)")
     for name in ("first_pass", "right_after", "next_day", "right_after_next_day"):
         p = result[name]

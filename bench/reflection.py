@@ -11,7 +11,10 @@
    (LoCoMo turns as text, each embedded once, repeated with a little noise
    to reach the count); one reflect run: seconds, reflections, facts covered.
 
-    python -m bench.reflection [--facts 90000] [--pending 10000] [--json]
+    python -m bench.reflection [--facts 90000] [--pending 10000] [--graph G] [--json]
+
+``--graph`` chooses the server (the embedded ArcadeDB or a Neo4j release,
+see ``bench.graphs``); ``--pending 0`` skips the reflect run.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from bench import graphs
 from bench.common import locomo_turn_texts, machine, percentiles, print_json
+from bench.graphs import open_graph
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, derived_id, new_id
 from hippograph.models import (
@@ -42,7 +47,7 @@ from hippograph.models import (
 from hippograph.reflection import reflection_id
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
-from hippograph.settings import GraphSettings, ReflectionSettings, Settings
+from hippograph.settings import ReflectionSettings, Settings
 
 BATCH = 1000
 
@@ -173,23 +178,25 @@ async def reflect_run(runtime: Runtime, pending: int) -> dict[str, Any]:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Both measurements on a fresh embedded store."""
+    """Both measurements on a fresh store."""
     directory = Path(tempfile.mkdtemp(prefix="hippograph-reflection-"))
-    settings = Settings(
-        graph=GraphSettings(data_dir=directory),
-        reflection=ReflectionSettings(sweep_interval_s=0, max_pending=max(20000, args.pending)),
-    )
-    runtime = await Runtime.start(settings)
-    try:
-        started = time.perf_counter()
-        roots = await build_tree(runtime, args.facts)
-        built = time.perf_counter() - started
-        total = await runtime.connection.store.memories.count()
-        walks = await time_walks(runtime, roots, args.walks)
-        reflect = await reflect_run(runtime, args.pending)
-    finally:
-        await runtime.stop()
+    with open_graph(args.graph, directory) as graph:
+        settings = Settings(
+            graph=graph.settings,
+            reflection=ReflectionSettings(sweep_interval_s=0, max_pending=max(20000, args.pending)),
+        )
+        runtime = await Runtime.start(settings)
+        try:
+            started = time.perf_counter()
+            roots = await build_tree(runtime, args.facts)
+            built = time.perf_counter() - started
+            total = await runtime.connection.store.memories.count()
+            walks = await time_walks(runtime, roots, args.walks)
+            reflect = await reflect_run(runtime, args.pending) if args.pending else None
+        finally:
+            await runtime.stop()
     return {
+        "graph": {"server": graph.name, "version": graph.version},
         "memories": total,
         "build_seconds": round(built, 1),
         "provenance_depth4": walks,
@@ -205,6 +212,7 @@ def main() -> None:
     parser.add_argument("--pending", type=int, default=10000)
     parser.add_argument("--walks", type=int, default=200)
     parser.add_argument("--json", action="store_true")
+    graphs.add_argument(parser)
     args = parser.parse_args()
     report = asyncio.run(run(args))
     if args.json:
@@ -218,6 +226,8 @@ def main() -> None:
         f"{walk['nodes_per_walk']} nodes per walk"
     )
     r = report["reflect"]
+    if r is None:
+        return
     print(
         f"reflect over {r['pending_facts']} facts: {r['seconds']} s, {r['reflections']} "
         f"reflections covering {r['facts_consolidated']} facts"

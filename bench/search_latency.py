@@ -1,9 +1,13 @@
 """Search latency and recall at scale, per method, in-process and over HTTP.
 
-1. Start the embedded runtime on an empty data directory, create one user and
+1. Start the runtime on an empty data directory (``--graph``: the embedded
+   ArcadeDB, or a Neo4j release, see ``bench.graphs``), create one user and
    bulk-insert ``--memories`` memories (LoCoMo turns; past the 788 turns, a
    turn plus the start of another, so every text is different), with kinds
-   and importances spread so that filters have something to filter. Stop.
+   and importances spread so that filters have something to filter; then a
+   small user with ``--small-memories`` of the texts after those (3,000 by
+   default: above the exact-scan threshold, so the vector index serves it,
+   at a 3% share of the index, the case oversampling handles worst). Stop.
 2. Start again on the same data and, for each method (VECTOR, KEYWORD,
    HYBRID, and HYBRID with filters), run ``--searches`` LoCoMo questions
    through the search service after a warm-up: latency p50/p95. Then the
@@ -12,13 +16,18 @@
    against an exact cosine scan of the same user, before any ranking. The
    first search of this step builds the vector graph of the bulk load. Last,
    what the shortcuts of scale cost in quality: LoCoMo recall@k of the
-   questions' evidence among these memories (``bench.scale_recall``).
+   questions' evidence among these memories (``bench.scale_recall``). For
+   the small user: HYBRID and HYBRID+filters latency, and the top-10 recall
+   against an exact scan of the neighbours the served path gets (oversampled
+   by the user's share, or filtered inside the index where the server can).
 3. Stop, start again and time the same searches in-process once more: a
    restarted service on settled data.
 4. Stop, start ``hippograph serve`` on the same data and run the same
-   searches through GraphQL over HTTP from this process: latency p50/p95.
+   searches through GraphQL over HTTP from this process: latency p50/p95,
+   the big user's and the small user's.
 
-    python -m bench.search_latency --memories 100000 --searches 200 [--json]
+    python -m bench.search_latency --memories 100000 --searches 200 \
+        [--graph arcadedb|neo4j-5.26|neo4j-2026] [--json]
 """
 
 from __future__ import annotations
@@ -30,12 +39,13 @@ import sys
 import tempfile
 import time
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench import scale_recall
+from bench import graphs, scale_recall
 from bench.common import (
     embed_cached,
     locomo_questions,
@@ -46,6 +56,7 @@ from bench.common import (
     serve_env,
     stopwatch,
 )
+from bench.graphs import open_graph
 from graph.embedded import free_port
 from hippograph import text
 from hippograph.clock import utc_now
@@ -56,10 +67,12 @@ from hippograph.scoring import SearchMethod
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.search import SearchRequest
-from hippograph.settings import ApiSettings, GraphSettings, Settings
+from hippograph.services.vectors import MemoryCounts, ScopedNearest
+from hippograph.settings import ApiSettings, Settings
 
 ADMIN_KEY = "hg_bench-admin-key"
 USER = "bench-user"
+SMALL_USER = "small-user"
 KINDS = (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.EVENT)
 # What the served path asks the index for, for a user who owns it all: twice
 # the default candidate pool (see hippograph.services.vectors.ScopedNearest).
@@ -72,6 +85,7 @@ RUNS: dict[str, tuple[SearchMethod, MemoryFilter]] = {
     "hybrid": (SearchMethod.HYBRID, MemoryFilter()),
     "hybrid+filters": (SearchMethod.HYBRID, FILTERED),
 }
+SMALL_RUNS = {name: RUNS[name] for name in ("hybrid", "hybrid+filters")}
 
 
 def distinct_texts(count: int) -> list[str]:
@@ -100,9 +114,11 @@ def distinct_texts(count: int) -> list[str]:
     return texts
 
 
-async def load(runtime: Runtime, texts: list[str], batch: int) -> dict[str, float]:
+async def load(
+    runtime: Runtime, texts: list[str], batch: int, user: str = USER
+) -> dict[str, float]:
     """Create the user and bulk-insert one memory per text (vectors from the cache)."""
-    await runtime.services.users.create_user(SETTINGS_ADMIN, USER, "Bench")
+    await runtime.services.users.create_user(SETTINGS_ADMIN, user, "Bench")
     store = runtime.connection.store
     with stopwatch() as embedding:
         vectors = await embed_cached(runtime.embedder.embed, texts, "search-latency")
@@ -116,7 +132,7 @@ async def load(runtime: Runtime, texts: list[str], batch: int) -> dict[str, floa
                 (
                     Memory(
                         id=new_id(IdKind.MEMORY, created),
-                        user_id=USER,
+                        user_id=user,
                         kind=KINDS[i % len(KINDS)],
                         content=texts[i],
                         importance=(i % 10) / 10,
@@ -140,30 +156,65 @@ async def load(runtime: Runtime, texts: list[str], batch: int) -> dict[str, floa
     }
 
 
-def _request(question: str, method: SearchMethod, memory_filter: MemoryFilter) -> SearchRequest:
+def _request(
+    question: str, method: SearchMethod, memory_filter: MemoryFilter, user: str = USER
+) -> SearchRequest:
     return SearchRequest(
-        USER, question, 10, method=method, filter=memory_filter, mode=SearchMode.NORMAL, touch=False
+        user, question, 10, method=method, filter=memory_filter, mode=SearchMode.NORMAL, touch=False
     )
 
 
-async def search_in_process(runtime: Runtime, questions: list[str], warmup: int) -> dict[str, Any]:
+async def search_in_process(
+    runtime: Runtime,
+    questions: list[str],
+    warmup: int,
+    user: str = USER,
+    runs: dict[str, tuple[SearchMethod, MemoryFilter]] = RUNS,
+) -> dict[str, Any]:
     """Latency per method, after the first search since start."""
     search = runtime.services.search
     with stopwatch() as first:
         await search.search(
-            SETTINGS_ADMIN, _request(questions[0], SearchMethod.VECTOR, MemoryFilter())
+            SETTINGS_ADMIN, _request(questions[0], SearchMethod.VECTOR, MemoryFilter(), user)
         )
     report: dict[str, Any] = {"first_query_after_start_ms": round(first[0] * 1000, 1)}
-    for name, (method, memory_filter) in RUNS.items():
+    for name, (method, memory_filter) in runs.items():
         for question in questions[:warmup]:
-            await search.search(SETTINGS_ADMIN, _request(question, method, memory_filter))
+            await search.search(SETTINGS_ADMIN, _request(question, method, memory_filter, user))
         latencies: list[float] = []
         for question in questions:
             with stopwatch() as took:
-                await search.search(SETTINGS_ADMIN, _request(question, method, memory_filter))
+                await search.search(SETTINGS_ADMIN, _request(question, method, memory_filter, user))
             latencies.append(took[0] * 1000)
         report[name] = {"latency_ms": percentiles(latencies)}
     return report
+
+
+async def served_recall(runtime: Runtime, questions: list[str], user: str) -> float:
+    """Top-10 recall, against an exact scan, of the neighbours the served path gets.
+
+    The served path is ``ScopedNearest`` with the service's own settings and
+    candidate pool: for a small user among large ones, the index asked for
+    enough of everyone's neighbours (Neo4j 5, ArcadeDB), or for the user's
+    own inside the index (Neo4j 2026).
+    """
+    store = runtime.connection.store
+    nearest = ScopedNearest(MemoryCounts(store.memories.count, 3600), runtime.settings.search)
+    search = store.search
+    pool = SearchRequest(user, "").candidates  # the service's default pool
+    recalls: list[float] = []
+    everything = MemoryFilter()
+    for vector in await runtime.embedder.embed(questions):
+        now = utc_now()
+        exact_scan = partial(search.vector_exact, user, vector, memory_filter=everything, now=now)
+        index = partial(search.vector_index, user, vector, memory_filter=everything, now=now)
+        served = await nearest.nearest(
+            user, pool, exact_scan, index, scoped=search.scoped_vector_index()
+        )
+        exact = await exact_scan(10)
+        wanted = {h.id for h in exact}
+        recalls.append(len(wanted & {h.id for h in served[:10]}) / max(1, len(wanted)))
+    return round(sum(recalls) / len(recalls), 4)
 
 
 async def index_recall(runtime: Runtime, questions: list[str]) -> float:
@@ -182,8 +233,8 @@ async def index_recall(runtime: Runtime, questions: list[str]) -> float:
 
 
 QUERY = (
-    "query($q: String!, $method: SearchMethod!, $filter: MemoryFilterInput) {\n"
-    f'  search(userId: "{USER}", query: $q, topK: 10, method: $method, filter: $filter,\n'
+    "query($user: ID!, $q: String!, $method: SearchMethod!, $filter: MemoryFilterInput) {\n"
+    "  search(userId: $user, query: $q, topK: 10, method: $method, filter: $filter,\n"
     "         mode: NORMAL, touch: false) { hits { score memory { id content } } } }"
 )
 
@@ -197,10 +248,12 @@ def _graphql_filter(memory_filter: MemoryFilter) -> dict[str, Any] | None:
     }
 
 
-def search_over_http(data_dir: Path, questions: list[str], warmup: int) -> dict[str, Any]:
-    """Start ``hippograph serve`` on ``data_dir``; time GraphQL searches from here."""
+def search_over_http(
+    data_dir: Path, graph_env: dict[str, str], questions: list[str], warmup: int
+) -> dict[str, Any]:
+    """Start ``hippograph serve`` on the benchmark's graph; time GraphQL searches from here."""
     port = free_port()
-    env = serve_env(data_dir, port, ADMIN_KEY)
+    env = serve_env(data_dir, port, ADMIN_KEY) | graph_env
     hippograph = Path(sys.executable).parent / "hippograph"
     started = time.monotonic()
     server = subprocess.Popen(
@@ -214,8 +267,11 @@ def search_over_http(data_dir: Path, questions: list[str], warmup: int) -> dict[
             timeout=60,
         ) as client:
 
-            def ask(question: str, method: SearchMethod, memory_filter: MemoryFilter) -> float:
+            def ask(
+                question: str, method: SearchMethod, memory_filter: MemoryFilter, user: str = USER
+            ) -> float:
                 variables = {
+                    "user": user,
                     "q": question,
                     "method": method.name,
                     "filter": _graphql_filter(memory_filter),
@@ -234,11 +290,14 @@ def search_over_http(data_dir: Path, questions: list[str], warmup: int) -> dict[
                     report["start_to_first_answer_s"] = round(time.monotonic() - started, 2)
                 except httpx.HTTPError:
                     time.sleep(0.2)
-            for name, (method, memory_filter) in RUNS.items():
-                for question in questions[:warmup]:
-                    ask(question, method, memory_filter)
-                latencies = [ask(q, method, memory_filter) for q in questions]
-                report[name] = {"latency_ms": percentiles(latencies)}
+            for user, runs, into in ((USER, RUNS, report), (SMALL_USER, SMALL_RUNS, {})):
+                for name, (method, memory_filter) in runs.items():
+                    for question in questions[:warmup]:
+                        ask(question, method, memory_filter, user)
+                    latencies = [ask(q, method, memory_filter, user) for q in questions]
+                    into[name] = {"latency_ms": percentiles(latencies)}
+                if user == SMALL_USER:
+                    report["small_user"] = into
         return report
     finally:
         server.terminate()
@@ -247,45 +306,57 @@ def search_over_http(data_dir: Path, questions: list[str], warmup: int) -> dict[
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="hippograph-bench-"))
-    settings = Settings(
-        graph=GraphSettings(data_dir=data_dir), api=ApiSettings(admin_key=ADMIN_KEY)
-    )
     questions = (locomo_questions() * 2)[: args.searches]
-    texts = distinct_texts(args.memories)
-    runtime = await Runtime.start(settings)
-    try:
-        loaded = await load(runtime, texts, args.batch)
-    finally:
-        await runtime.stop()
-    # Searched after a restart, like the HTTP runs: right after a bulk load
-    # the graph server is still compacting the indexes it just filled, and
-    # searches then measure that, not a running service.
-    runtime = await Runtime.start(settings)
-    try:
-        in_process = await search_in_process(runtime, questions, args.warmup)
-        recall = await index_recall(runtime, questions)
-        in_process["vector"]["index_recall_at_10_vs_exact"] = recall
-        in_process["locomo_evidence_recall"] = await scale_recall.evidence_recall(
-            runtime.services.search, SETTINGS_ADMIN, USER, texts
-        )
-    finally:
-        await runtime.stop()
-    # The first search above made the graph server build the vector graph of
-    # everything just loaded (about a minute at 100k), and the searches after
-    # it share the JVM heap with that build's garbage. A service restarted on
-    # its data, like the HTTP server below, does not: time that state too,
-    # in-process (neither has been reliably faster so far; see bench/README).
-    runtime = await Runtime.start(settings)
-    try:
-        settled = await search_in_process(runtime, questions, args.warmup)
-    finally:
-        await runtime.stop()
-    http = search_over_http(data_dir, questions, args.warmup)
+    everything = distinct_texts(args.memories + args.small_memories)
+    texts, small_texts = everything[: args.memories], everything[args.memories :]
+    with open_graph(args.graph, data_dir) as graph:
+        settings = Settings(graph=graph.settings, api=ApiSettings(admin_key=ADMIN_KEY))
+        runtime = await Runtime.start(settings)
+        try:
+            loaded = await load(runtime, texts, args.batch)
+            if small_texts:
+                await load(runtime, small_texts, args.batch, SMALL_USER)
+        finally:
+            await runtime.stop()
+        # Searched after a restart, like the HTTP runs: right after a bulk load
+        # the graph server is still compacting the indexes it just filled, and
+        # searches then measure that, not a running service.
+        runtime = await Runtime.start(settings)
+        try:
+            in_process = await search_in_process(runtime, questions, args.warmup)
+            recall = await index_recall(runtime, questions)
+            in_process["vector"]["index_recall_at_10_vs_exact"] = recall
+            in_process["locomo_evidence_recall"] = await scale_recall.evidence_recall(
+                runtime.services.search, SETTINGS_ADMIN, USER, texts
+            )
+            if small_texts:
+                small = await search_in_process(
+                    runtime, questions, args.warmup, SMALL_USER, SMALL_RUNS
+                )
+                small["served_recall_at_10_vs_exact"] = await served_recall(
+                    runtime, questions, SMALL_USER
+                )
+                in_process["small_user"] = small
+        finally:
+            await runtime.stop()
+        # The first search above made ArcadeDB build the vector graph of
+        # everything just loaded (about a minute at 100k), and the searches
+        # after it share the JVM heap with that build's garbage. A service
+        # restarted on its data, like the HTTP server below, does not: time
+        # that state too, in-process.
+        runtime = await Runtime.start(settings)
+        try:
+            settled = await search_in_process(runtime, questions, args.warmup)
+        finally:
+            await runtime.stop()
+        http = search_over_http(data_dir, graph.env, questions, args.warmup)
     return {
         "benchmark": "search_latency",
         "machine": machine(),
+        "graph": {"server": graph.name, "version": graph.version},
         "settings": {
             "memories": args.memories,
+            "small_user_memories": args.small_memories,
             "searches": len(questions),
             "warmup": args.warmup,
             "top_k": 10,
@@ -301,11 +372,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument(
+        "--small-memories", type=int, default=3000, help="a second, small user (0: none)"
+    )
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=20, help="searches before timing")
     parser.add_argument("--data-dir", default=None, help="default: a fresh temporary directory")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    graphs.add_argument(parser)
     args = parser.parse_args()
     result = asyncio.run(run(args))
     if args.json:
@@ -314,6 +389,7 @@ def main() -> None:
     insert, local, http = result["insert"], result["in_process"], result["http"]
     settled = result["in_process_restarted"]
     print(f"machine: {result['machine']['cpus']} cpus, {result['machine']['cpu']}")
+    print(f"graph: {result['graph']['server']} {result['graph']['version']}")
     print(
         f"insert {insert['memories']} memories: {insert['writes_per_s']}/s in batches of "
         f"{args.batch} (embedding apart: {insert['embed_s_or_cached']} s, 0 when cached)"
@@ -331,6 +407,16 @@ def main() -> None:
     print(f"vector index recall@10 vs exact cosine: {recall}")
     print("LoCoMo evidence recall among these memories (bench/scale_recall.py):")
     print(scale_recall.describe(local["locomo_evidence_recall"]))
+    if "small_user" in local:
+        small, small_http = local["small_user"], http["small_user"]
+        print(f"small user ({args.small_memories} memories), in-process and over HTTP:")
+        for name in SMALL_RUNS:
+            cells = [
+                f"{run[name]['latency_ms']['p50']:>6} / {run[name]['latency_ms']['p95']:<6}"
+                for run in (small, small_http)
+            ]
+            print(f"{name:16} " + "   ".join(cells))
+        print(f"small user: served top-10 recall vs exact {small['served_recall_at_10_vs_exact']}")
     print(f"serve start to first answer: {http['start_to_first_answer_s']} s")
 
 
