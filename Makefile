@@ -10,15 +10,23 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 VENDOR := hippograph/server/static/vendor/graphiql.min.js
 
-.PHONY: run test install install-dev assets test-deps lint bench clean
+# The graph servers `make test` runs the suite on, one pytest run each
+# (`make test GRAPHS=arcadedb` for a quicker inner loop).
+GRAPHS ?= arcadedb neo4j-5.26 neo4j-2026
+NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))
+
+.PHONY: run test install install-dev assets test-deps neo4j lint bench clean
 
 ## Install and start the service on the embedded graph (GraphiQL at http://127.0.0.1:8000/graphql)
 run: install assets
 	$(BIN)/hippograph serve
 
-## Install everything the tests need, then lint, type-check and run the whole suite
-test: install-dev assets test-deps lint
-	$(BIN)/pytest
+## Install everything the tests need, then lint, type-check and run the whole suite on each server
+test: install-dev assets test-deps neo4j lint
+	@for graph in $(GRAPHS); do \
+		echo "=== pytest --graph $$graph"; \
+		$(BIN)/pytest --graph $$graph || exit 1; \
+	done
 
 lint: install-dev
 	$(BIN)/ruff check .
@@ -48,17 +56,27 @@ assets: $(VENDOR)
 $(VENDOR): web/node_modules/.installed web/build-assets.mjs
 	node web/build-assets.mjs
 
-# System packages the tests use: Redis (tests start their own on a free port)
-# and Chromium (headless browser tests). Installed only when missing.
+# System packages the tests use: Redis (tests start their own on a free port),
+# Chromium (headless browser tests), and a JDK with Maven (Neo4j's launcher).
+# Installed only when missing.
 test-deps:
 	@command -v redis-server >/dev/null || $(APT_INSTALL) redis-server \
 		|| ($(SUDO) apt-get update && $(APT_INSTALL) redis-server)
 	@command -v chromium >/dev/null || $(APT_INSTALL) chromium \
 		|| ($(SUDO) apt-get update && $(APT_INSTALL) chromium)
+	@command -v javac >/dev/null || $(APT_INSTALL) openjdk-17-jdk-headless \
+		|| ($(SUDO) apt-get update && $(APT_INSTALL) openjdk-17-jdk-headless)
+	@command -v mvn >/dev/null || $(APT_INSTALL) maven \
+		|| ($(SUDO) apt-get update && $(APT_INSTALL) maven)
+
+# Neo4j Community from Maven Central (the first run downloads about 300 MB
+# into ~/.m2) and the launcher, compiled into .neo4j/ (neo4j_launcher/).
+neo4j: install-dev test-deps
+	$(if $(NEO4J_RELEASES),$(BIN)/python -m neo4j_launcher.build $(NEO4J_RELEASES),@true)
 
 ## Reproducible benchmarks (see bench/README.md)
 bench: install
 	$(BIN)/python bench/search_latency.py
 
 clean:
-	rm -rf $(VENV) web/node_modules hippograph/server/static/vendor
+	rm -rf $(VENV) web/node_modules hippograph/server/static/vendor .neo4j

@@ -46,8 +46,9 @@ TEST_ONLY = {
 }
 LEASE_S = 15
 # arq hands a dead worker's job out again once its in-progress mark expires
-# (the job timeout plus 10 s); the graph's lease has run out by then.
-REDELIVERY_S = LEASE_S + 10
+# (arq's job timeout, the lease plus jobs/worker.py's grace, and arq's own
+# 10 s); the graph's lease has run out by then.
+REDELIVERY_S = LEASE_S + 30 + 10
 
 JOB = "query($id: ID!) { job(id: $id) { status attempts error counts { memories } } }"
 MEMORIZE = """
@@ -375,7 +376,7 @@ def test_the_compose_topology_serves_survives_a_killed_worker_and_a_neo4j_restar
     client.wait("the job to start", lambda: client.job(long_job)["status"] == "RUNNING", within=60)
     topology.workers[0].stop(signal.SIGKILL)
     topology.start_worker()
-    done = client.finished(long_job, within=REDELIVERY_S + 90)
+    done = client.finished(long_job, within=REDELIVERY_S + 60)
     assert done["attempts"] == 2, done
     again = client.ok(
         MEMORIZE,
