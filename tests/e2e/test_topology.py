@@ -32,6 +32,7 @@ from neo4j_launcher.build import RELEASES
 from neo4j_launcher.server import Neo4jServer
 from tests.graphs import GraphBackend
 from tests.jobs.private_redis import PrivateRedis
+from tests.jobs.support import JOB, MEMORIZE
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -50,15 +51,6 @@ LEASE_S = 15
 # 10 s); the graph's lease has run out by then.
 REDELIVERY_S = LEASE_S + 30 + 10
 
-JOB = "query($id: ID!) { job(id: $id) { status attempts error counts { memories } } }"
-MEMORIZE = """
-mutation($input: MemorizeInput!) {
-  memorize(input: $input) {
-    __typename
-    ... on Memorized { created counts { memories } job { id status } }
-    ... on Error { message code }
-  }
-}"""
 SEARCH = """
 query($q: String!) {
   search(userId: "caro", query: $q, topK: 5) { hits { memory { id content } } }
