@@ -64,9 +64,12 @@ LINK_MANY_MEMORIES = cypher(
     "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Memory {id: link.source}) "
     "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
 )
+# One record holding every memory: each record costs the driver time in
+# Python, and a search's hits (10) took 6.6 ms as ten records on Neo4j 5.26
+# against 3.6 ms as one (ArcadeDB: 2.0 and 1.4).
 GET_MEMORIES = cypher(
     "memories.GET_MEMORIES",
-    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN m " + MEMORY_MAP + " AS props",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN collect(m " + MEMORY_MAP + ") AS rows",
 )
 LIST_MEMORIES = cypher(
     "memories.LIST_MEMORIES",
@@ -188,8 +191,9 @@ class MemoryGraph:
 
     async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
         """The memories among ``ids`` that exist, by id."""
-        rows = await self._graph.query(GET_MEMORIES, {"ids": list(ids)})
-        return {row["props"]["id"]: memory_from(row["props"]) for row in rows}
+        records = await self._graph.query(GET_MEMORIES, {"ids": list(ids)})
+        rows = records[0]["rows"] if records else []
+        return {props["id"]: memory_from(props) for props in rows}
 
     async def list_memories(
         self,
