@@ -176,6 +176,13 @@ class Topology:
 
 
 @pytest.fixture
+def client(topology: Topology) -> Iterator[Client]:
+    """A client of the topology's API (its connections closed afterwards)."""
+    with Client(topology) as started:
+        yield started
+
+
+@pytest.fixture
 def topology(graph_backend: GraphBackend, tmp_path: Path) -> Iterator[Topology]:
     """Neo4j, Redis, the API and one worker, all on loopback."""
     # A store the test keeps and a fixed port: Neo4j is restarted on both.
@@ -215,6 +222,12 @@ class Client:
     def __init__(self, topology: Topology) -> None:
         self.topology = topology
         self.http = httpx.Client(base_url=f"http://127.0.0.1:{topology.api_port}", timeout=30)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.http.close()
 
     def post(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         """The JSON answer of one operation."""
@@ -334,9 +347,8 @@ def _services_agree_with_compose(topology: Topology) -> None:
 @pytest.mark.slow
 @pytest.mark.only_on("neo4j-5.26", "docker-compose.yml deploys Neo4j 5.26 LTS")
 def test_the_compose_topology_serves_survives_a_killed_worker_and_a_neo4j_restart(
-    topology: Topology,
+    topology: Topology, client: Client
 ) -> None:
-    client = Client(topology)
     client.wait("the API to be ready", client.ready, within=120)
     assert topology.api is not None
     metrics = f"http://127.0.0.1:{topology.metrics_port}/metrics"
