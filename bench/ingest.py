@@ -1,4 +1,4 @@
-"""Memorize throughput: LoCoMo conversations through the whole pipeline into the embedded store.
+"""Memorize throughput: LoCoMo conversations through the whole pipeline into the graph.
 
 Every turn of the dev subset goes in as a message, one memorize call per
 LoCoMo session (synchronous, offline extractor), exactly as an agent would
@@ -12,7 +12,7 @@ spends several core-seconds compiling the write path while the pass runs
 (measured: 7 of 25 core-seconds); the second is the steady state of a
 server that has been up for a while. Both are reported.
 
-    python -m bench.ingest [--data FILE] [--json]
+    python -m bench.ingest [--data FILE] [--graph arcadedb|neo4j-5.26|neo4j-2026] [--json]
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench import graphs
 from bench.common import LOCOMO, machine, print_json
+from bench.graphs import BenchGraph, open_graph
 from hippograph.clock import utc_now
 from hippograph.extraction.schema import Extraction, ExtractionRequest
 from hippograph.fuzzing import FuzzRequest, FuzzText
@@ -37,7 +39,7 @@ from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.server.runtime import Runtime, build_llm
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest, MemorizeService
-from hippograph.settings import GraphSettings, Settings
+from hippograph.settings import Settings
 
 SPENT: dict[str, float] = defaultdict(float)
 
@@ -114,11 +116,10 @@ class TimedIngest:
             SPENT["write"] += time.perf_counter() - started
 
 
-async def run(data: Path, concurrency: int) -> dict[str, Any]:
+async def run(data: Path, concurrency: int, graph: BenchGraph) -> dict[str, Any]:
     """Ingest every conversation of ``data``; the figures as a dict."""
     conversations = load_locomo(data)
-    directory = Path(tempfile.mkdtemp(prefix="hippograph-ingest-"))
-    settings = Settings(graph=GraphSettings(data_dir=directory))
+    settings = Settings(graph=graph.settings)
     runtime = await Runtime.start(settings)
     try:
         store = runtime.connection.store
@@ -206,6 +207,7 @@ async def run(data: Path, concurrency: int) -> dict[str, Any]:
         "data": str(data),
         "conversations": len(conversations),
         "concurrency": concurrency,
+        "graph": {"server": graph.name, "version": graph.version},
         "embedding": " ".join(
             str(getattr(runtime.embedder, part, "?")) for part in ("runtime", "precision")
         ),
@@ -222,11 +224,15 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions in flight at once")
+    graphs.add_argument(parser)
     args = parser.parse_args()
-    report = asyncio.run(run(args.data, args.concurrency))
+    directory = Path(tempfile.mkdtemp(prefix="hippograph-ingest-"))
+    with open_graph(args.graph, directory) as graph:
+        report = asyncio.run(run(args.data, args.concurrency, graph))
     if args.json:
         print_json(report)
         return
+    print(f"graph: {report['graph']['server']} {report['graph']['version']}")
     print(
         f"embedding: {report['embedding']}, the model alone "
         f"{report['embedding_only_texts_per_s']} texts/s"
