@@ -41,7 +41,6 @@ class Neo4jServer:
         heap: str = "1g",
         page_cache: str = "256m",
         log_path: Path | None = None,
-        settings: dict[str, str] | None = None,
     ) -> None:
         self.release = release
         self.store = store
@@ -49,7 +48,6 @@ class Neo4jServer:
         self.password = password or "pw-" + secrets.token_urlsafe(18)
         self._heap = heap
         self._page_cache = page_cache
-        self._settings = settings or {}
         self.log_path = log_path or Path(
             tempfile.mkstemp(prefix=f"neo4j-{release}-", suffix=".log")[1]
         )
@@ -66,8 +64,7 @@ class Neo4jServer:
             str(installed.java),
             f"-Xmx{self._heap}",
             "-XX:+UseG1GC",
-            # Neo4j's own start script sets these; the JVM warns without them.
-            "-XX:+UnlockDiagnosticVMOptions",
+            # As Neo4j's own neo4j.conf has it: whole stack traces in its log.
             "-XX:-OmitStackTraceInFastThrow",
             f"@{installed.argfile}",
             "--port",
@@ -75,8 +72,6 @@ class Neo4jServer:
             "--conf",
             f"server.memory.pagecache.size={self._page_cache}",
         ]
-        for key, value in self._settings.items():
-            command += ["--conf", f"{key}={value}"]
         if self.store is not None:
             command += ["--store", str(self.store)]
         env = {**os.environ, "NEO4J_LAUNCHER_PASSWORD": self.password}
@@ -104,11 +99,6 @@ class Neo4jServer:
         with self.log_path.open("rb") as log:
             log.seek(offset)
             return log.read().decode(errors="replace")
-
-    @property
-    def bolt_port(self) -> int:
-        """The port Bolt listens on."""
-        return int(self.uri.rsplit(":", 1)[1])
 
     def stop(self, timeout: float = 60.0) -> None:
         """Shut Neo4j down cleanly (closing its input), or kill it after ``timeout``."""

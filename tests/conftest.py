@@ -111,9 +111,7 @@ def graph_backend(
         server.start()
         backend = ArcadeBackend(server)
     else:
-        backend = Neo4jBackend(
-            graph, NEO4J_RELEASES[graph], tmp_path_factory.mktemp("neo4j-logs")
-        ).start()
+        backend = Neo4jBackend(NEO4J_RELEASES[graph], tmp_path_factory.mktemp("neo4j-logs")).start()
     try:
         yield backend
     finally:

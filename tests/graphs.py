@@ -41,14 +41,12 @@ class TestDatabase:
     __test__ = False  # not a test class, whatever its name
 
     server: Literal["arcadedb", "neo4j"]
-    graph: str  # the --graph name: arcadedb, neo4j-5.26, neo4j-2026
     name: str
     bolt_uri: str
     user: str
     password: str
     http_url: str | None = None
     embedded: EmbeddedArcadeDB | None = None
-    version: str = ""
 
     def settings(self, data_dir: Path, **overrides: Any) -> GraphSettings:
         """Settings for this process: embedded ArcadeDB, or the Neo4j server over Bolt.
@@ -106,8 +104,6 @@ class TestDatabase:
 class GraphBackend(Protocol):
     """A run's graph server: hands out empty databases."""
 
-    graph: str
-
     def database(
         self, *, pristine: bool = False
     ) -> contextlib.AbstractContextManager[TestDatabase]:
@@ -116,10 +112,6 @@ class GraphBackend(Protocol):
         ``pristine`` also leaves it without constraints and indexes, as a
         graph never set up (a new ArcadeDB database always is).
         """
-        ...
-
-    def describe(self) -> str:
-        """What runs, for the test report's header."""
         ...
 
     def close(self) -> None:
@@ -132,7 +124,6 @@ class ArcadeBackend:
     """The embedded ArcadeDB: a fresh database per test, dropped after it."""
 
     embedded: EmbeddedArcadeDB
-    graph: str = "arcadedb"
 
     @contextlib.contextmanager
     def database(self, *, pristine: bool = False) -> Iterator[TestDatabase]:
@@ -143,7 +134,6 @@ class ArcadeBackend:
         try:
             yield TestDatabase(
                 server="arcadedb",
-                graph=self.graph,
                 name=name,
                 bolt_uri=endpoints.bolt_uri,
                 user=endpoints.user,
@@ -153,10 +143,6 @@ class ArcadeBackend:
             )
         finally:
             self.embedded.drop_database(name)
-
-    def describe(self) -> str:
-        """The embedded server."""
-        return "embedded ArcadeDB (arcadedb-embedded)"
 
     def close(self) -> None:
         """Stop the embedded server (on the main thread, as the JVM needs)."""
@@ -174,7 +160,6 @@ _INDEXES = "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
 class Neo4jBackend:
     """Neo4j Community servers of one release, each lent to one test at a time."""
 
-    graph: str
     release: str
     log_dir: Path
     _idle: list[Neo4jServer] = field(default_factory=list)
@@ -209,20 +194,14 @@ class Neo4jBackend:
             empty(server, drop_schema=pristine)
             yield TestDatabase(
                 server="neo4j",
-                graph=self.graph,
                 name="neo4j",
                 bolt_uri=server.uri,
                 user=server.user,
                 password=server.password,
-                version=server.version,
             )
         finally:
             with self._lock:
                 self._idle.append(server)
-
-    def describe(self) -> str:
-        """The release and where its log is."""
-        return f"Neo4j Community {self.release} (launcher; logs in {self.log_dir})"
 
     def close(self) -> None:
         """Stop every server."""
