@@ -11,9 +11,12 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from hippograph.errors import InvalidInput
+from hippograph.validation import surrogate_in
+
+_INT64 = 2**63
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +54,17 @@ def decode_time_cursor(cursor: str | None, field: str = "after") -> TimeCursor |
         item_id = data["i"]
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInput(f"{field} is not a cursor from this list", field) from exc
-    if at.tzinfo is None or not isinstance(item_id, str):
+    if (
+        at.tzinfo is None
+        or not isinstance(item_id, str)
+        or len(item_id) > 64
+        or surrogate_in(item_id) is not None
+    ):
         raise InvalidInput(f"{field} is not a cursor from this list", field)
+    try:
+        at = at.astimezone(UTC)  # a forged offset can push the time past year 9999
+    except (OverflowError, ValueError) as exc:
+        raise InvalidInput(f"{field} is not a cursor from this list", field) from exc
     return TimeCursor(at=at, id=item_id)
 
 
@@ -62,7 +74,9 @@ def decode_seq_cursor(cursor: str | None, field: str = "after") -> SeqCursor | N
         return None
     data = _decode(cursor, field)
     seq = data.get("s") if isinstance(data, dict) else None
-    if not isinstance(seq, int) or isinstance(seq, bool):
+    # Sequence numbers are stored as 64-bit integers: a forged 2**63 would
+    # overflow the graph driver, not just match nothing.
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq < _INT64:
         raise InvalidInput(f"{field} is not a cursor from this list", field)
     return SeqCursor(seq=seq)
 

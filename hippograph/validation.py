@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime
+import re
+from datetime import UTC, datetime
 
 from hippograph.errors import InvalidInput
+from hippograph.models import MemoryFilter
+
+# Lone UTF-16 surrogates: JSON can spell them ("\\ud800") and Python keeps
+# them in a str, but they are not text. The tokenizer, the graph driver and
+# any UTF-8 encoder refuse them, so they must stop at the edge.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_in(value: str) -> str | None:
+    """The first lone surrogate in ``value`` as ``U+XXXX``, or None if it is all text."""
+    match = _SURROGATE.search(value)
+    return f"U+{ord(match.group()):04X}" if match else None
 
 
 def require_text(value: str, field: str, max_length: int, *, allow_empty: bool = False) -> str:
@@ -19,6 +32,10 @@ def require_text(value: str, field: str, max_length: int, *, allow_empty: bool =
         raise InvalidInput(f"{field} must not be empty", field)
     if "\x00" in value:
         raise InvalidInput(f"{field} must not contain NUL characters", field)
+    if (surrogate := surrogate_in(value)) is not None:
+        raise InvalidInput(
+            f"{field} contains a lone UTF-16 surrogate ({surrogate}), which is not text", field
+        )
     return stripped
 
 
@@ -37,7 +54,43 @@ def require_count(value: int, field: str, low: int, high: int) -> int:
 
 
 def require_aware(value: datetime, field: str) -> datetime:
-    """``value`` if it carries a time zone (naive times are ambiguous)."""
+    """``value`` if it carries a time zone (naive times are ambiguous) and exists in UTC.
+
+    ``9999-12-31T23:59:59-14:00`` parses, but is past the last moment a
+    datetime can hold once moved to UTC, where every time is stored.
+    """
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidInput(f"{field} must include a time zone offset", field)
+    try:
+        value.astimezone(UTC)
+    except (OverflowError, ValueError) as exc:
+        raise InvalidInput(
+            f"{field} is out of range: {value.isoformat()} is not a time between "
+            "years 1 and 9999 in UTC",
+            field,
+        ) from exc
     return value
+
+
+def require_period(
+    start: datetime | None, end: datetime | None, start_field: str, end_field: str
+) -> None:
+    """Both times valid (see :func:`require_aware`) and ``end`` not before ``start``."""
+    for value, field in ((start, start_field), (end, end_field)):
+        if value is not None:
+            require_aware(value, field)
+    if start is not None and end is not None and end < start:
+        raise InvalidInput(f"{end_field} must not be earlier than {start_field}", end_field)
+
+
+def require_filter(memory_filter: MemoryFilter, field: str) -> MemoryFilter:
+    """``memory_filter`` if its importance is a fraction and its time range is valid."""
+    if memory_filter.min_importance is not None:
+        require_fraction(memory_filter.min_importance, f"{field}.minImportance")
+    require_period(
+        memory_filter.created_after,
+        memory_filter.created_before,
+        f"{field}.createdAfter",
+        f"{field}.createdBefore",
+    )
+    return memory_filter

@@ -18,6 +18,7 @@ from resolvers.mutation import Mutation
 from resolvers.query import Query
 from schema.memory import MEMORY_TYPES
 from schema.operation import NameOperation
+from schema.surrogates import RefuseSurrogates
 from schema.types import MemUnit, Message
 
 
@@ -88,5 +89,6 @@ def build_schema(limits: LimitSettings) -> strawberry.Schema:
             lambda: MaxAliasesLimiter(max_alias_count=limits.max_aliases),
             ErrorCodes,
             NameOperation,
+            RefuseSurrogates,
         ],
     )

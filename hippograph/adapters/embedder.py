@@ -181,16 +181,28 @@ class SentenceTransformerEmbedder:
             texts = [t for item_texts, _ in batch for t in item_texts]
             try:
                 vectors = await loop.run_in_executor(self._executor, self.encode, texts)
-            except Exception as exc:
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
+            except Exception:
+                # One caller's text may be what failed: run each caller alone so
+                # only that caller sees the error (a tenant must not be able to
+                # fail another's requests by sharing a batch with them).
+                await self._one_by_one(loop, batch)
                 continue
             offset = 0
             for item_texts, future in batch:
                 if not future.done():
                     future.set_result(vectors[offset : offset + len(item_texts)])
                 offset += len(item_texts)
+
+    async def _one_by_one(self, loop: asyncio.AbstractEventLoop, batch: list[_Waiting]) -> None:
+        for item_texts, future in batch:
+            if future.done():
+                continue
+            try:
+                vectors = await loop.run_in_executor(self._executor, self.encode, item_texts)
+            except Exception as exc:
+                future.set_exception(exc)
+            else:
+                future.set_result(vectors)
 
     async def close(self) -> None:
         """Finish this loop's queued work and stop the model thread."""

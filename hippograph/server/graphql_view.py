@@ -25,6 +25,7 @@ from hippograph.errors import Unauthenticated, Unavailable
 from hippograph.ratelimit import RateLimiter
 from resolvers.loaders import build_loaders
 from schema.context import Context
+from schema.surrogates import first_surrogate
 
 STATIC_DIR = Path(__file__).parent / "static"
 VENDOR_FILES = (
@@ -56,15 +57,28 @@ _HTTP_CODES = {
 
 
 def _error(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    field: str | None = None,
 ) -> JSONResponse:
     if status == 401:
         headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
+    extensions = {"code": code} if field is None else {"code": code, "field": field}
     return JSONResponse(
-        {"data": None, "errors": [{"message": message, "extensions": {"code": code}}]},
+        {"data": None, "errors": [{"message": message, "extensions": extensions}]},
         status_code=status,
         headers=headers,
     )
+
+
+class _BadInput(HTTPException):
+    """A request body member that is not valid input (400 ``BAD_USER_INPUT``, naming it)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(400, message)
+        self.field = field
 
 
 class HippoGraphQL(GraphQL[Context, None]):
@@ -90,6 +104,8 @@ class HippoGraphQL(GraphQL[Context, None]):
         if response is None:
             try:
                 response = await self.run(request)
+            except _BadInput as exc:
+                response = _error(400, "BAD_USER_INPUT", exc.reason, field=exc.field)
             except HTTPException as exc:
                 # Strawberry answers these in plain text; clients parse JSON.
                 code = _HTTP_CODES.get(exc.status_code, f"HTTP_{exc.status_code}")
@@ -132,11 +148,22 @@ class HippoGraphQL(GraphQL[Context, None]):
         # json, and bytes that are not UTF-8 fail before parsing: both are the
         # client's malformed body (400), not our crash (500).
         try:
-            return super().decode_json(data)
+            body = super().decode_json(data)
         except RecursionError as exc:
             raise HTTPException(400, "the request body nests too deeply") from exc
         except UnicodeDecodeError as exc:
             raise HTTPException(400, "the request body is not UTF-8") from exc
+        # Python's JSON decoder lets lone surrogates through ("\ud800", or the
+        # bytes ED A0 80). In variables the schema refuses them field by field
+        # (schema/surrogates.py); anywhere else in the body they would reach
+        # an error message that cannot be encoded as UTF-8.
+        if isinstance(body, dict):
+            outside = {k: v for k, v in body.items() if k != "variables"}
+            hit = first_surrogate(outside, "")
+            if hit is not None:
+                field = hit[0] or "body"
+                raise _BadInput(field, f"{field} contains a lone UTF-16 surrogate ({hit[1]})")
+        return body
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket

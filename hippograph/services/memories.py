@@ -31,7 +31,13 @@ from hippograph.pagination import decode_time_cursor
 from hippograph.ports import Embedder, MemoryStore, MemUnitStore, MessageStore
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
-from hippograph.validation import require_aware, require_count, require_fraction, require_text
+from hippograph.validation import (
+    require_count,
+    require_filter,
+    require_fraction,
+    require_period,
+    require_text,
+)
 
 _DOMAIN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _MAX_SOURCES = 100
@@ -126,10 +132,7 @@ class MemoryService:
             session = await self._users.require_session(principal, new.session_id, "sessionId")
             if session.user_id != user.id:
                 raise NotFound("session", new.session_id)
-        for field_name in ("valid_from", "valid_to"):
-            value = getattr(new, field_name)
-            if value is not None:
-                require_aware(value, field_name)
+        require_period(new.valid_from, new.valid_to, "validFrom", "validTo")
         sources, source_messages = await self._resolve_sources(principal, user.id, new.derived_from)
         session_id, seq = _position(new.session_id, source_messages)
         now = self._clock()
@@ -221,6 +224,7 @@ class MemoryService:
     ) -> Page[Memory]:
         """A page of a visible user's memories, newest first."""
         require_count(first, "first", 1, self._limits.max_page_size)
+        require_filter(memory_filter, "filter")
         cursor = decode_time_cursor(after)
         user = await self._users.require_user(principal, user_id)
         return await self._memories.list_memories(

@@ -43,7 +43,7 @@ from hippograph.services.users import UserService
 from hippograph.services.vectors import MemoryCounts, ScopedNearest
 from hippograph.settings import LimitSettings, SearchSettings
 from hippograph.text import query_terms
-from hippograph.validation import require_count, require_fraction, require_text
+from hippograph.validation import require_count, require_filter, require_fraction, require_text
 
 
 class SearchTarget(StrEnum):
@@ -158,8 +158,7 @@ class SearchService:
                 "not MemUnits",
                 "filter",
             )
-        if f.min_importance is not None:
-            require_fraction(f.min_importance, "filter.minImportance")
+        require_filter(f, "filter")
         return require_text(request.query, "query", self._limits.max_query_length)
 
     async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:

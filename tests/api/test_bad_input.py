@@ -73,7 +73,7 @@ def test_oversized_search_query_is_refused(api: Api, ann: dict[str, Any]) -> Non
         ({"content": "x", "domain": "Not A Domain!"}, "domain"),
         ({"content": "x", "kind": "REFLECTION"}, "kind"),
         ({"content": "x", "derivedFrom": ["usr_bad"]}, "derivedFrom[0]"),
-        ({"content": "x", "validFrom": "2024-01-01T00:00:00"}, "valid_from"),
+        ({"content": "x", "validFrom": "2024-01-01T00:00:00"}, "validFrom"),
         ({"content": "x", "sessionId": "nope"}, "sessionId"),
     ],
 )

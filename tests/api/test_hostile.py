@@ -16,6 +16,7 @@ each request:
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,6 +72,8 @@ def _world(api: Api) -> dict[str, Any]:
     eve_memory = add_memory(api, "eve", "Eve likes climbing", eve_messages)
     return {
         "eve_key": api.create_key(["eve"]),
+        "eve_session": eve_session,
+        "eve_memory": eve_memory,
         "ann_ids": [ann_session, ann_memory, *ann_messages],
         "ids": [ann_session, ann_memory, *ann_messages, eve_session, eve_memory, *eve_messages],
     }
@@ -315,3 +318,159 @@ def test_malformed_bodies_are_client_errors(
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {world['eve_key']}"},
     )
     assert 400 <= response.status_code < 500, (raw[:40], response.status_code, response.text)
+
+
+# Classes of value a JSON parser accepts but no store can hold. Each class is
+# thrown at every argument of its type; before the fixes, each reached INTERNAL.
+SURROGATE_TEXT = st.one_of(
+    st.text(alphabet=st.characters(categories=["Cs"]), min_size=1, max_size=3),
+    st.builds(
+        lambda a, s, b: a + s + b,
+        st.text(max_size=10),
+        st.characters(categories=["Cs"]),
+        st.text(max_size=10),
+    ),
+)
+EDGE_TIMES = st.one_of(
+    st.sampled_from(
+        [
+            "9999-12-31T23:59:59-14:00",
+            "9999-12-31T23:59:59-00:01",
+            "0001-01-01T00:00:00+14:00",
+            "0001-01-01T00:00:00+00:01",
+            "9999-12-31T23:59:59.999999+00:00",
+            "2024-02-30T00:00:00Z",
+            "2024-01-01T00:00:00",
+            "2024-01-01",
+            "",
+        ]
+    ),
+    st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()),
+)
+
+
+def _forged_cursor(data: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+
+FORGED_CURSORS = st.one_of(
+    st.fixed_dictionaries(
+        {"s": st.one_of(st.integers(), st.sampled_from([2**63, 2**64, -(2**63) - 1, 10**40]))}
+    ).map(_forged_cursor),
+    st.fixed_dictionaries(
+        {"t": EDGE_TIMES, "i": st.one_of(st.text(max_size=80), st.integers(), SURROGATE_TEXT)}
+    ).map(_forged_cursor),
+    st.text(max_size=60),
+)
+
+_STRING_OPS = [
+    (
+        "mutation($s: ID!, $m: [MessageInput!]!) "
+        "{ addMessages(input: {sessionId: $s, messages: $m}) { __typename } }",
+        lambda w, v: {"s": w["eve_session"], "m": [{"speaker": v, "content": v}]},
+    ),
+    (
+        'mutation($t: String!) { createSession(input: {userId: "eve", title: $t}) { __typename } }',
+        lambda w, v: {"t": v},
+    ),
+    (
+        'query($q: String!) { search(userId: "eve", query: $q) { hits { score } } }',
+        lambda w, v: {"q": v},
+    ),
+    (
+        'mutation($c: String!) { addMemory(input: {userId: "eve", content: $c}) { __typename } }',
+        lambda w, v: {"c": v},
+    ),
+    (
+        "mutation($i: ID!, $c: String) { updateMemory(input: {id: $i, content: $c}) "
+        "{ __typename } }",
+        lambda w, v: {"i": w["eve_memory"], "c": v},
+    ),
+    (
+        "mutation($u: [ID!]!, $s: ID!, $m: [MessageInput!]!) { memorize(input: "
+        "{userIds: $u, sessionId: $s, messages: $m}) { __typename } }",
+        lambda w, v: {"u": ["eve"], "s": w["eve_session"], "m": [{"speaker": "eve", "content": v}]},
+    ),
+    ("query($i: ID!) { memory(id: $i) { id } }", lambda w, v: {"i": v}),
+    (
+        'query($d: String) { memories(userId: "eve", filter: {domain: $d}) { edges { cursor } } }',
+        lambda w, v: {"d": v},
+    ),
+]
+_TIME_OPS = [
+    (
+        "mutation($s: ID!, $t: DateTime) { addMessages(input: {sessionId: $s, messages: "
+        '[{speaker: "eve", content: "x", ts: $t}]}) { __typename } }',
+        lambda w, v: {"s": w["eve_session"], "t": v},
+    ),
+    (
+        "mutation($f: DateTime, $t: DateTime) { addMemory(input: "
+        '{userId: "eve", content: "x", validFrom: $f, validTo: $t}) { __typename } }',
+        lambda w, v: {"f": v, "t": v},
+    ),
+    (
+        'query($a: DateTime, $b: DateTime) { memories(userId: "eve", filter: '
+        "{createdAfter: $a, createdBefore: $b}) { edges { cursor } } }",
+        lambda w, v: {"a": v, "b": v},
+    ),
+    (
+        'query($a: DateTime) { search(userId: "eve", query: "x", filter: {createdAfter: $a}) '
+        "{ hits { score } } }",
+        lambda w, v: {"a": v},
+    ),
+]
+_CURSOR_OPS = [
+    (
+        'query($a: String) { memories(userId: "eve", first: 5, after: $a) { edges { cursor } } }',
+        lambda w, v: {"a": v},
+    ),
+    (
+        "query($s: ID!, $a: String) { session(id: $s) { messages(first: 5, after: $a) "
+        "{ edges { cursor } } } }",
+        lambda w, v: {"s": w["eve_session"], "a": v},
+    ),
+    (
+        'query($a: String) { user(id: "eve") { sessions(first: 5, after: $a) '
+        "{ edges { cursor } } } }",
+        lambda w, v: {"a": v},
+    ),
+]
+VALUE_CLASSES: dict[str, tuple[st.SearchStrategy[Any], list[Any]]] = {
+    "surrogates": (SURROGATE_TEXT, _STRING_OPS),
+    "datetimes": (EDGE_TIMES, _TIME_OPS),
+    "cursors": (FORGED_CURSORS, _CURSOR_OPS),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("value_class", sorted(VALUE_CLASSES))
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_each_class_of_unstorable_value_is_refused_as_bad_input(
+    hostile_api: tuple[Api, dict[str, Any]], value_class: str, data: st.DataObject
+) -> None:
+    api, world = hostile_api
+    values, operations = VALUE_CLASSES[value_class]
+    document, make = data.draw(st.sampled_from(operations))
+    variables = make(world, data.draw(values))
+    eve = api.as_key(world["eve_key"])
+    before = _counts(api)
+    sent = json.dumps({"query": document, "variables": variables}).encode()
+    response = eve.client.post(
+        "/graphql",
+        content=sent,
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {eve.key}"},
+    )
+    assert response.status_code < 500, response.text
+    body = response.json()
+    codes = [e.get("extensions", {}).get("code") for e in body.get("errors") or []]
+    assert "INTERNAL" not in codes, (variables, body)
+    runtime = api.client.app.state.runtime  # type: ignore[attr-defined]
+    assert api.client.portal is not None
+    api.client.portal.call(runtime.queue.drain)
+    if _refused(response.status_code, body):
+        assert _counts(api) == before, (document, variables, body)
