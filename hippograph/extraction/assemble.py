@@ -14,6 +14,7 @@ finds, rather than duplicates, what the first one wrote.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -124,13 +125,19 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
                 vector=vector,
             )
         )
+    # A message too long for one memory is logged as several event parts;
+    # the first keeps the id an unsplit event has, the others are numbered.
+    parts: Counter[tuple[str, ...]] = Counter()
     for fact in extraction.facts:
         sources = [messages[i] for i in fact.message_indices if 0 <= i < len(messages)] or [first]
         at = sources[0]
         if fact.kind == "event":
             content = fact.content
+            key = (fact.user_id, *[m.id for m in sources])
+            part = parts[key]
+            parts[key] += 1
             memory = _memory(
-                derived_id(IdKind.MEMORY, "event", fact.user_id, *[m.id for m in sources]),
+                derived_id(IdKind.MEMORY, "event", *key, *([f"part {part + 1}"] if part else [])),
                 fact.user_id,
                 MemoryKind.EVENT,
                 content,

@@ -26,6 +26,7 @@ from hippograph.extraction.importance import features, importance
 from hippograph.extraction.keywords import keywords
 from hippograph.extraction.relative_time import day, resolve_relative_times
 from hippograph.extraction.schema import (
+    FACT_LIMIT,
     Episode,
     Extraction,
     ExtractionRequest,
@@ -79,9 +80,56 @@ def _quote(message: UnitMessage) -> str:
     return resolve_relative_times(message.text, message.ts)
 
 
-def event_content(message: UnitMessage) -> str:
-    """An event-log item: ``On 7 May 2023, Caroline said: “…”`` with times resolved."""
-    return f"On {day(message.ts)}, {message.speaker} said: “{_quote(message)}”"
+def event_contents(message: UnitMessage, limit: int = FACT_LIMIT) -> list[str]:
+    """Event-log items: ``On 7 May 2023, Caroline said: “…”`` with times resolved.
+
+    One item per message, unless the message is too long for one memory
+    (messages may hold 8,000 characters, a memory 2,000): then the quote is
+    split at sentence ends (else at spaces) into parts that each fit, and
+    each item says which part it is, so nothing the speaker said is lost.
+    """
+    opening = f"On {day(message.ts)}, {message.speaker[:200]} said"
+    quote = _quote(message)
+    whole = f"{opening}: “{quote}”"
+    if len(whole) <= limit:
+        return [whole]
+    # Room for the opening, " (part 99 of 99): ", and the quotation marks.
+    room = limit - len(opening) - 24
+    parts = _pieces(quote, room)
+    return [f"{opening} (part {i} of {len(parts)}): “{part}”" for i, part in enumerate(parts, 1)]
+
+
+def _pieces(text: str, room: int) -> list[str]:
+    """``text`` cut into pieces of at most ``room`` characters, at sentence ends or spaces."""
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCES.split(text):
+        words = [sentence] if len(sentence) <= room else sentence.split(" ")
+        for word in words:
+            while len(word) > room:  # a "word" longer than a piece: cut it
+                if current:
+                    pieces.append(current)
+                    current = ""
+                pieces.append(word[:room])
+                word = word[room:]
+            joined = f"{current} {word}" if current else word
+            if len(joined) <= room:
+                current = joined
+            else:
+                pieces.append(current)
+                current = word
+    if current.strip():
+        pieces.append(current)
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def fit(text: str, limit: int = FACT_LIMIT) -> str:
+    """``text`` if it fits in ``limit`` characters, else cut at a space with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
 
 
 class OfflineExtractor:
@@ -164,14 +212,15 @@ class OfflineExtractor:
         for i in informative:
             message = request.messages[i]
             for user_id in owners[message.speaker]:
-                facts.append(
+                facts.extend(
                     Fact(
                         user_id=user_id,
                         kind="event",
-                        content=event_content(message),
+                        content=content,
                         importance=round(0.5 + self.rules.event_shrink * (scores[i] - 0.5), 4),
                         message_indices=[message.index],
                     )
+                    for content in event_contents(message)
                 )
             for sentence in _sentences(message.text):
                 found = features(sentence)
@@ -187,7 +236,7 @@ class OfflineExtractor:
                         Fact(
                             user_id=user_id,
                             kind="semantic",
-                            content=f"{message.speaker}: {resolved}",
+                            content=fit(f"{message.speaker}: {resolved}"),
                             importance=score,
                             message_indices=[message.index],
                             topic=topic,

@@ -6,6 +6,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# The longest memory a fact may become (a message may be four times longer).
+FACT_LIMIT = 2000
+
 
 class UnitMessage(BaseModel):
     """One message of a MemUnit, as an extractor sees it."""
@@ -43,7 +46,7 @@ class Fact(BaseModel):
 
     user_id: str
     kind: str = Field(pattern="^(semantic|event)$")
-    content: str = Field(min_length=1, max_length=2000)
+    content: str = Field(min_length=1, max_length=FACT_LIMIT)
     importance: float = Field(ge=0.0, le=1.0)
     message_indices: list[int] = Field(default_factory=list)
     topic: str | None = Field(default=None, max_length=64)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -247,3 +248,31 @@ def test_job_lookup_rejects_bad_ids_and_hides_unknown_ones(api: Api) -> None:
     assert api.error_codes('{ job(id: "not-a-job") { status } }') == ["BAD_USER_INPUT"]
     unknown = api.ok('{ job(id: "job_01JAAAAAAAAAAAAAAAAAAAAAAA") { status } }')
     assert unknown == {"job": None}
+
+
+def test_every_accepted_message_memorizes_however_long(api: Api) -> None:
+    # A memory holds 2,000 characters, a message 8,000: a real chat had a
+    # 2,016-character turn, and the whole memorize call failed on it.
+    session = _user_with_session(api)
+    sentence = "I love hiking in the mountains near Boston with my sister every summer. "
+    texts = [
+        (sentence * 28)[:1990],  # just over a memory once "On <date>, Caroline said" is added
+        sentence * 110,  # about 7,900 characters of first-person sentences
+        "I love " + "x" * 7000,  # one "word" longer than a memory
+    ]
+    rows = [("Caroline", t, f"2023-05-08T14:0{i}:00+00:00") for i, t in enumerate(texts)]
+    payload = {"userIds": ["caro"], "sessionId": session, "messages": _messages(rows)}
+    result = api.ok(MEMORIZE, {"input": payload})["memorize"]
+    assert result["__typename"] == "Memorized", result
+    assert result["counts"]["messages"] == 3
+    events = [
+        m["node"]
+        for m in api.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"]
+        if re.match(r"On [^,]+, Caroline said", m["node"]["content"])
+    ]
+    assert all(len(e["content"]) <= 2000 for e in events)
+    # Nothing said is lost: the parts hold every character of every message.
+    quotes = ["".join(e["content"].split("“", 1)[1].rstrip("”").split()) for e in events]
+    assert sum(map(len, quotes)) == sum(len("".join(t.split())) for t in texts)
+    assert sum(q.count("x") for q in quotes) == 7000
+    assert sum("(part 1 of " in e["content"] for e in events) == 3  # each was split
