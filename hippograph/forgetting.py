@@ -6,8 +6,12 @@ One policy per run (DESIGN.md §7):
   level its weight on the fuzz curve (hyperbolic) gives, down as it fades,
   back up once recalled.
 * ``SOFT_DELETE`` (seeds 001 and 004) marks deleted what has faded below
-  ``soft_delete_below`` on its curve (Ebbinghaus), an episode older than
-  ``episode_max_age_days``, and a fact whose importance is under the floor.
+  ``soft_delete_below`` on its curve (Ebbinghaus), an episode not recalled
+  for ``episode_max_age_days``, and a fact whose importance is under the floor.
+
+Time is counted from the memory's last access, which starts when it was
+learned: an imported conversation of 2023 is as fresh today as one told
+today, and fades from here.
 * ``HARD_DELETE`` (seed 000) removes, with what derives only from them,
   memories below an importance threshold (``importance_based``), older than a
   maximum age (``time_based``), or beyond a capacity, keeping the most
@@ -220,14 +224,23 @@ def _age_days(c: Candidate, now: datetime) -> float:
     return (now - c.created_at).total_seconds() / 86400.0
 
 
+def _unrecalled_days(c: Candidate, now: datetime) -> float:
+    """Days since the memory was learned or last recalled (never its older event date)."""
+    return (now - c.last_accessed_at).total_seconds() / 86400.0
+
+
 def _soft_reason(c: Candidate, weight: float, rules: ForgetRules, now: datetime) -> str:
     if c.deleted:
         return ""
     if weight < rules.soft_delete_below:
         return f"retention {weight:.3f} below {rules.soft_delete_below:g}"
     max_age = rules.episode_max_age_days
-    if c.category is MemoryCategory.EPISODE and max_age > 0 and _age_days(c, now) >= max_age:
-        return f"episode older than {max_age:g} days"
+    if (
+        c.category is MemoryCategory.EPISODE
+        and max_age > 0
+        and _unrecalled_days(c, now) >= max_age
+    ):
+        return f"episode not recalled for {max_age:g} days"
     if c.category is MemoryCategory.FACT and c.importance < rules.fact_importance_floor:
         return f"fact importance {c.importance:.2f} below {rules.fact_importance_floor:g}"
     return ""

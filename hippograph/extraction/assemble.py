@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from hippograph import text
 from hippograph.extraction.schema import Extraction, UnitMessage
@@ -85,6 +86,9 @@ class UnitContext:
     user_names: Mapping[str, str]
     group_id: str | None
     source_type: str
+    # When the memories are made: retention counts from here (or a later
+    # recall), never from the conversation's older dates.
+    learned_at: datetime
 
 
 def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
@@ -116,6 +120,7 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
             episode.narrative,
             0.5,
             first,
+            context.learned_at,
         )
         drafts.append(
             MemoryDraft(
@@ -143,6 +148,7 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
                 content,
                 fact.importance,
                 at,
+                context.learned_at,
             )
             own, previous = _turn_vectors(at, context)
             before_text = _before_text(at, context)
@@ -164,6 +170,7 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
                 fact.content,
                 fact.importance,
                 at,
+                context.learned_at,
                 topic=fact.topic,
             )
             drafts.append(
@@ -195,6 +202,7 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
             content,
             0.8,
             sources[0],
+            context.learned_at,
             topic=attribute.attribute,
         )
         drafts.append(
@@ -221,10 +229,13 @@ def _memory(
     content: str,
     importance: float,
     at: Message,
+    learned_at: datetime,
     topic: str | None = None,
 ) -> Memory:
-    # A memory is as old as what it remembers: recency and time filters then
-    # mean the conversation's time, not the import's.
+    # A memory is as old as what it remembers: time filters and provenance
+    # mean the conversation's time, not the import's. But it was last brought
+    # to mind when it was learned: retention (seed 001: from the last access)
+    # starts there, so importing years of history does not fade it at once.
     return Memory(
         id=memory_id,
         user_id=user_id,
@@ -232,7 +243,7 @@ def _memory(
         content=content,
         importance=round(importance, 4),
         created_at=at.ts,
-        last_accessed_at=at.ts,
+        last_accessed_at=max(learned_at, at.ts),
         category=MemoryCategory.EPISODE if kind is MemoryKind.EPISODIC else MemoryCategory.FACT,
         source=MemorySource.EXTRACTION,
         valid_from=at.ts if kind is MemoryKind.PROFILE else None,

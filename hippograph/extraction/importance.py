@@ -42,6 +42,16 @@ _GREETING = re.compile(
     r"你好|谢谢|早上好|晚安|再见)\b",
     re.IGNORECASE,
 )
+# Safety and identity (seed 004's core): what must never fade from memory.
+_VITAL = re.compile(
+    r"\b(allerg\w*|anaphyla\w*|intoleran\w*|asthma\w*|diabet\w*|epilep\w*|seizures?|"
+    r"medications?|insulin|blood type|pregnan\w*|my name is|call me|birthday|born on|"
+    r"emergency contact)\b|过敏|生日|我叫|我的名字|哮喘|糖尿病|癫痫|怀孕|血型",
+    re.IGNORECASE,
+)
+# A vital statement scores at least this: above forgetting's promote_at (0.95),
+# so the next pass makes it core and it never decays.
+VITAL_SCORE = 0.96
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 
 
@@ -56,6 +66,7 @@ class ImportanceFeatures:
     proper_name: bool
     length: float  # 0..1, saturating at 25 words
     small_talk: bool
+    vital: bool = False  # safety or identity: allergies, health, names, birthdays
 
     @property
     def score(self) -> float:
@@ -70,6 +81,8 @@ class ImportanceFeatures:
             + 0.2 * self.length
             - 0.4 * self.small_talk
         )
+        if self.vital:
+            value = max(value, VITAL_SCORE)
         return round(min(1.0, max(0.0, value)), 4)
 
 
@@ -86,6 +99,7 @@ def features(text: str) -> ImportanceFeatures:
         small_talk=bool(_SMALL_TALK.match(text))
         or words < 3
         or (words < 8 and bool(_GREETING.match(text))),
+        vital=bool(_VITAL.search(text)),
     )
 
 

@@ -224,12 +224,14 @@ class OfflineExtractor:
                 )
             for sentence in _sentences(message.text):
                 found = features(sentence)
-                if not found.first_person or not (found.preference or found.personal):
+                if not found.first_person or not (
+                    found.preference or found.personal or found.vital
+                ):
                     continue
                 score = found.score
                 if score < self.rules.keep_fact:
                     continue
-                topic = "preference" if found.preference else "personal"
+                topic = "preference" if found.preference and not found.vital else "personal"
                 resolved = resolve_relative_times(sentence, message.ts)
                 for user_id in owners[message.speaker]:
                     facts.append(

@@ -107,7 +107,7 @@ class Services:
             ),
             provenance=ProvenanceService(stores.provenance, limits),
             keys=KeyService(stores.keys, clock, admin_key, settings.api.key_cache_ttl_s),
-            turns=TurnMemoryService(stores.messages, stores.memories, users, embedder),
+            turns=TurnMemoryService(stores.messages, stores.memories, users, embedder, clock),
             jobs=jobs,
             memorize=MemorizeService(
                 messages,

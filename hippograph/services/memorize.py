@@ -302,6 +302,7 @@ class MemorizeService:
                     user_names=names,
                     group_id=params.get("group_id"),
                     source_type=params.get("source_type") or "conversation",
+                    learned_at=self._clock(),
                 ),
             )
             return draft, extraction.usage

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from hippograph import text
 from hippograph.auth import Principal
+from hippograph.clock import Clock
 from hippograph.ids import IdKind, derived_id
 from hippograph.models import (
     IndexedText,
@@ -38,11 +39,13 @@ class TurnMemoryService:
         memories: MemoryStore,
         users: UserService,
         embedder: Embedder,
+        clock: Clock,
     ) -> None:
         self._messages = messages
         self._memories = memories
         self._users = users
         self._embedder = embedder
+        self._clock = clock
 
     async def build(self, principal: Principal, session_id: str) -> int:
         """Create the turn memories a session lacks; returns how many were created."""
@@ -70,6 +73,7 @@ class TurnMemoryService:
         ]
         if not todo:
             return 0
+        learned_at = self._clock()
         own = await self._embedder.embed([t.content for _, t in todo])
         context = await self._embedder.embed([t.context for _, t in todo])
         items = [
@@ -81,7 +85,8 @@ class TurnMemoryService:
                     content=texts_.content,
                     importance=0.5,
                     created_at=message.ts,
-                    last_accessed_at=message.ts,
+                    # retention counts from when it was learned (see assemble._memory)
+                    last_accessed_at=max(learned_at, message.ts),
                     category=MemoryCategory.EPISODE,
                     source=MemorySource.EXTRACTION,
                     session_id=message.session_id,

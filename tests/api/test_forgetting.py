@@ -367,3 +367,84 @@ def test_other_tenants_and_unknown_users_are_not_found(sim: Api, clock: SimClock
     mine = bob.ok(FORGET, {"input": {"userId": "bob", "memoryIds": [fact]}})["forget"]
     assert mine["counts"]["scanned"] == 0
     assert memory(sim, fact)["level"] == "FULL"
+
+
+MEMORIZE_2023 = """
+mutation($session: ID!, $messages: [MessageInput!]!) {
+  memorize(input: {userIds: ["ann"], sessionId: $session, messages: $messages}) {
+    __typename ... on Memorized { counts { memories } } ... on Error { message }
+  }
+}"""
+
+CHAT_2023 = [
+    ("Ann", "Hi Bo! I just got back from the allergist."),
+    ("Bo", "Oh no, what did they say?"),
+    ("Ann", "I'm allergic to peanuts, so no more satay for me."),
+    ("Bo", "That's rough. I started learning the cello last month, by the way."),
+    ("Ann", "I love that! My sister plays the violin in an orchestra in Lyon."),
+    ("Bo", "We should go hiking in the Alps this summer with my dog Rex."),
+    ("Ann", "I work as a nurse at the city hospital, so I need to plan my leave early."),
+    ("Bo", "Let's pick a weekend in July then."),
+]
+
+
+def _sweep(sim: Api) -> dict[str, int]:
+    """Run the daily sweep now and return the summed counts of its jobs."""
+    runtime = sim.client.app.state.runtime  # type: ignore[attr-defined]
+    portal = sim.client.portal
+    assert portal is not None
+    jobs = portal.call(runtime.services.forgetting.sweep)
+    portal.call(runtime.queue.drain)
+    totals: Counter[str] = Counter()
+    for job in jobs:
+        done = sim.ok(
+            "query($id: ID!) { job(id: $id) { status forgetCounts { changed fuzzed "
+            "promoted softDeleted } } }",
+            {"id": job.id},
+        )["job"]
+        assert done["status"] == "SUCCEEDED", done
+        totals.update(done["forgetCounts"])
+    return dict(totals)
+
+
+def test_an_imported_old_conversation_is_fresh_today_and_fades_from_here(
+    sim: Api, clock: SimClock
+) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    session = sim.ok(
+        'mutation { createSession(input: {userId: "ann", title: "2023"}) '
+        "{ ... on SessionCreated { session { id } } } }"
+    )["createSession"]["session"]["id"]
+    start = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
+    messages = [
+        {"speaker": who, "content": text, "ts": (start + timedelta(minutes=i)).isoformat()}
+        for i, (who, text) in enumerate(CHAT_2023)
+    ]
+    made = sim.ok(MEMORIZE_2023, {"session": session, "messages": messages})["memorize"]
+    assert made["__typename"] == "Memorized", made
+    total = made["counts"]["memories"]
+    assert total >= 8
+
+    def levels() -> dict[str, str]:
+        edges = sim.ok(
+            '{ memories(userId: "ann", first: 100) { edges { node { content level category } } } }'
+        )["memories"]["edges"]
+        return {e["node"]["content"]: (e["node"]["level"], e["node"]["category"]) for e in edges}
+
+    # Day one (the conversation is from 2023, learned today): nothing fades.
+    counts = _sweep(sim)
+    assert counts["fuzzed"] == 0, counts
+    assert counts["softDeleted"] == 0, counts
+    assert {level for level, _ in levels().values()} == {"FULL"}
+    allergy = [c for c in levels() if "allergic to peanuts" in c and not c.startswith("On ")]
+    assert allergy
+    assert all(levels()[c][1] == "CORE" for c in allergy)  # safety: core
+
+    # 300 days with no access: seed 002's levels appear, the allergy stays.
+    clock.at_day(300)
+    counts = _sweep(sim)
+    assert counts["fuzzed"] > 0, counts
+    after = levels()
+    seen = Counter(level for level, _ in after.values())
+    assert {"SUMMARY", "TAG"} <= set(seen) or {"TAG", "TRACE"} <= set(seen), seen
+    assert all(after[c] == ("FULL", "CORE") for c in allergy)

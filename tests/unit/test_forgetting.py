@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -115,10 +116,15 @@ def test_soft_delete_rules() -> None:
     assert faded.action is Action.SOFT_DELETE
     assert faded.reason.startswith("retention")
     assert decide(memory(1, importance=0.5), soft, RULES, NOW) is None
-    episode = memory(0, category=MemoryCategory.EPISODE, created_days=15, importance=0.9)
+    # Recalled often (so its retention is high), but not in the last 15 days.
+    episode = replace(memory(15, category=MemoryCategory.EPISODE, importance=0.9), access_count=20)
     expired = decide(episode, soft, RULES, NOW)
     assert expired is not None
-    assert expired.reason == "episode older than 14 days"
+    assert expired.reason == "episode not recalled for 14 days"
+    # An episode of 2023 learned (or recalled) today is not old: age counts
+    # from the last access, never from the event's date.
+    imported = memory(0, category=MemoryCategory.EPISODE, created_days=900, importance=0.9)
+    assert decide(imported, soft, RULES, NOW) is None
     weak = decide(memory(0, importance=0.2), soft, RULES, NOW)
     assert weak is not None
     assert weak.reason.startswith("fact importance 0.20")
