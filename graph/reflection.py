@@ -52,8 +52,8 @@ LAST_REFLECTION = cypher(
 )
 USERS_WITH_PENDING = cypher(
     "reflection.USERS_WITH_PENDING",
-    "MATCH (m:Memory) WHERE m.kind IN $kinds AND coalesce(m.consolidated, false) = false "
-    "AND m.deleted_at IS NULL "
+    "MATCH (m:Memory) WHERE m.user_id > $after AND m.kind IN $kinds "
+    "AND coalesce(m.consolidated, false) = false AND m.deleted_at IS NULL "
     "WITH m.user_id AS user_id, sum(m.importance) AS importance, count(m) AS n "
     "WHERE n >= $min_facts AND importance >= $min_importance "
     "RETURN user_id ORDER BY user_id LIMIT $limit",
@@ -130,12 +130,18 @@ class ReflectionGraph:
         return await self._graph.read(work)
 
     async def users_with_pending(
-        self, kinds: Sequence[str], min_facts: int, min_importance: float, limit: int
+        self,
+        kinds: Sequence[str],
+        min_facts: int,
+        min_importance: float,
+        after: str,
+        limit: int,
     ) -> list[str]:
-        """Users whose pending facts could make a reflection (the scheduled sweep)."""
+        """A page of the users after ``after`` (by id) whose pending facts could make a reflection."""
 
         async def work(tx: AsyncManagedTransaction) -> list[str]:
             params = {
+                "after": after,
                 "kinds": list(kinds),
                 "min_facts": min_facts,
                 "min_importance": min_importance,

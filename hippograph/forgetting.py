@@ -235,11 +235,7 @@ def _soft_reason(c: Candidate, weight: float, rules: ForgetRules, now: datetime)
     if weight < rules.soft_delete_below:
         return f"retention {weight:.3f} below {rules.soft_delete_below:g}"
     max_age = rules.episode_max_age_days
-    if (
-        c.category is MemoryCategory.EPISODE
-        and max_age > 0
-        and _unrecalled_days(c, now) >= max_age
-    ):
+    if c.category is MemoryCategory.EPISODE and max_age > 0 and _unrecalled_days(c, now) >= max_age:
         return f"episode not recalled for {max_age:g} days"
     if c.category is MemoryCategory.FACT and c.importance < rules.fact_importance_floor:
         return f"fact importance {c.importance:.2f} below {rules.fact_importance_floor:g}"

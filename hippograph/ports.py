@@ -287,7 +287,12 @@ class ReflectionStore(Protocol):
     ) -> list[PendingFact]: ...
     async def last_reflection_at(self, user_id: str) -> datetime | None: ...
     async def users_with_pending(
-        self, kinds: Sequence[str], min_facts: int, min_importance: float, limit: int
+        self,
+        kinds: Sequence[str],
+        min_facts: int,
+        min_importance: float,
+        after: str,
+        limit: int,
     ) -> list[str]: ...
     async def write(
         self, reflections: Sequence[tuple[Memory, IndexedText, Sequence[str]]]

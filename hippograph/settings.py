@@ -257,6 +257,7 @@ class ReflectionSettings(BaseModel):
     cluster_threshold: float = Field(default=0.45, ge=-1, le=1)
     max_facts_per_reflection: int = Field(default=40, ge=2)
     max_pending: int = Field(default=20000, ge=2, description="facts read per run")
+    sweep_page: int = Field(default=1000, ge=1, description="users read per page by the sweep")
     kinds: list[str] = Field(
         default_factory=lambda: ["semantic", "profile", "reflection"],
         description="memory kinds a reflection may cover",

@@ -92,12 +92,20 @@ class ReflectionService:
         )
 
     async def sweep(self) -> list[Job]:
-        """Queue a run for every user whose pending facts could make a reflection."""
-        rules = self._rules
-        users = await self._store.users_with_pending(
-            self._settings.kinds, rules.min_facts, rules.min_importance_sum, 1000
-        )
-        return [await self.submit(user_id) for user_id in users]
+        """Queue a run for every user whose pending facts could make a reflection.
+
+        Page by user id, as the forget sweep does: one page of a thousand
+        would leave every user after the thousandth without reflections.
+        """
+        rules, settings = self._rules, self._settings
+        queued: list[Job] = []
+        after = ""
+        while users := await self._store.users_with_pending(
+            settings.kinds, rules.min_facts, rules.min_importance_sum, after, settings.sweep_page
+        ):
+            queued.extend([await self.submit(user_id) for user_id in users])
+            after = users[-1]
+        return queued
 
     async def _run_job(self, job: Job) -> JobResult:
         outcome = await self.reflect(

@@ -9,8 +9,10 @@ from neo4j import AsyncManagedTransaction
 from starlette.testclient import TestClient
 
 from graph.driver import fetch
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.server.app import create_app
 from hippograph.settings import MemorizeSettings, Settings
-from tests.api.conftest import Api, make_settings
+from tests.api.conftest import ADD_MEMORY, ADMIN_KEY, CREATE_USER, Api, make_settings
 from tests.api.test_memorize import _memorize, _user_with_session
 from tests.graphs import TestDatabase
 
@@ -36,3 +38,28 @@ def test_reflect_jobs_follow_the_setting(api: Api, client: TestClient, settings:
 
     queued = client.portal.call(runtime.connection.store.graph.read, work)  # type: ignore[union-attr]
     assert queued == (1 if settings.memorize.reflect_after_write else 0)
+
+
+def test_the_reflection_sweep_reaches_users_past_its_first_page(
+    graph_db: TestDatabase, tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
+    base = make_settings(graph_db, tmp_path)
+    paged = base.model_copy(
+        update={"reflection": base.reflection.model_copy(update={"sweep_page": 2})}
+    )
+    app = create_app(paged, embedder=embedder, **graph_db.start)
+    with TestClient(app) as client:
+        api = Api(client, ADMIN_KEY)
+        users = [f"user{i}" for i in range(5)]
+        for user in users:
+            api.ok(CREATE_USER, {"id": user, "name": user.title()})
+            for fact in ("likes tea", "lives in Oslo", "plays chess", "has a cat", "runs"):
+                api.ok(
+                    ADD_MEMORY,
+                    {"input": {"userId": user, "content": f"{user} {fact}", "importance": 0.9}},
+                )
+        runtime = client.app.state.runtime  # type: ignore[attr-defined]
+        assert client.portal is not None
+        jobs = client.portal.call(runtime.services.reflection.sweep)
+        # Five users due, pages of two: every one of them gets its run.
+        assert sorted(u for job in jobs for u in job.user_ids) == users
