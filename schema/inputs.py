@@ -80,6 +80,11 @@ class AddMemoryInput:
     verified: bool = False
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    client_id: str | None = strawberry.field(
+        default=None,
+        description="The client's id for this memory (1-128 printable ASCII, no spaces): sending "
+        "it again returns the memory the first request made and writes nothing.",
+    )
 
     def to_domain(self) -> NewMemory:
         """The service's view of this input."""
@@ -96,6 +101,7 @@ class AddMemoryInput:
             verified=self.verified,
             valid_from=self.valid_from,
             valid_to=self.valid_to,
+            client_id=self.client_id,
         )
 
 
@@ -215,6 +221,11 @@ class MemoryOpInput:
     kind: MemoryKind | None = strawberry.field(default=None, description="For ADD (SEMANTIC).")
     importance: float | None = None
     hard: bool = strawberry.field(default=False, description="DELETE removes it entirely.")
+    client_id: str | None = strawberry.field(
+        default=None,
+        description="For ADD: the client's id for the new memory; a retried batch finds the "
+        "memory this id made and adds nothing.",
+    )
 
     def to_domain(self) -> MemoryOp:
         """The service's view of this input."""
@@ -225,6 +236,7 @@ class MemoryOpInput:
             kind=self.kind,
             importance=self.importance,
             hard=self.hard,
+            client_id=self.client_id,
         )
 
 

@@ -106,7 +106,8 @@ AddMessagesResult = Annotated[
     strawberry.union("AddMessagesResult"),
 ]
 MemoryResult = Annotated[
-    MemoryPayload | InputError | NotFoundError | UnavailableError, strawberry.union("MemoryResult")
+    MemoryPayload | InputError | NotFoundError | ConflictError | UnavailableError,
+    strawberry.union("MemoryResult"),
 ]
 DeleteMemoryResult = Annotated[
     MemoryDeleted | InputError | NotFoundError | UnavailableError,
@@ -125,7 +126,7 @@ MemorizeResult = Annotated[
     strawberry.union("MemorizeResult"),
 ]
 ApplyMemoryOpsResult = Annotated[
-    MemoryOpsApplied | InputError | NotFoundError | UnavailableError,
+    MemoryOpsApplied | InputError | NotFoundError | ConflictError | UnavailableError,
     strawberry.union("ApplyMemoryOpsResult"),
 ]
 

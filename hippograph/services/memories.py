@@ -11,8 +11,8 @@ from typing import Any
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.errors import InvalidInput, NotFound
-from hippograph.ids import IdKind, kind_of, new_id, require_id
+from hippograph.errors import Conflict, InvalidInput, NotFound
+from hippograph.ids import IdKind, derived_id, kind_of, new_id, require_client_id, require_id
 from hippograph.models import (
     DEFAULT_CATEGORY,
     IndexedText,
@@ -59,6 +59,12 @@ class NewMemory:
     verified: bool = False
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    client_id: str | None = None  # makes a retry find, not duplicate, the memory
+
+
+def client_memory_id(user_id: str, client_id: str) -> str:
+    """The id of the memory a client named ``client_id`` for this user."""
+    return derived_id(IdKind.MEMORY, user_id, "client", client_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +142,14 @@ class MemoryService:
         sources, source_messages = await self._resolve_sources(principal, user.id, new.derived_from)
         session_id, seq = _position(new.session_id, source_messages)
         now = self._clock()
+        memory_id = new_id(IdKind.MEMORY, now)
+        if new.client_id is not None:
+            require_client_id(new.client_id, "clientId")
+            memory_id = client_memory_id(user.id, new.client_id)
+            if (replayed := await self._replayed(memory_id, content)) is not None:
+                return replayed
         memory = Memory(
-            id=new_id(IdKind.MEMORY, now),
+            id=memory_id,
             user_id=user.id,
             kind=new.kind,
             content=content,
@@ -153,8 +165,25 @@ class MemoryService:
             session_id=session_id,
             seq=seq,
         )
-        await self._memories.add(memory, await self.index(content), sources)
+        try:
+            await self._memories.add(memory, await self.index(content), sources)
+        except Conflict:
+            # Two sends of one client id raced: the other one wrote it.
+            replayed = await self._replayed(memory_id, content)
+            if new.client_id is None or replayed is None:
+                raise
+            return replayed
         return memory
+
+    async def _replayed(self, memory_id: str, content: str) -> Memory | None:
+        """The memory a client id already made, if it did (with the same content)."""
+        existing = (await self._memories.get_memories([memory_id])).get(memory_id)
+        if existing is not None and (existing.original_content or existing.content) != content:
+            raise Conflict(
+                f"clientId already names memory {memory_id} with other content; "
+                "use a new clientId for a new memory"
+            )
+        return existing
 
     async def _resolve_sources(
         self, principal: Principal, user_id: str, ids: Sequence[str]

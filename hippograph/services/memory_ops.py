@@ -15,8 +15,8 @@ from enum import StrEnum
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.errors import InvalidInput, NotFound
-from hippograph.ids import IdKind, new_id, require_id
+from hippograph.errors import Conflict, InvalidInput, NotFound
+from hippograph.ids import IdKind, new_id, require_client_id, require_id
 from hippograph.models import (
     DEFAULT_CATEGORY,
     IndexedText,
@@ -26,6 +26,7 @@ from hippograph.models import (
     MemorySource,
 )
 from hippograph.ports import Embedder, MemoryOpsStore, MemoryStore
+from hippograph.services.memories import client_memory_id
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_fraction, require_text
@@ -54,6 +55,7 @@ class MemoryOp:
     kind: MemoryKind | None = None
     importance: float | None = None
     hard: bool = False
+    client_id: str | None = None  # ADD: a retried batch finds the memory, adds nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,7 @@ class MemoryOpsService:
                 require_fraction(op.importance, f"ops[{i}].importance")
             if op.kind is MemoryKind.REFLECTION:
                 raise InvalidInput("reflections are made by the reflect job", f"ops[{i}].kind")
+        replayed = await self._replayed(user.id, ops, texts)
         to_embed = [t for t in texts if t is not None]
         vectors = iter(await self._embedder.embed(to_embed) if to_embed else [])
         adds: list[tuple[Memory, IndexedText]] = []
@@ -117,10 +120,16 @@ class MemoryOpsService:
                 if content is not None
                 else None
             )
-            if op.op is MemoryOpKind.ADD and indexed is not None and content is not None:
+            if op.op is MemoryOpKind.ADD and op.client_id in replayed:
+                outcomes.append(MemoryOpOutcome(op.op, replayed[op.client_id]))
+            elif op.op is MemoryOpKind.ADD and indexed is not None and content is not None:
                 kind = op.kind or MemoryKind.SEMANTIC
                 memory = Memory(
-                    id=new_id(IdKind.MEMORY, now),
+                    id=(
+                        client_memory_id(user.id, op.client_id)
+                        if op.client_id
+                        else new_id(IdKind.MEMORY, now)
+                    ),
                     user_id=user.id,
                     kind=kind,
                     content=content,
@@ -160,6 +169,36 @@ class MemoryOpsService:
         plan = MemoryOpsPlan(adds, supersedes, boosts, soft, hard, BOOST)
         await self._ops.apply(plan, now)
         return outcomes
+
+    async def _replayed(
+        self, user_id: str, ops: Sequence[MemoryOp], texts: Sequence[str | None]
+    ) -> dict[str, str]:
+        """Client ids of ADD ops a previous send already applied, and their memories."""
+        wanted: dict[str, tuple[str, str | None]] = {}
+        for i, op in enumerate(ops):
+            if op.client_id is None:
+                continue
+            field = f"ops[{i}].clientId"
+            if op.op is not MemoryOpKind.ADD:
+                raise InvalidInput("clientId names a memory to ADD; other ops name it by id", field)
+            require_client_id(op.client_id, field)
+            if op.client_id in wanted:
+                raise InvalidInput(f"clientId {op.client_id!r} is used twice in this batch", field)
+            wanted[op.client_id] = (client_memory_id(user_id, op.client_id), texts[i])
+        if not wanted:
+            return {}
+        found = await self._memories.get_memories([memory_id for memory_id, _ in wanted.values()])
+        replayed: dict[str, str] = {}
+        for client_id, (memory_id, content) in wanted.items():
+            if (existing := found.get(memory_id)) is None:
+                continue
+            if (existing.original_content or existing.content) != content:
+                raise Conflict(
+                    f"clientId {client_id!r} already names memory {memory_id} with other "
+                    "content; use a new clientId for a new memory"
+                )
+            replayed[client_id] = memory_id
+        return replayed
 
     async def _targets(self, user_id: str, ops: Sequence[MemoryOp]) -> dict[str, Memory]:
         """Check every id an operation names; the memories they name, by id."""

@@ -122,3 +122,60 @@ def test_a_limited_key_cannot_touch_another_users_memories(api: Api) -> None:
     ):
         result = ann.ok(APPLY, {"userId": user_id, "ops": ops})["applyMemoryOps"]
         assert result["__typename"] == "NotFoundError"
+
+
+ADD = """
+mutation($input: AddMemoryInput!) {
+  addMemory(input: $input) {
+    __typename
+    ... on MemoryPayload { memory { id content } }
+    ... on InputError { field }
+    ... on Error { message code }
+  }
+}"""
+
+
+def test_a_retried_add_with_a_client_id_creates_nothing(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    sent = {"userId": "ann", "content": "Ann is learning Welsh", "clientId": "agent-7:42"}
+    first = api.ok(ADD, {"input": sent})["addMemory"]
+    again = api.ok(ADD, {"input": sent})["addMemory"]
+    assert first["__typename"] == again["__typename"] == "MemoryPayload"
+    assert again["memory"]["id"] == first["memory"]["id"]
+    assert len(_state(api)) == 1
+    # The same client id for other content is a client bug, said so.
+    other = api.ok(ADD, {"input": {**sent, "content": "Ann is learning Irish"}})["addMemory"]
+    assert other["code"] == "CONFLICT", other
+    # Another user may use the same client id: ids are per user.
+    seed_user(api, "bob", ["hi"])
+    bob = api.ok(ADD, {"input": {**sent, "userId": "bob"}})["addMemory"]
+    assert bob["memory"]["id"] != first["memory"]["id"]
+    bad = api.ok(ADD, {"input": {**sent, "clientId": "has space"}})["addMemory"]
+    assert (bad["__typename"], bad["field"]) == ("InputError", "clientId")
+
+
+def test_a_retried_batch_of_ops_adds_nothing_twice(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    ops = [
+        {"op": "ADD", "content": "Ann is allergic to peanuts", "clientId": "a1"},
+        {"op": "ADD", "content": "Ann runs marathons", "clientId": "a2"},
+        {"op": "ADD", "content": "Ann likes jazz"},  # no client id: added each time
+    ]
+    first = api.ok(APPLY, {"userId": "ann", "ops": ops})["applyMemoryOps"]["results"]
+    again = api.ok(APPLY, {"userId": "ann", "ops": ops})["applyMemoryOps"]["results"]
+    assert [r["memoryId"] for r in again[:2]] == [r["memoryId"] for r in first[:2]]
+    contents = sorted(m["content"] for m in _state(api).values())
+    assert contents == [
+        "Ann is allergic to peanuts",
+        "Ann likes jazz",
+        "Ann likes jazz",
+        "Ann runs marathons",
+    ]
+    for bad_ops, field in [
+        ([{"op": "ADD", "content": "x", "clientId": "d"}] * 2, "ops[1].clientId"),
+        ([{"op": "SKIP", "clientId": "s"}], "ops[0].clientId"),
+        ([{"op": "ADD", "content": "x", "clientId": "bad id"}], "ops[0].clientId"),
+    ]:
+        result = api.ok(APPLY, {"userId": "ann", "ops": bad_ops})["applyMemoryOps"]
+        assert (result["__typename"], result["field"]) == ("InputError", field)
+    assert len(_state(api)) == 4
