@@ -36,6 +36,7 @@ from hippograph.cascade import (
     deletion_report,
     label_of,
     root_label,
+    shared_with_others,
     too_large,
 )
 from hippograph.errors import Conflict, NotFound
@@ -178,10 +179,21 @@ async def memory_closure(
 async def _closure(
     tx: AsyncManagedTransaction, root_id: str, scope: list[str] | None, limit: int
 ) -> DerivationClosure | None:
+    """The closure of a visible root; ``Conflict`` if it reaches other users' data.
+
+    The walk is made without the tenant filter, so that what derives from the
+    root for another user (a group MemUnit's other participant) is seen, and
+    refused, rather than silently stripped of its provenance.
+    """
     roots, session = await _roots(tx, root_id, scope, limit)
     if not roots and session is None:
         return None
-    return await _walk_up(tx, roots, session, scope, limit)
+    closure = await _walk_up(tx, roots, session, None, limit)
+    if scope is not None and closure.complete:
+        refusal = shared_with_others(closure, scope)
+        if refusal is not None:
+            raise refusal
+    return closure
 
 
 async def _walk_up(

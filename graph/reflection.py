@@ -137,7 +137,7 @@ class ReflectionGraph:
         after: str,
         limit: int,
     ) -> list[str]:
-        """A page of the users after ``after`` (by id) whose pending facts could make a reflection."""
+        """The users after ``after`` (by id) whose pending facts could make a reflection."""
 
         async def work(tx: AsyncManagedTransaction) -> list[str]:
             params = {

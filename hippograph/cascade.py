@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from hippograph.errors import InvalidInput
+from hippograph.errors import Conflict, InvalidInput
 from hippograph.ids import IdKind, kind_of
 from hippograph.models import Memory, MemUnit, Message, ProvenanceNode, Session
 
@@ -139,6 +139,37 @@ def deletion_report(root_id: str, closure: DerivationClosure) -> DeletionReport:
         kept=tuple(nodes[i] for i in plan.kept),
         session=closure.session,
         counts=counts,
+    )
+
+
+def owners(node: ProvenanceNode | Session) -> tuple[str, ...]:
+    """The users a node belongs to: one, or every participant of a group MemUnit."""
+    return node.user_ids if isinstance(node, MemUnit) else (node.user_id,)
+
+
+def shared_with_others(closure: DerivationClosure, scope: Collection[str]) -> Conflict | None:
+    """The refusal of a deletion that reaches another user's data, or None.
+
+    ``closure`` is the walk made without a tenant filter. A key deletes only
+    what lies wholly within its users: a group MemUnit, or anything derived
+    from the root that belongs to a user outside ``scope``, stops the
+    deletion (dry run and real run alike). The refusal names the shared nodes
+    the caller can see and only counts the others, which it may not see.
+    """
+    nodes = [*closure.roots, *closure.derived.values()]
+    foreign = [n for n in nodes if not set(owners(n)) <= set(scope)]
+    if not foreign:
+        return None
+    visible = sorted(n.id for n in foreign if set(owners(n)) & set(scope))
+    hidden = len(foreign) - len(visible)
+    named = f"{', '.join(visible[:5])}{' …' if len(visible) > 5 else ''}"
+    parts = [f"shared with another user: {named}"] if visible else []
+    if hidden:
+        parts.append(f"{hidden} node(s) of other users derive from it")
+    return Conflict(
+        f"deleting {closure.roots[0].id if closure.roots else 'this'} would destroy data of "
+        f"other users ({'; '.join(parts)}); a key deletes only what is wholly its users', "
+        "so nothing was deleted (an admin key may delete it for everyone)"
     )
 
 

@@ -155,3 +155,78 @@ def test_only_messages_memunits_and_sessions_can_be_roots(api: Api) -> None:
         assert report["field"] == "id"
     missing = "msg_01HZZZZZZZZZZZZZZZZZZZZZZZ"
     assert _delete(api, missing)["__typename"] == "NotFoundError"
+
+
+GROUP_MEMORIZE = """
+mutation($session: ID!, $messages: [MessageInput!]!) {
+  memorize(input: {userIds: ["bob", "ann"], sessionId: $session, messages: $messages}) {
+    __typename ... on Memorized { counts { memunits memories } } ... on Error { message }
+  }
+}"""
+
+PROVENANCE_OF = """
+query($u: ID!) { memories(userId: $u, first: 100) { edges { node { id
+  derivedFrom { __typename id } } } } }"""
+
+
+def _group_world(api: Api) -> tuple[str, dict[str, list[dict[str, Any]]]]:
+    """A group MemUnit in Bob's session, made only of that session's messages."""
+    session, _ = seed_user(api, "bob", ["hi"])
+    seed_user(api, "ann", ["hello"])
+    messages = [
+        {"speaker": "Bob", "content": "I adopted a greyhound called Pixel last weekend."},
+        {"speaker": "Ann", "content": "I love that! I am allergic to cats, so dogs suit me."},
+        {"speaker": "Bob", "content": "I work as a carpenter in Leeds and build tables."},
+    ]
+    made = api.ok(GROUP_MEMORIZE, {"session": session, "messages": messages})["memorize"]
+    assert made["__typename"] == "Memorized", made
+    memories = {u: api.ok(PROVENANCE_OF, {"u": u})["memories"]["edges"] for u in ("ann", "bob")}
+    units = {
+        d["id"]
+        for edges in memories.values()
+        for e in edges
+        for d in e["node"]["derivedFrom"]
+        if d["__typename"] == "MemUnit"
+    }
+    shared = [
+        unit
+        for unit in units
+        if all(
+            any(d["id"] == unit for e in memories[u] for d in e["node"]["derivedFrom"])
+            for u in ("ann", "bob")
+        )
+    ]
+    assert shared, memories
+    return shared[0], memories
+
+
+def test_a_participant_cannot_destroy_a_group_memunit_and_the_dry_run_says_so(api: Api) -> None:
+    unit, before = _group_world(api)
+    ann = api.as_key(api.create_key(["ann"]))
+    # Dry run and real run answer the same: refused, naming what is shared.
+    for dry_run in (True, False):
+        report = _delete(ann, unit, dryRun=dry_run)
+        assert report["__typename"] == "ConflictError", report
+        assert unit in report["message"]
+        assert "bob" not in report["message"]  # counts Bob's nodes, never names them
+    # Nothing changed: Bob's memories keep their provenance.
+    assert {u: api.ok(PROVENANCE_OF, {"u": u})["memories"]["edges"] for u in before} == before
+    # The other participant's key is refused alike; an admin key sees everything
+    # that derives from it, for both users, and deletes exactly that.
+    bob = api.as_key(api.create_key(["bob"]))
+    assert _delete(bob, unit)["__typename"] == "ConflictError"
+    report = _delete(api, unit)
+    owners = {m["id"] for m in report["deleted"] if m["__typename"].endswith("Memory")}
+    assert owners & {e["node"]["id"] for e in before["bob"]}
+    assert owners & {e["node"]["id"] for e in before["ann"]}
+    done = _delete(api, unit, dryRun=False, expected=sorted(_ids(report["deleted"])))
+    assert done["applied"] is True
+    assert _ids(done["deleted"]) == _ids(report["deleted"])
+
+
+def test_a_key_of_both_participants_may_delete_the_group_memunit(api: Api) -> None:
+    unit, _ = _group_world(api)
+    both = api.as_key(api.create_key(["ann", "bob"]))
+    report = _delete(both, unit, dryRun=False)
+    assert report["__typename"] == "DeletionReport", report
+    assert report["applied"] is True
