@@ -11,7 +11,7 @@ from graph.driver import GraphDriver, fetch
 from graph.records import SESSION_MAP, USER_MAP, session_from, user_from
 from hippograph.errors import Conflict
 from hippograph.models import Page, Session, User
-from hippograph.pagination import TimeCursor, encode_time_cursor
+from hippograph.pagination import TimeCursor, encode_id_cursor, encode_time_cursor
 
 CREATE_USER = cypher(
     "users.CREATE_USER",
@@ -20,6 +20,12 @@ CREATE_USER = cypher(
 GET_USERS = cypher(
     "users.GET_USERS",
     "UNWIND $ids AS id MATCH (n:User {id: id}) RETURN n " + USER_MAP + " AS props",
+)
+# Users by id, after a cursor, within the key's scope (null: every user).
+LIST_USERS = cypher(
+    "users.LIST_USERS",
+    "MATCH (n:User) WHERE n.id > $after AND ($scope IS NULL OR n.id IN $scope) "
+    "RETURN n " + USER_MAP + " AS props ORDER BY n.id LIMIT $limit",
 )
 CREATE_SESSION = cypher(
     "users.CREATE_SESSION",
@@ -67,6 +73,15 @@ class UserGraph:
         """The users among ``ids`` that exist, by id."""
         rows = await self._graph.query(GET_USERS, {"ids": list(ids)})
         return {row["props"]["id"]: user_from(row["props"]) for row in rows}
+
+    async def list_users(self, scope: list[str] | None, after: str, first: int) -> Page[User]:
+        """The users after ``after`` by id, among ``scope`` (None: all), ``first`` at most."""
+        params = {"scope": scope, "after": after, "limit": first + 1}
+        rows = await self._graph.query(LIST_USERS, params)
+        users = [user_from(row["props"]) for row in rows]
+        shown = tuple(users[:first])
+        cursor = encode_id_cursor(shown[-1].id) if shown else None
+        return Page(items=shown, has_next=len(users) > first, end_cursor=cursor)
 
     async def create_session(self, session: Session) -> bool:
         """Create ``session`` under its user; False if the user does not exist."""

@@ -191,7 +191,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
     from hippograph.clock import utc_now
     from hippograph.dump import looks_like_dump
-    from hippograph.importers.conversations import read_conversations
+    from hippograph.importers.conversations import named_user, read_conversations
     from hippograph.importers.ingest import import_conversations
 
     if not args.file.is_file():
@@ -200,6 +200,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         return _import_dump(args, settings)
     # The whole file is checked before anything is written.
     conversations = read_conversations(args.file, None if args.format == "auto" else args.format)
+    if args.user is not None or args.name is not None:
+        conversations = named_user(conversations, args.user, args.name, args.file.name)
 
     async def work(runtime: Runtime) -> int:
         total = sum(c.message_count for c in conversations)
@@ -215,6 +217,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
                 clock=utc_now,
                 progress=bar.update,
             )
+        print(report.listing())
         print(report.summary(time.perf_counter() - started))
         return 0
 
@@ -359,6 +362,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         choices=["auto", "locomo", "jsonl", "dump"],
         help="default: detect",
+    )
+    importer.add_argument(
+        "--user",
+        help="the user id to store the conversation under (a file of one conversation); "
+        "default: the file's (LoCoMo: its sample_id)",
+    )
+    importer.add_argument(
+        "--name", help="that user's name (default: the file's; LoCoMo: both speakers)"
     )
     importer.add_argument("--no-progress", action="store_true", help="no progress bar")
     importer.set_defaults(func=cmd_import)

@@ -39,6 +39,21 @@ def encode_time_cursor(at: datetime, item_id: str) -> str:
     return _encode({"t": at.isoformat(), "i": item_id})
 
 
+def encode_id_cursor(item_id: str) -> str:
+    """The cursor after the item with id ``item_id`` (lists ordered by id)."""
+    return _encode({"u": item_id})
+
+
+def decode_id_cursor(cursor: str | None, field: str = "after") -> str | None:
+    """Parse a cursor made by :func:`encode_id_cursor`, or raise ``InvalidInput``."""
+    if cursor is None:
+        return None
+    item_id = _decode(cursor, field).get("u")
+    if not isinstance(item_id, str) or len(item_id) > 128 or surrogate_in(item_id) is not None:
+        raise InvalidInput(f"{field} is not a cursor from this list", field)
+    return item_id
+
+
 def encode_seq_cursor(seq: int) -> str:
     """The cursor after the item with sequence number ``seq``."""
     return _encode({"s": seq})

@@ -14,7 +14,7 @@ from schema.inputs import MemoryFilterInput
 from schema.jobs import Job
 from schema.memory import Memory, MemoryConnection, Provenance, memory_type
 from schema.search import ScoringInput, SearchResult
-from schema.types import MemUnit, Message, Session, User
+from schema.types import MemUnit, Message, Session, User, UserConnection
 
 
 @strawberry.type(description="The caller, as its API key sees the world.")
@@ -40,6 +40,15 @@ class Query:
         info.context.principal  # noqa: B018 - authenticate before anything else
         user = await info.context.loaders.users.load(require_user_id(str(id), "id"))
         return User.of(user) if user else None
+
+    @strawberry.field(
+        description="The users this key may see, by id (every user for an admin key)."
+    )
+    async def users(self, info: Info, first: int = 20, after: str | None = None) -> UserConnection:
+        principal = info.context.principal
+        return UserConnection.of(
+            await info.context.services.users.list_users(principal, first, after)
+        )
 
     @strawberry.field(description="A session, or null.")
     async def session(self, info: Info, id: strawberry.ID) -> Session | None:

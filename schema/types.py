@@ -11,7 +11,7 @@ from datetime import datetime
 import strawberry
 
 from hippograph import models
-from hippograph.pagination import encode_seq_cursor, encode_time_cursor
+from hippograph.pagination import encode_id_cursor, encode_seq_cursor, encode_time_cursor
 from schema.context import Info
 from schema.enums import Role
 
@@ -140,6 +140,26 @@ class MemUnit(Node):
     async def messages(self, info: Info) -> list[Message]:
         messages = await info.context.loaders.memunit_messages.load(self.id)
         return [Message.of(m) for m in messages]
+
+
+@strawberry.type
+class UserEdge:
+    cursor: str
+    node: User
+
+
+@strawberry.type(description="A page of users, by id.")
+class UserConnection:
+    edges: list[UserEdge]
+    page_info: PageInfo
+
+    @classmethod
+    def of(cls, page: models.Page[models.User]) -> UserConnection:
+        """The GraphQL view of a page of users."""
+        return cls(
+            edges=[UserEdge(cursor=encode_id_cursor(u.id), node=User.of(u)) for u in page.items],
+            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
+        )
 
 
 @strawberry.type

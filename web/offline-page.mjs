@@ -10,14 +10,17 @@ export async function openOfflinePage(base) {
   });
   const outside = [];
   const errors = [];
-  const page = await browser.newPage();
+  // One context: pages opened later (another tab) share its storage and its closed network.
+  const context = await browser.newContext();
+  const page = await context.newPage();
   const origin = new URL(base).origin;
-  await page.route("**/*", (route) => {
+  await context.route("**/*", (route) => {
     const target = route.request().url();
     if (target.startsWith(origin) || target.startsWith("data:")) return route.continue();
     outside.push(target);
     return route.abort();
   });
   page.on("pageerror", (error) => errors.push(String(error)));
+  context.on("page", (opened) => opened.on("pageerror", (error) => errors.push(String(error))));
   return { browser, page, outside, errors };
 }

@@ -72,6 +72,27 @@ class ConversationImport:
         return sum(len(s.messages) for s in self.sessions)
 
 
+def named_user(
+    conversations: list[ConversationImport], user_id: str | None, name: str | None, source: str
+) -> list[ConversationImport]:
+    """The file's one conversation stored under ``user_id`` and ``name`` (either may be None).
+
+    Several conversations under one user would merge sessions of the same
+    name (every LoCoMo sample has a "session 1"), so naming is for a file
+    of one conversation.
+    """
+    if len(conversations) != 1:
+        raise InvalidInput(
+            f"{source} holds {len(conversations)} conversations; --user and --name name the "
+            "user of a file of one conversation",
+            "user",
+        )
+    [conversation] = conversations
+    user_id = conversation.user_id if user_id is None else require_user_id(user_id, "user")
+    name = conversation.user_name if name is None else require_text(name, "name", 200)
+    return [replace(conversation, user_id=user_id, user_name=name)]
+
+
 def detect_format(path: Path) -> ImportFormat:
     """``jsonl`` for ``.jsonl``/``.ndjson``; otherwise a JSON list is LoCoMo, objects JSONL."""
     if path.suffix.lower() in {".jsonl", ".ndjson"}:

@@ -10,7 +10,7 @@ limit, processed inline: the importer is itself the batch job.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hippograph.auth import Principal
 from hippograph.clock import Clock
@@ -39,6 +39,8 @@ class ImportReport:
     memunits: int = 0
     memories: int = 0
     superseded: int = 0
+    # (user id, user name, session id, session title, messages) of every session read
+    made: list[tuple[str, str, str, str, int]] = field(default_factory=list)
 
     @property
     def messages(self) -> int:
@@ -55,6 +57,17 @@ class ImportReport:
             f"existing), {self.memunits} memunits, {self.memories} memories in "
             f"{elapsed_s:.1f} s ({rate:.1f} messages/s)"
         )
+
+    def listing(self) -> str:
+        """The users and sessions the import stored into, one line each, ids first."""
+        lines: list[str] = []
+        user = None
+        for user_id, name, session_id, title, count in self.made:
+            if user_id != user:
+                lines.append(f"user {user_id} ({name})")
+                user = user_id
+            lines.append(f"  session {session_id}  {title}  {count} messages")
+        return "\n".join(lines)
 
 
 def import_session_id(user_id: str, key: str) -> str:
@@ -114,6 +127,9 @@ async def _import_one(
             services, sessions, principal, user_id, session, clock, report
         )
         messages = session.messages
+        report.made.append(
+            (user_id, conversation.user_name, session_id, session.title, len(messages))
+        )
         for start in range(0, len(messages), chunk_size):
             chunk = messages[start : start + chunk_size]
             outcome = await services.memorize.memorize(

@@ -9,7 +9,7 @@ from hippograph.clock import Clock
 from hippograph.errors import Forbidden, NotFound
 from hippograph.ids import IdKind, new_id, require_id, require_user_id
 from hippograph.models import Page, Session, User
-from hippograph.pagination import decode_time_cursor
+from hippograph.pagination import decode_id_cursor, decode_time_cursor
 from hippograph.ports import UserStore
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_text
@@ -43,6 +43,12 @@ class UserService:
         """The visible users among ``ids``."""
         visible = [i for i in ids if principal.can_access(i)]
         return await self._store.get_users(visible) if visible else {}
+
+    async def list_users(self, principal: Principal, first: int, after: str | None) -> Page[User]:
+        """A page of the users this key may see, by id (every user for an admin key)."""
+        require_count(first, "first", 1, self._limits.max_page_size)
+        cursor = decode_id_cursor(after) or ""
+        return await self._store.list_users(principal.scope, cursor, first)
 
     async def require_user(self, principal: Principal, user_id: str) -> User:
         """The user, or ``NotFound`` (also when the principal may not see it)."""

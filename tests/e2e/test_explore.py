@@ -83,12 +83,19 @@ def test_explore_draws_every_node_of_the_provenance_in_chromium(live_server: str
 
     unknown = new_id(IdKind.MEMORY, datetime.now(UTC))
     report = run_check(
-        "explore-check.mjs", live_server, ADMIN_KEY, summary, f"click:{lyon}", unknown, "bogus"
+        "explore-check.mjs",
+        live_server,
+        ADMIN_KEY,
+        summary,
+        f"click:{lyon}",
+        unknown,
+        "bogus",
+        f"tab:{work}",
     )
     assert report["ok"], report
     assert report["outside"] == [], "the page tried to reach the internet"
     assert report["errors"] == []
-    drawn, rerooted, missing, bad = report["views"]
+    drawn, rerooted, missing, bad, other_tab = report["views"]
 
     assert drawn["state"] == "done", drawn
     assert len(drawn["nodeIds"]) == len(walked["nodes"]) > 2
@@ -107,3 +114,8 @@ def test_explore_draws_every_node_of_the_provenance_in_chromium(live_server: str
     assert "not found or not yours" in missing["status"]
     assert bad["state"] == "error"
     assert "id" in bad["status"]
+
+    # Another tab of the same browser has the key (kept per origin) and draws at once.
+    assert other_tab["keyFilled"] is True
+    assert other_tab["state"] == "done", other_tab
+    assert set(other_tab["nodeIds"]) == {work, m2, m3}

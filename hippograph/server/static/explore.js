@@ -375,8 +375,8 @@
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const key = keyInput.value.trim();
-    if (key) sessionStorage.setItem(KEY_STORAGE, key);
-    else sessionStorage.removeItem(KEY_STORAGE);
+    if (key) localStorage.setItem(KEY_STORAGE, key);
+    else localStorage.removeItem(KEY_STORAGE);
     const id = idInput.value.trim();
     if (id) go(id);
   });
@@ -387,7 +387,7 @@
     if (id) show(id);
   });
 
-  keyInput.value = sessionStorage.getItem(KEY_STORAGE) || "";
+  keyInput.value = localStorage.getItem(KEY_STORAGE) || "";
   const initial = idInAddress();
   idInput.value = initial;
   if (initial && keyInput.value) show(initial);
