@@ -31,6 +31,7 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
             args.granularity,
             progress=not args.json,
             reflection=args.reflection,
+            per_question=args.per_question,
         )
     )
     if args.json:
@@ -61,6 +62,13 @@ def add_bench_parser(sub: Any) -> None:
         choices=["off", "after"],
         help="off: memories as memorize left them; after: one reflect run per "
         "conversation first (consolidated facts leave default search)",
+    )
+    locomo.add_argument(
+        "--per-question",
+        type=Path,
+        metavar="FILE",
+        help="also write one JSON line per question and method (question, category, "
+        "evidence, retrieved dia_ids, recall@k), for failure analysis",
     )
     locomo.add_argument("--json", action="store_true", help="one JSON object on stdout")
     bench.set_defaults(func=cmd_bench)

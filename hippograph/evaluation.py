@@ -11,7 +11,8 @@ def recall_at_k(ranked: Sequence[Sequence[str]], evidence: Sequence[str], k: int
 
     ``ranked`` holds, per hit in rank order, the turns the hit stands for; a
     hit standing for several turns spends several of the ``k`` slots. A
-    question without evidence counts as fully recalled.
+    question without evidence counts as fully recalled (the official rule;
+    the caller leaves out questions whose evidence names no turn at all).
     """
     if not evidence:
         return 1.0

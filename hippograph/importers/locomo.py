@@ -55,11 +55,23 @@ class LocomoSession:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """A benchmark question and the turns that hold its answer."""
+    """A benchmark question and the turns that hold its answer.
+
+    ``raw_evidence`` is the file's list as written; ``unparsed`` the parts of
+    it that name no turn of the conversation (malformed, or a turn that is
+    not there). A question whose evidence is all unparsed cannot be scored.
+    """
 
     question: str
     category: str
     evidence: tuple[str, ...]
+    raw_evidence: tuple[str, ...] = ()
+    unparsed: tuple[str, ...] = ()
+
+    @property
+    def scorable(self) -> bool:
+        """False when the file gave evidence but none of it names a turn."""
+        return bool(self.evidence) or not self.raw_evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,21 +101,26 @@ def turn_text(raw: dict[str, Any]) -> str:
     return f"{text} and shared {caption}" if caption else text
 
 
-def normalise_evidence(raw: list[Any], known: set[str]) -> tuple[str, ...]:
-    """Evidence ids as the official evaluation reads them.
+def read_evidence(raw: list[Any], known: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The turns the evidence names, and the parts of it that name none.
 
-    Malformed strings are repaired where they can be parsed ("D8:6; D9:17",
-    "D:11:26", "D30:05"); ids of turns that do not exist are dropped.
+    Evidence ids as the official evaluation reads them: malformed strings are
+    repaired where they can be parsed ("D8:6; D9:17", "D:11:26", "D30:05");
+    what names no turn of the conversation is returned apart, to be counted.
     """
     found: list[str] = []
+    unparsed: list[str] = []
     for item in raw:
         for part in re.split(r"[;,\s]+", str(item)):
+            if not part.strip():
+                continue
             match = _DIA.match(part.strip())
-            if match:
-                dia = f"D{int(match[1])}:{int(match[2])}"
-                if dia in known and dia not in found:
-                    found.append(dia)
-    return tuple(found)
+            dia = f"D{int(match[1])}:{int(match[2])}" if match else None
+            if dia is None or dia not in known:
+                unparsed.append(part.strip())
+            elif dia not in found:
+                found.append(dia)
+    return tuple(found), tuple(unparsed)
 
 
 def parse_sample(sample: dict[str, Any]) -> Conversation:
@@ -124,16 +141,21 @@ def parse_sample(sample: dict[str, Any]) -> Conversation:
         sessions.append(LocomoSession(number=number, started_at=started, turns=turns))
     sessions.sort(key=lambda s: s.number)
     known = {t.dia_id for s in sessions for t in s.turns}
-    questions = tuple(
-        Question(
-            question=q["question"],
-            category=CATEGORIES.get(int(q.get("category", 0)), "unknown"),
-            evidence=normalise_evidence(q.get("evidence") or [], known),
+    questions = []
+    for q in sample.get("qa", []):
+        raw = [str(e) for e in q.get("evidence") or []]
+        evidence, unparsed = read_evidence(raw, known)
+        questions.append(
+            Question(
+                question=q["question"],
+                category=CATEGORIES.get(int(q.get("category", 0)), "unknown"),
+                evidence=evidence,
+                raw_evidence=tuple(raw),
+                unparsed=unparsed,
+            )
         )
-        for q in sample.get("qa", [])
-    )
     speakers = (conversation["speaker_a"], conversation["speaker_b"])
-    return Conversation(sample["sample_id"], speakers, tuple(sessions), questions)
+    return Conversation(sample["sample_id"], speakers, tuple(sessions), tuple(questions))
 
 
 def load_locomo(path: Path) -> list[Conversation]:

@@ -9,17 +9,18 @@ with the official recall (k is a budget of distinct turns).
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from hippograph.evaluation import mean, percentile, recall_at_k
-from hippograph.importers.locomo import Conversation, load_locomo
+from hippograph.importers.locomo import Conversation, Question, load_locomo
 from hippograph.models import Direction, Message
 from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
@@ -103,8 +104,16 @@ async def evaluate(
     granularity: str,
     progress: bool,
     reflect: bool = False,
+    per_question: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Load every conversation, ask every question with every method, aggregate."""
+    """Load every conversation, ask every question with every method, aggregate.
+
+    A question whose evidence names no turn (malformed, or a turn the file
+    does not have) cannot be scored: it is left out of every recall and
+    counted under ``unscorable``, never scored as recalled. Only a question
+    with no evidence at all scores 1, as in the official evaluation.
+    ``per_question`` receives one row per question and method.
+    """
     total = sum(len(c.questions) for c in conversations) * len(methods)
     bar = tqdm(
         total=total, disable=not progress, file=sys.stderr, desc="questions", mininterval=1.0
@@ -118,25 +127,24 @@ async def evaluate(
         cache: dict[str, list[str]] = {}
         for method in methods:
             for question in conversation.questions:
-                request = SearchRequest(
-                    user_id=user_id,
-                    query=question.question,
-                    top_k=max(ks),
-                    method=method,
-                    mode=SearchMode.NORMAL,
-                    touch=False,
-                    target=SearchTarget.MEMUNIT
-                    if granularity == "memunit"
-                    else SearchTarget.MEMORY,
+                ranked = await _ask(
+                    runtime,
+                    user_id,
+                    question.question,
+                    method,
+                    max(ks),
+                    granularity,
+                    latencies[method],
+                    cache,
                 )
-                started = time.perf_counter()
-                result = await runtime.services.search.search(SETTINGS_ADMIN, request)
-                latencies[method].append((time.perf_counter() - started) * 1000)
-                ranked = [await _dia_ids(runtime, hit.id, cache) for hit in result.hits]
-                for category in (question.category, "overall"):
-                    per_k = recalls[method].setdefault(category, {k: [] for k in ks})
-                    for k in ks:
-                        per_k[k].append(recall_at_k(ranked, question.evidence, k))
+                scores = {k: recall_at_k(ranked, question.evidence, k) for k in ks}
+                if question.scorable:
+                    for category in (question.category, "overall"):
+                        per_k = recalls[method].setdefault(category, {k: [] for k in ks})
+                        for k in ks:
+                            per_k[k].append(scores[k])
+                if per_question is not None:
+                    per_question(_question_row(conversation, question, method, ranked, scores))
                 bar.update(1)
     bar.close()
     report: dict[str, Any] = {}
@@ -146,15 +154,82 @@ async def evaluate(
             for category, values in sorted(recalls[method].items())
             if category != "overall"
         }
+        overall = recalls[method].get("overall", {k: [] for k in ks})
         report[method.value] = {
-            "overall": {f"recall@{k}": round(mean(recalls[method]["overall"][k]), 4) for k in ks},
+            "overall": {f"recall@{k}": round(mean(overall[k]), 4) for k in ks},
             "by_category": by_category,
             "latency_ms": {
                 "p50": round(percentile(latencies[method], 0.5), 2),
                 "p95": round(percentile(latencies[method], 0.95), 2),
             },
         }
+    report["question_counts"] = question_counts(conversations)
     return report
+
+
+async def _ask(
+    runtime: Runtime,
+    user_id: str,
+    query: str,
+    method: SearchMethod,
+    top_k: int,
+    granularity: str,
+    latencies: list[float],
+    cache: dict[str, list[str]],
+) -> list[list[str]]:
+    """One search; per hit in rank order, the turns (dia_ids) it stands for."""
+    request = SearchRequest(
+        user_id=user_id,
+        query=query,
+        top_k=top_k,
+        method=method,
+        mode=SearchMode.NORMAL,
+        touch=False,
+        target=SearchTarget.MEMUNIT if granularity == "memunit" else SearchTarget.MEMORY,
+    )
+    started = time.perf_counter()
+    result = await runtime.services.search.search(SETTINGS_ADMIN, request)
+    latencies.append((time.perf_counter() - started) * 1000)
+    return [await _dia_ids(runtime, hit.id, cache) for hit in result.hits]
+
+
+def question_counts(conversations: Sequence[Conversation]) -> dict[str, Any]:
+    """How many questions there are per category, and which could not be scored and why."""
+    questions = [q for c in conversations for q in c.questions]
+    by_category: dict[str, dict[str, int]] = {}
+    for q in questions:
+        counts = by_category.setdefault(q.category, {"questions": 0, "scored": 0})
+        counts["questions"] += 1
+        counts["scored"] += int(q.scorable)
+    return {
+        "total": len(questions),
+        "scored": sum(q.scorable for q in questions),
+        "no_evidence_scored_as_1": sum(not q.raw_evidence for q in questions),
+        "unscorable": sum(not q.scorable for q in questions),
+        "partly_unparsed": sum(bool(q.unparsed) and q.scorable for q in questions),
+        "by_category": dict(sorted(by_category.items())),
+    }
+
+
+def _question_row(
+    conversation: Conversation,
+    question: Question,
+    method: SearchMethod,
+    ranked: list[list[str]],
+    scores: dict[int, float],
+) -> dict[str, Any]:
+    return {
+        "sample_id": conversation.sample_id,
+        "question": question.question,
+        "category": question.category,
+        "evidence": list(question.evidence),
+        "raw_evidence": list(question.raw_evidence),
+        "unparsed_evidence": list(question.unparsed),
+        "scored": question.scorable,
+        "method": method.value,
+        "retrieved": ranked,
+        "recall": {f"@{k}": round(v, 4) for k, v in scores.items()} if question.scorable else None,
+    }
 
 
 async def run_locomo(
@@ -165,8 +240,13 @@ async def run_locomo(
     progress: bool = True,
     data_dir: Path | None = None,
     reflection: str = "off",
+    per_question: Path | None = None,
 ) -> dict[str, Any]:
-    """The benchmark on a fresh embedded store; the result as one JSON-ready dict."""
+    """The benchmark on a fresh embedded store; the result as one JSON-ready dict.
+
+    ``per_question``: a JSONL file to write, one line per question and method
+    (question, category, evidence, retrieved dia_ids per hit, recall@k).
+    """
     if granularity not in GRANULARITIES:
         raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}")
     if reflection not in REFLECTION:
@@ -179,11 +259,26 @@ async def run_locomo(
         reflection=ReflectionSettings(sweep_interval_s=0),
     )
     runtime = await Runtime.start(settings)
+    rows = per_question.open("w", encoding="utf-8") if per_question else None
+
+    def write_row(row: dict[str, Any]) -> None:
+        assert rows is not None
+        rows.write(json.dumps(row, ensure_ascii=False) + "\n")
+
     try:
         report = await evaluate(
-            runtime, conversations, methods, ks, granularity, progress, reflection == "after"
+            runtime,
+            conversations,
+            methods,
+            ks,
+            granularity,
+            progress,
+            reflection == "after",
+            write_row if rows else None,
         )
     finally:
+        if rows is not None:
+            rows.close()
         await runtime.stop()
     report["data"] = str(data)
     report["questions"] = sum(len(c.questions) for c in conversations)
@@ -195,8 +290,11 @@ async def run_locomo(
 def format_table(report: dict[str, Any], methods: Sequence[SearchMethod], ks: Sequence[int]) -> str:
     """The report as a readable table."""
     header = f"{'method':8} {'category':12} " + " ".join(f"{f'R@{k}':>6}" for k in ks)
+    counts = report["question_counts"]
     lines = [
-        f"{report['questions']} questions from {report['data']} ({report['granularity']})",
+        f"{report['questions']} questions from {report['data']} ({report['granularity']}): "
+        f"{counts['scored']} scored, {counts['unscorable']} unscorable (evidence names no "
+        f"turn), {counts['no_evidence_scored_as_1']} without evidence (scored 1)",
         header,
     ]
     for method in methods:
@@ -204,7 +302,8 @@ def format_table(report: dict[str, Any], methods: Sequence[SearchMethod], ks: Se
         rows = [("overall", entry["overall"]), *entry["by_category"].items()]
         for category, values in rows:
             cells = " ".join(f"{values[f'recall@{k}']:6.3f}" for k in ks)
-            lines.append(f"{method.value:8} {category:12} {cells}")
+            scored = counts["by_category"].get(category, {"scored": counts["scored"]})["scored"]
+            lines.append(f"{method.value:8} {category:12} {cells}  ({scored} questions)")
         latency = entry["latency_ms"]
         lines.append(
             f"{method.value:8} {'latency':12} p50 {latency['p50']} ms, p95 {latency['p95']} ms"
