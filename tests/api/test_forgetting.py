@@ -425,7 +425,7 @@ def test_an_imported_old_conversation_is_fresh_today_and_fades_from_here(
     total = made["counts"]["memories"]
     assert total >= 8
 
-    def levels() -> dict[str, str]:
+    def levels() -> dict[str, tuple[str, str]]:
         edges = sim.ok(
             '{ memories(userId: "ann", first: 100) { edges { node { content level category } } } }'
         )["memories"]["edges"]

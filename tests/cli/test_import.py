@@ -13,6 +13,7 @@ from hippograph.importers.conversations import named_user, read_conversations
 from hippograph.importers.ingest import ImportReport, import_conversations, import_session_id
 from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
+from jobs.inprocess import InProcessQueue
 from tests.cli.conftest import TALK, write_jsonl, write_locomo
 
 
@@ -55,7 +56,9 @@ async def test_a_jsonl_file_is_imported_once(runtime: Runtime, tmp_path: Path) -
     path = write_jsonl(tmp_path / "chats.jsonl", [dated, undated])
 
     first, progressed = await _import(runtime, path)
-    await runtime.queue.drain()  # the reflect runs memorize queued
+    queue = runtime.queue
+    assert isinstance(queue, InProcessQueue)
+    await queue.drain()  # the reflect runs memorize queued
     assert progressed == 12
     assert (first.conversations, first.sessions, first.sessions_created) == (2, 2, 2)
     assert first.users_created == 1
@@ -79,7 +82,7 @@ async def test_a_jsonl_file_is_imported_once(runtime: Runtime, tmp_path: Path) -
     assert [m.content for m in pages[session_id].items] == [c for _, c in TALK]
 
     again, _ = await _import(runtime, path)
-    await runtime.queue.drain()
+    await queue.drain()
     assert (again.messages_new, again.messages_existing) == (0, 12)
     assert (again.sessions_created, again.users_created) == (0, 0)
     assert (again.memunits, again.memories) == (0, 0)
