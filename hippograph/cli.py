@@ -1,4 +1,5 @@
-"""The ``hippograph`` command: serve, init, keys, export-schema, worker, import, export, bench.
+"""The ``hippograph`` command: serve, init, keys, export-schema, worker (import and export in
+cli_transfer.py, bench in cli_bench.py).
 
 Heavy imports (torch, the JVM) happen inside the commands that need them, so
 ``hippograph --help`` and ``export-schema`` answer at once.
@@ -8,16 +9,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import ValidationError
 
 from hippograph.cli_bench import add_bench_parser
+from hippograph.cli_context import with_graph, with_runtime
+from hippograph.cli_transfer import add_transfer_parsers
 from hippograph.errors import HippoError
 from hippograph.logs import configure_logging
 from hippograph.settings import Settings
@@ -64,16 +66,6 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-async def _with_runtime(settings: Settings, work: Callable[[Runtime], Awaitable[int]]) -> int:
-    from hippograph.server.runtime import Runtime
-
-    runtime = await Runtime.start(settings)
-    try:
-        return await work(runtime)
-    finally:
-        await runtime.stop()
-
-
 def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
     """Create constraints and indexes (and the first admin key), then exit."""
 
@@ -82,7 +74,7 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
         print(f"schema and indexes are in place on {agent} (database {settings.graph.database})")
         return 0
 
-    return asyncio.run(_with_runtime(settings, work))
+    return asyncio.run(with_runtime(settings, work))
 
 
 def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
@@ -96,7 +88,7 @@ def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
         print(f"rebuilt the {dimensions}-dimension vector indexes in {took:.1f} s")
         return 0
 
-    return asyncio.run(_with_graph(settings, work))
+    return asyncio.run(with_graph(settings, work))
 
 
 def cmd_prepare_model(args: argparse.Namespace, settings: Settings) -> int:
@@ -143,7 +135,7 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
             print(f"revoked {args.id}")
         return 0
 
-    return asyncio.run(_with_runtime(settings, work))
+    return asyncio.run(with_runtime(settings, work))
 
 
 def cmd_export_schema(args: argparse.Namespace, settings: Settings) -> int:
@@ -181,133 +173,6 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
         asyncio.set_event_loop(None)
         loop.close()
     return 0
-
-
-def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
-    """Import conversations (LoCoMo JSON or JSONL) through memorize into the graph."""
-    import time
-
-    from tqdm import tqdm
-
-    from hippograph.clock import utc_now
-    from hippograph.dump import looks_like_dump
-    from hippograph.importers.conversations import named_user, read_conversations
-    from hippograph.importers.ingest import import_conversations
-
-    if not args.file.is_file():
-        raise SystemExit(f"hippograph import: no such file {args.file}")
-    if args.format == "dump" or (args.format == "auto" and looks_like_dump(args.file)):
-        return _import_dump(args, settings)
-    # The whole file is checked before anything is written.
-    conversations = read_conversations(args.file, None if args.format == "auto" else args.format)
-    if args.user is not None or args.name is not None:
-        conversations = named_user(conversations, args.user, args.name, args.file.name)
-
-    async def work(runtime: Runtime) -> int:
-        total = sum(c.message_count for c in conversations)
-        started = time.perf_counter()
-        with tqdm(
-            total=total, unit="msg", desc="importing", file=sys.stderr, disable=args.no_progress
-        ) as bar:
-            report = await import_conversations(
-                runtime.services,
-                runtime.connection.store.users,
-                conversations,
-                chunk_size=settings.limits.max_messages_per_call,
-                clock=utc_now,
-                progress=bar.update,
-            )
-        print(report.listing())
-        print(report.summary(time.perf_counter() - started))
-        return 0
-
-    return asyncio.run(_with_runtime(settings, work))
-
-
-async def _with_graph(settings: Settings, work: Callable[[GraphStore], Awaitable[T]]) -> T:
-    """Open the graph alone: a dump needs neither the model nor the services."""
-    from graph.store import connect
-
-    connection = await connect(settings.graph)
-    try:
-        return await work(connection.store)
-    finally:
-        await connection.close()
-
-
-def _import_dump(args: argparse.Namespace, settings: Settings) -> int:
-    """Load a dump made by ``hippograph export`` (docs/dump.md); the whole file is checked first."""
-    import time
-
-    from tqdm import tqdm
-
-    from hippograph.dump import check_dump
-    from hippograph.errors import ConfigError
-
-    checked = check_dump(args.file)
-    embedding = checked.header.embedding
-    if embedding.model != settings.embedding.model:
-        # Vectors from another model would be searched with this one's queries.
-        raise ConfigError(
-            f"{args.file.name} holds vectors made by {embedding.model!r}, but "
-            f"HIPPOGRAPH_EMBEDDING__MODEL is {settings.embedding.model!r}: set it to the dump's"
-        )
-
-    async def work(store: GraphStore) -> int:
-        # Set up with the dump's model first: the indexes then take the nodes as they come.
-        await store.setup(model=embedding.model, dimensions=embedding.dimensions)
-        started = time.perf_counter()
-        with tqdm(
-            total=checked.header.counts.total,
-            unit="line",
-            desc="importing",
-            file=sys.stderr,
-            disable=args.no_progress,
-        ) as bar:
-            report = await store.dump.load(checked, progress=bar.update)
-        print(report.summary(time.perf_counter() - started))
-        return 0
-
-    return asyncio.run(_with_graph(settings, work))
-
-
-@contextlib.contextmanager
-def _dump_output(name: str) -> Iterator[TextIO]:
-    """stdout for ``-``; else a file that appears only once complete (renamed at the end)."""
-    if name == "-":
-        yield sys.stdout
-        return
-    partial = Path(f"{name}.partial")
-    try:
-        with partial.open("w", encoding="utf-8") as out:
-            yield out
-        partial.replace(name)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
-def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
-    """Write the whole graph as a portable JSONL dump (docs/dump.md)."""
-    import time
-
-    from tqdm import tqdm
-
-    from hippograph.clock import utc_now
-
-    async def work(store: GraphStore) -> int:
-        started = time.perf_counter()
-        bar = tqdm(unit="line", desc="exporting", file=sys.stderr, disable=args.no_progress)
-        with _dump_output(args.file) as out, bar:
-            counts = await store.dump.export(out, utc_now(), progress=bar.update)
-        elapsed = time.perf_counter() - started
-        print(
-            f"exported {sum(counts.nodes.values())} nodes and {sum(counts.edges.values())} "
-            f"edges to {args.file} in {elapsed:.1f} s ({counts.total / elapsed:.0f} lines/s)",
-            file=sys.stderr,
-        )
-        return 0
-
-    return asyncio.run(_with_graph(settings, work))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -349,36 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--burst", action="store_true", help="exit once the queue is empty")
     worker.set_defaults(func=cmd_worker)
 
-    importer = sub.add_parser(
-        "import",
-        help="import conversations (LoCoMo JSON or JSONL) through memorize, "
-        "or a dump made by `hippograph export`",
-    )
-    importer.add_argument(
-        "file", type=Path, help="a LoCoMo JSON file, JSONL (one conversation a line) or a dump"
-    )
-    importer.add_argument(
-        "--format",
-        default="auto",
-        choices=["auto", "locomo", "jsonl", "dump"],
-        help="default: detect",
-    )
-    importer.add_argument(
-        "--user",
-        help="the user id to store the conversation under (a file of one conversation); "
-        "default: the file's (LoCoMo: its sample_id)",
-    )
-    importer.add_argument(
-        "--name", help="that user's name (default: the file's; LoCoMo: both speakers)"
-    )
-    importer.add_argument("--no-progress", action="store_true", help="no progress bar")
-    importer.set_defaults(func=cmd_import)
-
-    exporter = sub.add_parser("export", help="write the whole graph as a portable JSONL dump")
-    exporter.add_argument("file", help="the dump to write, or - for stdout")
-    exporter.add_argument("--no-progress", action="store_true", help="no progress bar")
-    exporter.set_defaults(func=cmd_export)
-
+    add_transfer_parsers(sub)
     add_bench_parser(sub)
 
     export = sub.add_parser("export-schema", help="write the GraphQL SDL")
