@@ -67,6 +67,16 @@ def client_memory_id(user_id: str, client_id: str) -> str:
     return derived_id(IdKind.MEMORY, user_id, "client", client_id)
 
 
+def require_same_content(existing: Memory, content: str, client_id: str) -> Memory:
+    """``existing`` if a replay of ``client_id`` asks for what it holds; else ``Conflict``."""
+    if (existing.original_content or existing.content) != content:
+        raise Conflict(
+            f"clientId {client_id!r} already names memory {existing.id} with other content; "
+            "use a new clientId for a new memory"
+        )
+    return existing
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryChanges:
     """An edit; None leaves a field as it is. New content makes a new version."""
@@ -146,7 +156,7 @@ class MemoryService:
         if new.client_id is not None:
             require_client_id(new.client_id, "clientId")
             memory_id = client_memory_id(user.id, new.client_id)
-            if (replayed := await self._replayed(memory_id, content)) is not None:
+            if (replayed := await self._replayed(memory_id, content, new.client_id)) is not None:
                 return replayed
         memory = Memory(
             id=memory_id,
@@ -169,21 +179,18 @@ class MemoryService:
             await self._memories.add(memory, await self.index(content), sources)
         except Conflict:
             # Two sends of one client id raced: the other one wrote it.
-            replayed = await self._replayed(memory_id, content)
-            if new.client_id is None or replayed is None:
+            if new.client_id is None:
+                raise
+            replayed = await self._replayed(memory_id, content, new.client_id)
+            if replayed is None:
                 raise
             return replayed
         return memory
 
-    async def _replayed(self, memory_id: str, content: str) -> Memory | None:
+    async def _replayed(self, memory_id: str, content: str, client_id: str) -> Memory | None:
         """The memory a client id already made, if it did (with the same content)."""
         existing = (await self._memories.get_memories([memory_id])).get(memory_id)
-        if existing is not None and (existing.original_content or existing.content) != content:
-            raise Conflict(
-                f"clientId already names memory {memory_id} with other content; "
-                "use a new clientId for a new memory"
-            )
-        return existing
+        return None if existing is None else require_same_content(existing, content, client_id)
 
     async def _resolve_sources(
         self, principal: Principal, user_id: str, ids: Sequence[str]

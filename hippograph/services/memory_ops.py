@@ -15,7 +15,7 @@ from enum import StrEnum
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.errors import Conflict, InvalidInput, NotFound
+from hippograph.errors import InvalidInput, NotFound
 from hippograph.ids import IdKind, new_id, require_client_id, require_id
 from hippograph.models import (
     DEFAULT_CATEGORY,
@@ -26,7 +26,7 @@ from hippograph.models import (
     MemorySource,
 )
 from hippograph.ports import Embedder, MemoryOpsStore, MemoryStore
-from hippograph.services.memories import client_memory_id
+from hippograph.services.memories import client_memory_id, require_same_content
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_fraction, require_text
@@ -188,17 +188,11 @@ class MemoryOpsService:
         if not wanted:
             return {}
         found = await self._memories.get_memories([memory_id for memory_id, _ in wanted.values()])
-        replayed: dict[str, str] = {}
-        for client_id, (memory_id, content) in wanted.items():
-            if (existing := found.get(memory_id)) is None:
-                continue
-            if (existing.original_content or existing.content) != content:
-                raise Conflict(
-                    f"clientId {client_id!r} already names memory {memory_id} with other "
-                    "content; use a new clientId for a new memory"
-                )
-            replayed[client_id] = memory_id
-        return replayed
+        return {
+            client_id: require_same_content(existing, content or "", client_id).id
+            for client_id, (memory_id, content) in wanted.items()
+            if (existing := found.get(memory_id)) is not None
+        }
 
     async def _targets(self, user_id: str, ops: Sequence[MemoryOp]) -> dict[str, Memory]:
         """Check every id an operation names; the memories they name, by id."""
