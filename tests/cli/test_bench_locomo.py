@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from hippograph.importers.locomo import parse_sample
-from hippograph.scoring import SearchMethod
-from hippograph.server.locomo_run import question_counts, run_locomo
+from hippograph.server.locomo_run import question_counts
 from tests.cli.conftest import locomo_sample
 
 QUESTIONS = [
@@ -54,14 +55,35 @@ def test_evidence_that_names_no_turn_is_counted_not_scored() -> None:
     }
 
 
-async def test_the_bench_reports_counts_and_writes_every_question(tmp_path: Path) -> None:
+def test_the_bench_reports_counts_and_writes_every_question(tmp_path: Path) -> None:
+    # As a user runs it: its own process, its own fresh embedded store.
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([_sample()]))
     rows = tmp_path / "questions.jsonl"
-    methods = [SearchMethod.KEYWORD, SearchMethod.HYBRID]
-    report = await run_locomo(
-        data, methods, [1, 5], "turn", progress=False, data_dir=tmp_path / "db", per_question=rows
+    hippograph = Path(sys.executable).parent / "hippograph"
+    done = subprocess.run(
+        [
+            str(hippograph),
+            "bench",
+            "locomo",
+            "--data",
+            str(data),
+            "--method",
+            "keyword,hybrid",
+            "--k",
+            "1,5",
+            "--json",
+            "--per-question",
+            str(rows),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        check=False,
     )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
     assert report["question_counts"]["unscorable"] == 2
     assert set(report["hybrid"]["by_category"]) == {
         "adversarial",
@@ -72,7 +94,7 @@ async def test_the_bench_reports_counts_and_writes_every_question(tmp_path: Path
     # The question without evidence scores 1; with evidence nothing is free.
     assert report["hybrid"]["by_category"]["adversarial"]["recall@1"] == 1.0
     lines = [json.loads(line) for line in rows.read_text().splitlines()]
-    assert len(lines) == len(QUESTIONS) * len(methods)
+    assert len(lines) == len(QUESTIONS) * 2
     unscorable = [line for line in lines if not line["scored"]]
     assert len(unscorable) == 4
     assert all(line["recall"] is None for line in unscorable)

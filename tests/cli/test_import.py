@@ -129,6 +129,9 @@ async def test_the_import_names_its_user_and_lists_what_it_made(
         chunk_size=500,
         clock=utc_now,
     )
+    queue = runtime.queue
+    assert isinstance(queue, InProcessQueue)
+    await queue.drain()  # the reflect runs memorize queued finish before the runtime stops
     user = await runtime.services.users.get_user(SETTINGS_ADMIN, "caroline")
     assert user is not None
     assert user.name == "Caroline"
