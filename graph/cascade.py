@@ -190,7 +190,7 @@ async def _closure(
         return None
     closure = await _walk_up(tx, roots, session, None, limit)
     if scope is not None and closure.complete:
-        refusal = shared_with_others(closure, scope)
+        refusal = shared_with_others(root_id, closure, scope)
         if refusal is not None:
             raise refusal
     return closure

@@ -147,7 +147,9 @@ def owners(node: ProvenanceNode | Session) -> tuple[str, ...]:
     return node.user_ids if isinstance(node, MemUnit) else (node.user_id,)
 
 
-def shared_with_others(closure: DerivationClosure, scope: Collection[str]) -> Conflict | None:
+def shared_with_others(
+    root_id: str, closure: DerivationClosure, scope: Collection[str]
+) -> Conflict | None:
     """The refusal of a deletion that reaches another user's data, or None.
 
     ``closure`` is the walk made without a tenant filter. A key deletes only
@@ -167,7 +169,7 @@ def shared_with_others(closure: DerivationClosure, scope: Collection[str]) -> Co
     if hidden:
         parts.append(f"{hidden} node(s) of other users derive from it")
     return Conflict(
-        f"deleting {closure.roots[0].id if closure.roots else 'this'} would destroy data of "
+        f"deleting {root_id} would destroy data of "
         f"other users ({'; '.join(parts)}); a key deletes only what is wholly its users', "
         "so nothing was deleted (an admin key may delete it for everyone)"
     )
