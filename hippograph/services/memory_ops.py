@@ -106,6 +106,11 @@ class MemoryOpsService:
             if op.kind is MemoryKind.REFLECTION:
                 raise InvalidInput("reflections are made by the reflect job", f"ops[{i}].kind")
         replayed = await self._replayed(user.id, ops, texts)
+        # A replayed ADD writes nothing, so its text need not be embedded again.
+        texts = [
+            None if op.op is MemoryOpKind.ADD and op.client_id in replayed else t
+            for op, t in zip(ops, texts, strict=True)
+        ]
         to_embed = [t for t in texts if t is not None]
         vectors = iter(await self._embedder.embed(to_embed) if to_embed else [])
         adds: list[tuple[Memory, IndexedText]] = []
