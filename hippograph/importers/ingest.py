@@ -31,7 +31,6 @@ class ImportReport:
     """What an import stored, added up over its conversations."""
 
     conversations: int = 0
-    sessions: int = 0
     users_created: int = 0
     sessions_created: int = 0
     messages_new: int = 0
@@ -41,6 +40,11 @@ class ImportReport:
     superseded: int = 0
     # (user id, user name, session id, session title, messages) of every session read
     made: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> int:
+        """Sessions read from the file (new and already stored)."""
+        return len(self.made)
 
     @property
     def messages(self) -> int:
@@ -165,7 +169,6 @@ async def _ensure_session(
     report: ImportReport,
 ) -> str:
     session_id = import_session_id(user_id, session.key)
-    report.sessions += 1
     if session_id in await services.users.get_sessions(principal, [session_id]):
         return session_id
     record = Session(
