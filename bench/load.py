@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,19 @@ async def _start(port: int, data_dir: Path) -> asyncio.subprocess.Process:
             await asyncio.sleep(0.3)
 
 
+@contextlib.asynccontextmanager
+async def served(prefix: str) -> AsyncIterator[str]:
+    """``hippograph serve`` on a free loopback port and a fresh data directory; its base URL."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix=prefix) as data_dir:
+        server = await _start(port, Path(data_dir))
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.terminate()
+            await asyncio.wait_for(server.wait(), 60)
+
+
 async def _setup(http: httpx.AsyncClient, clients: int, turns: list[str]) -> list[Client]:
     admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
     made = []
@@ -176,36 +191,28 @@ async def _run_client(
 async def run(clients: int, seconds: float, seed: int) -> dict[str, Any]:
     """Start the service, set up ``clients`` agents, load it for ``seconds``; the report."""
     turns, questions = locomo_turn_texts(), locomo_questions()
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="hippograph-load-") as data_dir:
-        server = await _start(port, Path(data_dir))
-        try:
-            limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-            async with httpx.AsyncClient(
-                base_url=f"http://127.0.0.1:{port}", timeout=120, limits=limits
-            ) as http:
-                agents = await _setup(http, clients, turns)
-                samples: dict[str, list[float]] = defaultdict(list)
-                errors: Counter[str] = Counter()
-                started = time.monotonic()
-                await asyncio.gather(
-                    *(
-                        _run_client(
-                            agent,
-                            started + seconds,
-                            turns,
-                            questions,
-                            random.Random(seed + i),
-                            samples,
-                            errors,
-                        )
-                        for i, agent in enumerate(agents)
+    async with served("hippograph-load-") as base:
+        limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+        async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
+            agents = await _setup(http, clients, turns)
+            samples: dict[str, list[float]] = defaultdict(list)
+            errors: Counter[str] = Counter()
+            started = time.monotonic()
+            await asyncio.gather(
+                *(
+                    _run_client(
+                        agent,
+                        started + seconds,
+                        turns,
+                        questions,
+                        random.Random(seed + i),
+                        samples,
+                        errors,
                     )
+                    for i, agent in enumerate(agents)
                 )
-                elapsed = time.monotonic() - started
-        finally:
-            server.terminate()
-            await asyncio.wait_for(server.wait(), 60)
+            )
+            elapsed = time.monotonic() - started
     total = sum(len(v) for v in samples.values())
     return {
         "clients": clients,

@@ -18,16 +18,13 @@ import argparse
 import asyncio
 import json
 import random
-import tempfile
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import httpx
 
 from bench.common import locomo_questions, locomo_turn_texts, machine, print_json
-from bench.load import MEMORIZE, SEARCH, Client, _messages, _setup, _start
-from graph.embedded import free_port
+from bench.load import MEMORIZE, SEARCH, Client, _messages, _setup, served
 
 
 async def _victim(
@@ -70,25 +67,21 @@ async def _attacker(
 async def run(searches: int, victims: int, rate: float) -> dict[str, Any]:
     """The victim's outcomes and the attacker's answers."""
     turns, questions = locomo_turn_texts(), locomo_questions()
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="hippograph-poison-") as data_dir:
-        server = await _start(port, Path(data_dir))
-        try:
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=120) as http:
-                victim, attacker = await _setup(http, 2, turns)
-                outcomes: Counter[str] = Counter()
-                answers: Counter[str] = Counter()
-                stop = asyncio.Event()
-                attack = asyncio.create_task(_attacker(attacker, rate, stop, answers))
-                share = searches // victims
-                await asyncio.gather(
-                    *(_victim(victim, questions, turns, share, outcomes) for _ in range(victims))
-                )
-                stop.set()
-                await attack
-        finally:
-            server.terminate()
-            await asyncio.wait_for(server.wait(), 60)
+    async with (
+        served("hippograph-poison-") as base,
+        httpx.AsyncClient(base_url=base, timeout=120) as http,
+    ):
+        victim, attacker = await _setup(http, 2, turns)
+        outcomes: Counter[str] = Counter()
+        answers: Counter[str] = Counter()
+        stop = asyncio.Event()
+        attack = asyncio.create_task(_attacker(attacker, rate, stop, answers))
+        share = searches // victims
+        await asyncio.gather(
+            *(_victim(victim, questions, turns, share, outcomes) for _ in range(victims))
+        )
+        stop.set()
+        await attack
     failed = sum(n for outcome, n in outcomes.items() if outcome != "ok")
     return {
         "victim_requests": sum(outcomes.values()),
