@@ -12,9 +12,9 @@ from schema.context import Info
 from schema.enums import Direction, SearchMethod, SearchMode, SearchTarget
 from schema.inputs import MemoryFilterInput
 from schema.jobs import Job
-from schema.memory import Memory, MemoryConnection, Provenance, memory_type
+from schema.memory import Memory, MemoryConnection, Provenance, memory_cursor, memory_type
 from schema.search import ScoringInput, SearchResult
-from schema.types import MemUnit, Message, Session, User, UserConnection
+from schema.types import MemUnit, Message, Session, User, UserConnection, user_cursor
 
 
 @strawberry.type(description="The caller, as its API key sees the world.")
@@ -46,9 +46,8 @@ class Query:
     )
     async def users(self, info: Info, first: int = 20, after: str | None = None) -> UserConnection:
         principal = info.context.principal
-        return UserConnection.of(
-            await info.context.services.users.list_users(principal, first, after)
-        )
+        page = await info.context.services.users.list_users(principal, first, after)
+        return UserConnection.of(page, User.of, user_cursor)
 
     @strawberry.field(description="A session, or null.")
     async def session(self, info: Info, id: strawberry.ID) -> Session | None:
@@ -102,7 +101,7 @@ class Query:
             first,
             after,
         )
-        return MemoryConnection.of(page)
+        return MemoryConnection.of(page, memory_type, memory_cursor)
 
     @strawberry.field(
         description="A user's memories (or MemUnits) that matter for `query`, best first, "

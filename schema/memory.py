@@ -8,9 +8,10 @@ import strawberry
 
 from hippograph import models, provenance_paths
 from hippograph.pagination import encode_time_cursor
+from schema.connection import Connection
 from schema.context import Info
 from schema.enums import EdgeType, MemoryCategory, MemoryKind, MemoryLevel, MemorySource
-from schema.types import MemUnit, Message, Node, PageInfo, Session, User
+from schema.types import MemUnit, Message, Node, Session, User
 
 
 @strawberry.type(description="A memory moving from one level to another, and when.")
@@ -162,27 +163,14 @@ def node_type(node: models.ProvenanceNode) -> Node:
     return Message.of(node)
 
 
-@strawberry.type
-class MemoryEdge:
-    cursor: str
-    node: Memory
-
-
 @strawberry.type(description="A page of memories, newest first.")
-class MemoryConnection:
-    edges: list[MemoryEdge]
-    page_info: PageInfo
+class MemoryConnection(Connection[Memory]):
+    pass
 
-    @classmethod
-    def of(cls, page: models.Page[models.Memory]) -> MemoryConnection:
-        """The GraphQL view of a page of memories."""
-        return cls(
-            edges=[
-                MemoryEdge(cursor=encode_time_cursor(m.created_at, m.id), node=memory_type(m))
-                for m in page.items
-            ],
-            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
-        )
+
+def memory_cursor(memory: models.Memory) -> str:
+    """Where a page of memories (newest first) ends."""
+    return encode_time_cursor(memory.created_at, memory.id)
 
 
 @strawberry.type(description="A typed edge between two nodes of a provenance subgraph.")

@@ -12,6 +12,7 @@ import strawberry
 
 from hippograph import models
 from hippograph.pagination import encode_id_cursor, encode_seq_cursor, encode_time_cursor
+from schema.connection import Connection
 from schema.context import Info
 from schema.enums import Role
 
@@ -19,12 +20,6 @@ from schema.enums import Role
 @strawberry.interface(description="Anything with an id: users, sessions, messages, memories.")
 class Node:
     id: strawberry.ID
-
-
-@strawberry.type(description="Where a page ends and whether another follows.")
-class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
 
 
 @strawberry.type(description="A person whose memories the service keeps.")
@@ -42,7 +37,7 @@ class User(Node):
         self, info: Info, first: int = 20, after: str | None = None
     ) -> SessionConnection:
         page = await info.context.loaders.user_sessions.load((self.id, first, after))
-        return SessionConnection.of(page)
+        return SessionConnection.of(page, Session.of, session_cursor)
 
 
 @strawberry.type(description="A conversation of one user.")
@@ -71,7 +66,7 @@ class Session(Node):
         self, info: Info, first: int = 50, after: str | None = None
     ) -> MessageConnection:
         page = await info.context.loaders.session_messages.load((self.id, first, after))
-        return MessageConnection.of(page)
+        return MessageConnection.of(page, Message.of, message_cursor)
 
 
 @strawberry.type(description="A raw message: what every memory traces back to.")
@@ -142,66 +137,31 @@ class MemUnit(Node):
         return [Message.of(m) for m in messages]
 
 
-@strawberry.type
-class UserEdge:
-    cursor: str
-    node: User
-
-
 @strawberry.type(description="A page of users, by id.")
-class UserConnection:
-    edges: list[UserEdge]
-    page_info: PageInfo
-
-    @classmethod
-    def of(cls, page: models.Page[models.User]) -> UserConnection:
-        """The GraphQL view of a page of users."""
-        return cls(
-            edges=[UserEdge(cursor=encode_id_cursor(u.id), node=User.of(u)) for u in page.items],
-            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
-        )
-
-
-@strawberry.type
-class SessionEdge:
-    cursor: str
-    node: Session
+class UserConnection(Connection[User]):
+    pass
 
 
 @strawberry.type(description="A page of sessions, newest first.")
-class SessionConnection:
-    edges: list[SessionEdge]
-    page_info: PageInfo
-
-    @classmethod
-    def of(cls, page: models.Page[models.Session]) -> SessionConnection:
-        """The GraphQL view of a page of sessions."""
-        return cls(
-            edges=[
-                SessionEdge(cursor=encode_time_cursor(s.started_at, s.id), node=Session.of(s))
-                for s in page.items
-            ],
-            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
-        )
-
-
-@strawberry.type
-class MessageEdge:
-    cursor: str
-    node: Message
+class SessionConnection(Connection[Session]):
+    pass
 
 
 @strawberry.type(description="A page of messages in conversation order.")
-class MessageConnection:
-    edges: list[MessageEdge]
-    page_info: PageInfo
+class MessageConnection(Connection[Message]):
+    pass
 
-    @classmethod
-    def of(cls, page: models.Page[models.Message]) -> MessageConnection:
-        """The GraphQL view of a page of messages."""
-        return cls(
-            edges=[
-                MessageEdge(cursor=encode_seq_cursor(m.seq), node=Message.of(m)) for m in page.items
-            ],
-            page_info=PageInfo(has_next_page=page.has_next, end_cursor=page.end_cursor),
-        )
+
+def user_cursor(user: models.User) -> str:
+    """Where a page of users ends: after this id."""
+    return encode_id_cursor(user.id)
+
+
+def session_cursor(session: models.Session) -> str:
+    """Where a page of sessions (newest first) ends."""
+    return encode_time_cursor(session.started_at, session.id)
+
+
+def message_cursor(message: models.Message) -> str:
+    """Where a page of messages (conversation order) ends."""
+    return encode_seq_cursor(message.seq)
