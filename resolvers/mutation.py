@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
-
 import strawberry
 
 from hippograph import forget_report, jobs
-from hippograph.errors import HippoError, NotFound
+from hippograph.errors import NotFound
 from hippograph.ids import IdKind, require_id
 from schema.cascade import DeletionReport
 from schema.context import Info
-from schema.errors import error_type
+from schema.errors import Outcome
 from schema.forgetting import ForgetInput, ForgetReport
 from schema.inputs import (
     AddMemoryInput,
@@ -54,46 +51,39 @@ from schema.payloads import (
     SessionCreated,
     UserCreated,
 )
+from schema.permissions import authenticated
 from schema.types import Message, Session, User
-
-T = TypeVar("T")
-
-
-async def _attempt(call: Callable[[], Awaitable[T]], ok: Callable[[T], Any]) -> Any:
-    """``ok(await call())``, or the schema error for an expected failure."""
-    try:
-        value = await call()
-    except HippoError as exc:
-        return error_type(exc)
-    return ok(value)
 
 
 @strawberry.type
 class Mutation:
-    @strawberry.mutation(description="Create a user.")
+    @strawberry.mutation(extensions=authenticated(), description="Create a user.")
     async def create_user(self, info: Info, input: CreateUserInput) -> CreateUserResult:
         principal = info.context.principal
-        result: CreateUserResult = await _attempt(
+        return await Outcome[CreateUserResult](CreateUserResult)(
             lambda: info.context.services.users.create_user(principal, str(input.id), input.name),
             lambda user: UserCreated(user=User.of(user)),
         )
-        return result
 
-    @strawberry.mutation(description="Start a session (a conversation) for a user.")
+    @strawberry.mutation(
+        extensions=authenticated(), description="Start a session (a conversation) for a user."
+    )
     async def create_session(self, info: Info, input: CreateSessionInput) -> CreateSessionResult:
         principal = info.context.principal
-        result: CreateSessionResult = await _attempt(
+        return await Outcome[CreateSessionResult](CreateSessionResult)(
             lambda: info.context.services.users.create_session(
                 principal, str(input.user_id), input.title
             ),
             lambda session: SessionCreated(session=Session.of(session)),
         )
-        return result
 
-    @strawberry.mutation(description="Append messages to a session; replays create nothing.")
+    @strawberry.mutation(
+        extensions=authenticated(),
+        description="Append messages to a session; replays create nothing.",
+    )
     async def add_messages(self, info: Info, input: AddMessagesInput) -> AddMessagesResult:
         principal = info.context.principal
-        result: AddMessagesResult = await _attempt(
+        return await Outcome[AddMessagesResult](AddMessagesResult)(
             lambda: info.context.services.messages.add_messages(
                 principal, str(input.session_id), [m.to_domain() for m in input.messages]
             ),
@@ -103,15 +93,15 @@ class Mutation:
                 existing=len(added.messages) - len(added.created_ids),
             ),
         )
-        return result
 
     @strawberry.mutation(
+        extensions=authenticated(),
         description="Remember a conversation: store its messages, cut them into MemUnits, and "
-        "derive episodic memories, facts, event items and profile attributes (DESIGN.md §5)."
+        "derive episodic memories, facts, event items and profile attributes (DESIGN.md §5).",
     )
     async def memorize(self, info: Info, input: MemorizeInput) -> MemorizeResult:
         principal = info.context.principal
-        result: MemorizeResult = await _attempt(
+        return await Outcome[MemorizeResult](MemorizeResult)(
             lambda: info.context.services.memorize.memorize(principal, input.to_domain()),
             lambda outcome: Memorized(
                 messages=[Message.of(m) for m in outcome.added.messages],
@@ -120,17 +110,17 @@ class Mutation:
                 job=Job.of(outcome.job) if outcome.job else None,
             ),
         )
-        return result
 
     @strawberry.mutation(
+        extensions=authenticated(),
         description="Apply an agent's memory operations (ADD, UPDATE, BOOST, DELETE, SKIP) "
-        "in one transaction: any unknown id or bad value and nothing is applied."
+        "in one transaction: any unknown id or bad value and nothing is applied.",
     )
     async def apply_memory_ops(
         self, info: Info, input: ApplyMemoryOpsInput
     ) -> ApplyMemoryOpsResult:
         principal = info.context.principal
-        result: ApplyMemoryOpsResult = await _attempt(
+        return await Outcome[ApplyMemoryOpsResult](ApplyMemoryOpsResult)(
             lambda: info.context.services.memory_ops.apply(
                 principal, str(input.user_id), [op.to_domain() for op in input.ops]
             ),
@@ -146,27 +136,27 @@ class Mutation:
                 ]
             ),
         )
-        return result
 
     @strawberry.mutation(
+        extensions=authenticated(),
         description="Queue a reflect run for a user: when their unconsolidated facts are "
         "important enough, each theme becomes a Reflection that SUMMARIZES them. `force` "
-        "skips the one-hour cooldown (not the importance rule)."
+        "skips the one-hour cooldown (not the importance rule).",
     )
     async def reflect(
         self, info: Info, user_id: strawberry.ID, force: bool = False
     ) -> ReflectResult:
         principal = info.context.principal
-        result: ReflectResult = await _attempt(
+        return await Outcome[ReflectResult](ReflectResult)(
             lambda: info.context.services.reflection.request(principal, str(user_id), force),
             lambda job: ReflectQueued(job=Job.of(job)),
         )
-        return result
 
     @strawberry.mutation(
+        extensions=authenticated(),
         description="Run the forgetting policy over a user's memories: FUZZ (the default) moves "
         "each to the level its retention weight gives and never deletes; SOFT_DELETE and "
-        "HARD_DELETE remove by policy. `dryRun` reports without writing; `async` queues a job."
+        "HARD_DELETE remove by policy. `dryRun` reports without writing; `async` queues a job.",
     )
     async def forget(self, info: Info, input: ForgetInput) -> ForgetResult:
         principal = info.context.principal
@@ -182,47 +172,50 @@ class Mutation:
                 return ForgetQueued(job=Job.of(outcome))
             return ForgetReport.of(outcome)
 
-        result: ForgetResult = await _attempt(run, shown)
-        return result
+        return await Outcome[ForgetResult](ForgetResult)(run, shown)
 
-    @strawberry.mutation(description="Store a memory with what it was derived from.")
+    @strawberry.mutation(
+        extensions=authenticated(), description="Store a memory with what it was derived from."
+    )
     async def add_memory(self, info: Info, input: AddMemoryInput) -> MemoryResult:
         principal = info.context.principal
-        result: MemoryResult = await _attempt(
+        return await Outcome[MemoryResult](MemoryResult)(
             lambda: info.context.services.memories.add_memory(principal, input.to_domain()),
             lambda memory: MemoryPayload(memory=memory_type(memory)),
         )
-        return result
 
     @strawberry.mutation(
+        extensions=authenticated(),
         description="Edit a memory. New content creates a new version that SUPERSEDES the old "
-        "one (which keeps its text and gets validTo); other fields change in place."
+        "one (which keeps its text and gets validTo); other fields change in place.",
     )
     async def update_memory(self, info: Info, input: UpdateMemoryInput) -> MemoryResult:
         principal = info.context.principal
-        result: MemoryResult = await _attempt(
+        return await Outcome[MemoryResult](MemoryResult)(
             lambda: info.context.services.memories.update_memory(
                 principal, str(input.id), input.to_domain()
             ),
             lambda memory: MemoryPayload(memory=memory_type(memory)),
         )
-        return result
 
-    @strawberry.mutation(description="Delete a memory: soft by default, hard on request.")
+    @strawberry.mutation(
+        extensions=authenticated(), description="Delete a memory: soft by default, hard on request."
+    )
     async def delete_memory(self, info: Info, input: DeleteMemoryInput) -> DeleteMemoryResult:
         principal = info.context.principal
-        result: DeleteMemoryResult = await _attempt(
+        return await Outcome[DeleteMemoryResult](DeleteMemoryResult)(
             lambda: info.context.services.memories.delete_memory(
                 principal, str(input.id), input.hard
             ),
             lambda memory_id: MemoryDeleted(id=strawberry.ID(memory_id), hard=input.hard),
         )
-        return result
 
-    @strawberry.mutation(description="Create an API key (admin keys only). Shown once.")
+    @strawberry.mutation(
+        extensions=authenticated(), description="Create an API key (admin keys only). Shown once."
+    )
     async def create_api_key(self, info: Info, input: CreateApiKeyInput) -> CreateApiKeyResult:
         principal = info.context.principal
-        result: CreateApiKeyResult = await _attempt(
+        return await Outcome[CreateApiKeyResult](CreateApiKeyResult)(
             lambda: info.context.services.keys.create_key(
                 principal, input.name, input.admin, [str(u) for u in input.user_ids]
             ),
@@ -235,9 +228,10 @@ class Mutation:
                 created_at=created[0].created_at,
             ),
         )
-        return result
 
-    @strawberry.mutation(description="Revoke an API key (admin keys only).")
+    @strawberry.mutation(
+        extensions=authenticated(), description="Revoke an API key (admin keys only)."
+    )
     async def revoke_api_key(self, info: Info, id: strawberry.ID) -> RevokeApiKeyResult:
         principal = info.context.principal
 
@@ -247,15 +241,15 @@ class Mutation:
                 raise NotFound("API key", key_id)
             return key_id
 
-        result: RevokeApiKeyResult = await _attempt(
+        return await Outcome[RevokeApiKeyResult](RevokeApiKeyResult)(
             revoke, lambda key_id: ApiKeyRevoked(id=strawberry.ID(key_id))
         )
-        return result
 
     @strawberry.mutation(
+        extensions=authenticated(),
         description="Delete a message, MemUnit or session with everything derived only from "
         "it; what is also derived from other sources is kept, and listed as `kept`. A dry run "
-        "(the default) only reports. Deleting a session deletes its messages."
+        "(the default) only reports. Deleting a session deletes its messages.",
     )
     async def delete_with_provenance(
         self, info: Info, input: DeleteWithProvenanceInput
@@ -263,10 +257,9 @@ class Mutation:
         principal = info.context.principal
         confirmed = input.expected_deleted
         expected = None if confirmed is None else [str(i) for i in confirmed]
-        result: DeletionResult = await _attempt(
+        return await Outcome[DeletionResult](DeletionResult)(
             lambda: info.context.services.cascade.delete_with_provenance(
                 principal, str(input.id), dry_run=input.dry_run, expected=expected
             ),
             DeletionReport.of,
         )
-        return result

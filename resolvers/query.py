@@ -13,6 +13,7 @@ from schema.enums import Direction, SearchMethod, SearchMode, SearchTarget
 from schema.inputs import MemoryFilterInput
 from schema.jobs import Job
 from schema.memory import Memory, MemoryConnection, Provenance, memory_cursor, memory_type
+from schema.permissions import authenticated
 from schema.search import ScoringInput, SearchResult
 from schema.types import MemUnit, Message, Session, User, UserConnection, user_cursor
 
@@ -26,7 +27,7 @@ class Viewer:
 
 @strawberry.type
 class Query:
-    @strawberry.field(description="Who the API key in this request is.")
+    @strawberry.field(extensions=authenticated(), description="Who the API key in this request is.")
     def viewer(self, info: Info) -> Viewer:
         principal = info.context.principal
         return Viewer(
@@ -35,29 +36,34 @@ class Query:
             user_ids=[strawberry.ID(u) for u in sorted(principal.user_ids)],
         )
 
-    @strawberry.field(description="A user, or null if it does not exist or is not yours.")
+    @strawberry.field(
+        extensions=authenticated(),
+        description="A user, or null if it does not exist or is not yours.",
+    )
     async def user(self, info: Info, id: strawberry.ID) -> User | None:
-        info.context.principal  # noqa: B018 - authenticate before anything else
         user = await info.context.loaders.users.load(require_user_id(str(id), "id"))
         return User.of(user) if user else None
 
     @strawberry.field(
-        description="The users this key may see, by id (every user for an admin key)."
+        extensions=authenticated(),
+        description="The users this key may see, by id (every user for an admin key).",
     )
     async def users(self, info: Info, first: int = 20, after: str | None = None) -> UserConnection:
         principal = info.context.principal
         page = await info.context.services.users.list_users(principal, first, after)
         return UserConnection.of(page, User.of, user_cursor)
 
-    @strawberry.field(description="A session, or null.")
+    @strawberry.field(extensions=authenticated(), description="A session, or null.")
     async def session(self, info: Info, id: strawberry.ID) -> Session | None:
-        info.context.principal  # noqa: B018
         session = await info.context.loaders.sessions.load(
             require_id(str(id), IdKind.SESSION, "id")
         )
         return Session.of(session) if session else None
 
-    @strawberry.field(description="A background job (status, counts, errors), or null.")
+    @strawberry.field(
+        extensions=authenticated(),
+        description="A background job (status, counts, errors), or null.",
+    )
     async def job(self, info: Info, id: strawberry.ID) -> Job | None:
         principal = info.context.principal
         try:
@@ -65,27 +71,29 @@ class Query:
         except NotFound:
             return None
 
-    @strawberry.field(description="A message, or null.")
+    @strawberry.field(extensions=authenticated(), description="A message, or null.")
     async def message(self, info: Info, id: strawberry.ID) -> Message | None:
         principal = info.context.principal
         message_id = require_id(str(id), IdKind.MESSAGE, "id")
         found = await info.context.services.messages.get_messages(principal, [message_id])
         return Message.of(found[message_id]) if message_id in found else None
 
-    @strawberry.field(description="A MemUnit, or null.")
+    @strawberry.field(extensions=authenticated(), description="A MemUnit, or null.")
     async def mem_unit(self, info: Info, id: strawberry.ID) -> MemUnit | None:
         principal = info.context.principal
         unit_id = require_id(str(id), IdKind.MEMUNIT, "id")
         found = await info.context.services.memories.get_memunits(principal, [unit_id])
         return MemUnit.of(found[unit_id]) if unit_id in found else None
 
-    @strawberry.field(description="A memory of any kind, or null.")
+    @strawberry.field(extensions=authenticated(), description="A memory of any kind, or null.")
     async def memory(self, info: Info, id: strawberry.ID) -> Memory | None:
-        info.context.principal  # noqa: B018
         memory = await info.context.loaders.memories.load(require_id(str(id), IdKind.MEMORY, "id"))
         return memory_type(memory) if memory else None
 
-    @strawberry.field(description="A user's memories, newest first, one page at a time.")
+    @strawberry.field(
+        extensions=authenticated(),
+        description="A user's memories, newest first, one page at a time.",
+    )
     async def memories(
         self,
         info: Info,
@@ -104,9 +112,10 @@ class Query:
         return MemoryConnection.of(page, memory_type, memory_cursor)
 
     @strawberry.field(
+        extensions=authenticated(),
         description="A user's memories (or MemUnits) that matter for `query`, best first, "
         "each with its score breakdown. Returned memories are marked recalled unless "
-        "`touch: false`."
+        "`touch: false`.",
     )
     async def search(
         self,
@@ -142,8 +151,9 @@ class Query:
         return SearchResult.of(result)
 
     @strawberry.field(
+        extensions=authenticated(),
         description="The provenance subgraph of a memory, MemUnit or message: DOWN to the "
-        "messages it came from, or UP to what was derived from it."
+        "messages it came from, or UP to what was derived from it.",
     )
     async def provenance(
         self,
