@@ -11,6 +11,7 @@ from hippograph.pagination import encode_time_cursor
 from schema.connection import Connection
 from schema.context import Info
 from schema.enums import EdgeType, MemoryCategory, MemoryKind, MemoryLevel, MemorySource
+from schema.mapping import from_domain
 from schema.types import MemUnit, Message, Node, Session, User
 
 
@@ -126,32 +127,8 @@ MEMORY_TYPES: tuple[type[Memory], ...] = tuple(_KINDS.values())
 
 def memory_type(memory: models.Memory) -> Memory:
     """The GraphQL object for a domain memory, typed by its kind."""
-    return _KINDS[memory.kind](
-        id=strawberry.ID(memory.id),
-        user_id=strawberry.ID(memory.user_id),
-        kind=memory.kind,
-        content=memory.content,
-        original_content=memory.original_content,
-        level=memory.level,
-        category=memory.category,
-        importance=memory.importance,
-        source=memory.source,
-        verified=memory.verified,
-        created_at=memory.created_at,
-        last_accessed_at=memory.last_accessed_at,
-        access_count=memory.access_count,
-        valid_from=memory.valid_from,
-        valid_to=memory.valid_to,
-        consolidated=memory.consolidated,
-        domain=memory.domain,
-        topic=memory.topic,
-        session_id=strawberry.ID(memory.session_id) if memory.session_id else None,
-        deleted_at=memory.deleted_at,
-        level_history=[
-            LevelChange(at=c.at, from_level=c.from_level, to_level=c.to_level)
-            for c in memory.level_history
-        ],
-    )
+    history = [from_domain(LevelChange, change) for change in memory.level_history]
+    return from_domain(_KINDS[memory.kind], memory, level_history=history)
 
 
 def node_type(node: models.ProvenanceNode) -> Node:

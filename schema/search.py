@@ -9,6 +9,7 @@ import strawberry
 from hippograph import scoring
 from hippograph.services import search as service
 from schema.enums import MemoryLevel, ScoringStrategy, SearchMethod, SearchMode
+from schema.mapping import from_domain
 from schema.memory import Memory, memory_type
 from schema.types import MemUnit, Node
 
@@ -70,21 +71,7 @@ class ScoreBreakdown:
     @classmethod
     def of(cls, b: scoring.Breakdown) -> ScoreBreakdown:
         """The GraphQL view of a breakdown."""
-        return cls(
-            semantic=b.semantic,
-            keyword=b.keyword,
-            relevance=b.relevance,
-            context=b.context,
-            time_match=b.time_match,
-            fused=b.fused,
-            recency=b.recency,
-            importance=b.importance,
-            final=b.final,
-            vector_rank=b.vector_rank,
-            keyword_rank=b.keyword_rank,
-            methods=list(b.methods),
-            fallback=b.fallback,
-        )
+        return from_domain(cls, b)
 
 
 @strawberry.type(description="A ranked memory (or MemUnit) and why it ranks there.")

@@ -15,6 +15,7 @@ from hippograph.pagination import encode_id_cursor, encode_seq_cursor, encode_ti
 from schema.connection import Connection
 from schema.context import Info
 from schema.enums import Role
+from schema.mapping import from_domain
 
 
 @strawberry.interface(description="Anything with an id: users, sessions, messages, memories.")
@@ -30,7 +31,7 @@ class User(Node):
     @classmethod
     def of(cls, user: models.User) -> User:
         """The GraphQL view of a domain user."""
-        return cls(id=strawberry.ID(user.id), name=user.name, created_at=user.created_at)
+        return from_domain(cls, user)
 
     @strawberry.field(description="This user's sessions, newest first.")
     async def sessions(
@@ -49,12 +50,7 @@ class Session(Node):
     @classmethod
     def of(cls, session: models.Session) -> Session:
         """The GraphQL view of a domain session."""
-        return cls(
-            id=strawberry.ID(session.id),
-            user_id=strawberry.ID(session.user_id),
-            title=session.title,
-            started_at=session.started_at,
-        )
+        return from_domain(cls, session)
 
     @strawberry.field(description="The user this session belongs to.")
     async def user(self, info: Info) -> User | None:
@@ -83,17 +79,7 @@ class Message(Node):
     @classmethod
     def of(cls, message: models.Message) -> Message:
         """The GraphQL view of a domain message."""
-        return cls(
-            id=strawberry.ID(message.id),
-            session_id=strawberry.ID(message.session_id),
-            user_id=strawberry.ID(message.user_id),
-            speaker=message.speaker,
-            role=message.role,
-            content=message.content,
-            ts=message.ts,
-            seq=message.seq,
-            client_id=message.client_id,
-        )
+        return from_domain(cls, message)
 
     @strawberry.field(description="The session this message belongs to.")
     async def session(self, info: Info) -> Session | None:
@@ -117,19 +103,7 @@ class MemUnit(Node):
     @classmethod
     def of(cls, unit: models.MemUnit) -> MemUnit:
         """The GraphQL view of a domain MemUnit."""
-        return cls(
-            id=strawberry.ID(unit.id),
-            user_ids=[strawberry.ID(u) for u in unit.user_ids],
-            group_id=unit.group_id,
-            session_id=strawberry.ID(unit.session_id),
-            summary=unit.summary,
-            narrative=unit.narrative,
-            subject=unit.subject,
-            participants=list(unit.participants),
-            keywords=list(unit.keywords),
-            ts=unit.ts,
-            source_type=unit.source_type,
-        )
+        return from_domain(cls, unit)
 
     @strawberry.field(description="The messages this MemUnit was extracted from, in order.")
     async def messages(self, info: Info) -> list[Message]:
