@@ -7,36 +7,23 @@ Services depend on these Protocols only, so the domain never imports a driver.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
-from hippograph.auth import ApiKeyRecord
-from hippograph.cascade import DerivationClosure
 from hippograph.extraction.schema import Extraction, ExtractionRequest
 from hippograph.forgetting import BatchWrite, RankKey
 from hippograph.forgetting import Candidate as ForgetCandidate
 from hippograph.fuzzing import FuzzRequest, FuzzText
 from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.models import (
-    AddedMessages,
-    Direction,
     IndexedText,
     IngestBatch,
     IngestCounts,
     Memory,
     MemoryFilter,
-    MemoryOpsPlan,
-    MemUnit,
     Message,
-    Page,
-    Provenance,
-    ProvenanceNode,
-    Session,
-    Sources,
-    User,
 )
-from hippograph.pagination import SeqCursor, TimeCursor
 from hippograph.reflection import PendingFact, ReflectionRequest, ReflectionSummary
 from hippograph.scoring import Candidate
 
@@ -80,74 +67,6 @@ class LLM(Protocol):
     async def fuzz(self, request: FuzzRequest) -> FuzzText:
         """A memory's text at a fainter level (summary, tag), and its topic."""
         ...
-
-
-class UserStore(Protocol):
-    """Users and sessions."""
-
-    async def create_user(self, user: User) -> None: ...
-    async def get_users(self, ids: Sequence[str]) -> dict[str, User]: ...
-    async def list_users(self, scope: list[str] | None, after: str, first: int) -> Page[User]: ...
-    async def create_session(self, session: Session) -> bool: ...
-    async def get_sessions(self, ids: Sequence[str]) -> dict[str, Session]: ...
-    async def sessions_of_users(
-        self, user_ids: Sequence[str], first: int, after: TimeCursor | None
-    ) -> dict[str, Page[Session]]: ...
-
-
-class MessageStore(Protocol):
-    """Raw messages."""
-
-    async def append(self, session_id: str, messages: Sequence[Message]) -> AddedMessages: ...
-    async def get_messages(self, ids: Sequence[str]) -> dict[str, Message]: ...
-    async def messages_of_sessions(
-        self,
-        session_ids: Sequence[str],
-        first: int,
-        after: SeqCursor | None,
-        scope: list[str] | None,
-    ) -> dict[str, Page[Message]]: ...
-    async def messages_of_memunits(
-        self, memunit_ids: Sequence[str], scope: list[str] | None
-    ) -> dict[str, list[Message]]: ...
-
-
-class MemUnitStore(Protocol):
-    """MemUnits."""
-
-    async def add(self, unit: MemUnit, indexed: IndexedText, message_ids: Sequence[str]) -> int: ...
-    async def get_memunits(
-        self, ids: Sequence[str], scope: list[str] | None
-    ) -> dict[str, MemUnit]: ...
-
-
-class MemoryStore(Protocol):
-    """Memories and their provenance edges."""
-
-    async def add(self, memory: Memory, indexed: IndexedText, sources: Sources) -> None: ...
-    async def add_many(self, items: Sequence[tuple[Memory, IndexedText, Sources]]) -> int: ...
-    async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]: ...
-    async def list_memories(
-        self,
-        user_id: str,
-        memory_filter: MemoryFilter,
-        first: int,
-        after: TimeCursor | None,
-        now: datetime,
-    ) -> Page[Memory]: ...
-    async def update(self, memory_id: str, changes: Mapping[str, Any]) -> Memory | None: ...
-    async def supersede(
-        self, old_id: str, memory: Memory, indexed: IndexedText, sources: Sources, now: datetime
-    ) -> bool: ...
-    async def soft_delete(self, memory_id: str, now: datetime) -> bool: ...
-    async def hard_delete(self, memory_id: str) -> bool: ...
-    async def derived_from(
-        self, memory_ids: Sequence[str], scope: list[str] | None
-    ) -> dict[str, list[ProvenanceNode]]: ...
-    async def summaries(
-        self, memory_ids: Sequence[str], scope: list[str] | None, *, by: bool
-    ) -> dict[str, list[Memory]]: ...
-    async def count(self, user_id: str | None = None) -> int: ...
 
 
 class SearchStore(Protocol):
@@ -207,24 +126,6 @@ class SearchStore(Protocol):
     async def touch(self, memory_ids: Sequence[str], now: datetime) -> bool: ...
 
 
-class ProvenanceStore(Protocol):
-    """Provenance walks."""
-
-    async def walk(
-        self, root_id: str, depth: int, direction: Direction, scope: list[str] | None
-    ) -> Provenance | None: ...
-
-
-class KeyStore(Protocol):
-    """API keys by hash."""
-
-    async def create(self, record: ApiKeyRecord) -> None: ...
-    async def by_hash(self, key_hash: str) -> ApiKeyRecord | None: ...
-    async def list(self) -> list[ApiKeyRecord]: ...
-    async def revoke(self, key_id: str) -> bool: ...
-    async def has_admin(self) -> bool: ...
-
-
 class IngestStore(Protocol):
     """Memorize's reads and its one write (graph/ingest.py)."""
 
@@ -271,12 +172,6 @@ class JobObserver(Protocol):
     def job_finished(self, kind: JobKind, status: JobStatus, seconds: float) -> None: ...
 
 
-class MemoryOpsStore(Protocol):
-    """Applies a batch of memory operations in one transaction (graph/memory_ops.py)."""
-
-    async def apply(self, plan: MemoryOpsPlan, now: datetime) -> None: ...
-
-
 class ReflectionStore(Protocol):
     """Reflection's reads and its one write (graph/reflection.py)."""
 
@@ -298,17 +193,6 @@ class ReflectionStore(Protocol):
     async def write(
         self, reflections: Sequence[tuple[Memory, IndexedText, Sequence[str]]]
     ) -> tuple[int, int]: ...
-
-
-class CascadeStore(Protocol):
-    """Derivation closures and the deletes planned over them (graph/cascade.py)."""
-
-    async def closure(
-        self, root_id: str, scope: list[str] | None, limit: int
-    ) -> DerivationClosure | None: ...
-    async def delete(
-        self, root_id: str, expected: Collection[str], scope: list[str] | None, limit: int
-    ) -> None: ...
 
 
 class ForgetStore(Protocol):

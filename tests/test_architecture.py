@@ -8,7 +8,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FRAMEWORKS = {"strawberry", "starlette", "neo4j", "arq", "sentence_transformers", "uvicorn"}
 # The framework edge of hippograph/: the composition root and the adapters.
-EDGE = {"server", "adapters", "cli.py", "cli_bench.py", "cli_context.py", "cli_transfer.py"}
+EDGE = {
+    "server",
+    "adapters",
+    "wiring.py",
+    "cli.py",
+    "cli_bench.py",
+    "cli_context.py",
+    "cli_transfer.py",
+}
 
 
 def _imports(path: Path) -> set[str]:

@@ -18,10 +18,10 @@ from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.ids import IdKind, derived_id
 from hippograph.importers.conversations import ConversationImport, SessionImport
 from hippograph.models import Session
-from hippograph.ports import UserStore
 from hippograph.services import Services
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest
+from hippograph.services.users import UserStore
 
 Progress = Callable[[int], object]
 

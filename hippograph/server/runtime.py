@@ -17,9 +17,10 @@ from hippograph.clock import Clock, utc_now
 from hippograph.extraction.offline import OfflineExtractor, OfflineRules
 from hippograph.ports import LLM, Embedder
 from hippograph.server.metrics import Metrics
-from hippograph.services import Services, Stores
+from hippograph.services import Services
 from hippograph.services.keys import KeyService
 from hippograph.settings import Settings
+from hippograph.wiring import build_services
 from jobs.arq_queue import ArqQueue
 from jobs.inprocess import InProcessQueue
 
@@ -70,24 +71,8 @@ class Runtime:
         try:
             model = await model_task
             await connection.store.setup(model=model.model_name, dimensions=model.dimensions)
-            store = connection.store
-            stores = Stores(
-                users=store.users,
-                messages=store.messages,
-                memunits=store.memunits,
-                memories=store.memories,
-                search=store.search,
-                provenance=store.provenance,
-                keys=store.keys,
-                ingest=store.ingest,
-                jobs=store.jobs,
-                memory_ops=store.memory_ops,
-                cascade=store.cascade,
-                reflection=store.reflection,
-                forgetting=store.forgetting,
-            )
             llm = build_llm(settings)
-            services = Services.build(stores, model, llm, clock, settings)
+            services = build_services(connection.store, model, llm, clock, settings)
             await ensure_admin_key(services.keys, settings.graph.data_dir)
             queue = await _queue(settings, services)
         except BaseException:

@@ -1,28 +1,14 @@
-"""Use cases: what the API and the jobs can ask of HippoGraph."""
+"""Use cases: what the API and the jobs can ask of HippoGraph.
+
+Each service declares, beside itself, the Protocol of what it needs from the
+graph; the composition root (``hippograph.wiring``) hands it the store's
+concern object, which satisfies that Protocol structurally.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
-from hippograph.clock import Clock
-from hippograph.ports import (
-    LLM,
-    CascadeStore,
-    Embedder,
-    ForgetStore,
-    IngestStore,
-    JobStore,
-    KeyStore,
-    MemoryOpsStore,
-    MemoryStore,
-    MemUnitStore,
-    MessageStore,
-    ProvenanceStore,
-    ReflectionStore,
-    SearchStore,
-    UserStore,
-)
 from hippograph.services.cascade import CascadeService
 from hippograph.services.forgetting import ForgetService
 from hippograph.services.jobs import JobService
@@ -36,26 +22,6 @@ from hippograph.services.reflection import ReflectionService
 from hippograph.services.search import SearchService
 from hippograph.services.turns import TurnMemoryService
 from hippograph.services.users import UserService
-from hippograph.settings import Settings
-
-
-@dataclass(frozen=True)
-class Stores:
-    """The store ports the services are built on."""
-
-    users: UserStore
-    messages: MessageStore
-    memunits: MemUnitStore
-    memories: MemoryStore
-    search: SearchStore
-    provenance: ProvenanceStore
-    keys: KeyStore
-    ingest: IngestStore
-    jobs: JobStore
-    memory_ops: MemoryOpsStore
-    cascade: CascadeStore
-    reflection: ReflectionStore
-    forgetting: ForgetStore
 
 
 @dataclass(frozen=True)
@@ -75,66 +41,3 @@ class Services:
     cascade: CascadeService
     reflection: ReflectionService
     forgetting: ForgetService
-
-    @classmethod
-    def build(
-        cls, stores: Stores, embedder: Embedder, llm: LLM, clock: Clock, settings: Settings
-    ) -> Services:
-        """Wire the services over ``stores`` (a job queue is attached by the runtime)."""
-        limits = settings.limits
-        users = UserService(stores.users, clock, limits)
-        messages = MessageService(stores.messages, users, clock, limits)
-        jobs = JobService(stores.jobs, clock, timedelta(seconds=settings.jobs.timeout_s))
-        reflection = ReflectionService(
-            stores.reflection, stores.users, users, embedder, llm, jobs, clock, settings.reflection
-        )
-        admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
-        return cls(
-            users=users,
-            messages=messages,
-            memories=MemoryService(
-                stores.memories, stores.messages, stores.memunits, users, embedder, clock, limits
-            ),
-            search=SearchService(
-                stores.search,
-                stores.memories,
-                stores.memunits,
-                users,
-                embedder,
-                clock,
-                settings.search,
-                limits,
-            ),
-            provenance=ProvenanceService(stores.provenance, limits),
-            keys=KeyService(stores.keys, clock, admin_key, settings.api.key_cache_ttl_s),
-            turns=TurnMemoryService(stores.messages, stores.memories, users, embedder, clock),
-            jobs=jobs,
-            memorize=MemorizeService(
-                messages,
-                users,
-                stores.users,
-                stores.ingest,
-                embedder,
-                llm,
-                jobs,
-                clock,
-                settings.memorize,
-                limits,
-                after_facts=reflection.submit if settings.memorize.reflect_after_write else None,
-            ),
-            memory_ops=MemoryOpsService(
-                stores.memories, stores.memory_ops, users, embedder, clock, limits
-            ),
-            cascade=CascadeService(stores.cascade),
-            reflection=reflection,
-            forgetting=ForgetService(
-                stores.forgetting,
-                stores.users,
-                users,
-                embedder,
-                llm,
-                jobs,
-                clock,
-                settings.forgetting,
-            ),
-        )

@@ -4,19 +4,31 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
+from typing import Protocol
 
 from hippograph.auth import Principal
 from hippograph.cascade import (
     MAX_CASCADE_NODES,
     ROOT_KINDS,
     DeletionReport,
+    DerivationClosure,
     deletion_report,
     root_label,
     too_large,
 )
 from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.ids import kind_of
-from hippograph.ports import CascadeStore
+
+
+class CascadeStore(Protocol):
+    """Derivation closures and the deletes planned over them (graph/cascade.py)."""
+
+    async def closure(
+        self, root_id: str, scope: list[str] | None, limit: int
+    ) -> DerivationClosure | None: ...
+    async def delete(
+        self, root_id: str, expected: Collection[str], scope: list[str] | None, limit: int
+    ) -> None: ...
 
 
 class CascadeService:

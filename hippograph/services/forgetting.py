@@ -47,10 +47,10 @@ from hippograph.fuzzing import FuzzRequest, compose, language_of
 from hippograph.ids import IdKind, derived_id, new_id, require_id, require_user_id
 from hippograph.jobs import Job, JobKind
 from hippograph.models import IndexedText, MemoryCategory, MemoryLevel
-from hippograph.ports import LLM, Embedder, ForgetStore, UserStore
+from hippograph.ports import LLM, Embedder, ForgetStore
 from hippograph.retention import Curve, LevelThresholds, RetentionParams, default_speeds
 from hippograph.services.jobs import JobResult, JobService
-from hippograph.services.users import UserService
+from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ForgettingSettings
 
 Texts = tuple[str, str | None]  # a memory's content and original_content

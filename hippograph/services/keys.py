@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Protocol
 
 from hippograph.auth import ApiKeyRecord, Principal, generate_key, hash_key, keys_match
 from hippograph.clock import Clock
 from hippograph.errors import Forbidden, InvalidInput, Unauthenticated
 from hippograph.ids import IdKind, new_id, require_user_id
-from hippograph.ports import KeyStore
 from hippograph.validation import require_count, require_text
+
+
+class KeyStore(Protocol):
+    """API keys by hash."""
+
+    async def create(self, record: ApiKeyRecord) -> None: ...
+    async def by_hash(self, key_hash: str) -> ApiKeyRecord | None: ...
+    async def list(self) -> list[ApiKeyRecord]: ...
+    async def revoke(self, key_id: str) -> bool: ...
+    async def has_admin(self) -> bool: ...
+
 
 SETTINGS_ADMIN = Principal(key_id="settings-admin", admin=True)
 _MAX_KEY_USERS = 1000

@@ -38,10 +38,10 @@ from hippograph.models import (
     Message,
     Role,
 )
-from hippograph.ports import LLM, Embedder, IngestStore, UserStore
+from hippograph.ports import LLM, Embedder, IngestStore
 from hippograph.services.jobs import JobResult, JobService
 from hippograph.services.messages import MessageInput, MessageService
-from hippograph.services.users import UserService
+from hippograph.services.users import UserService, UserStore
 from hippograph.settings import LimitSettings, MemorizeSettings
 from hippograph.turns import turn_content
 

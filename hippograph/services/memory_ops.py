@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from enum import StrEnum
+from typing import Protocol
 
 from hippograph import text
 from hippograph.auth import Principal
@@ -25,11 +27,18 @@ from hippograph.models import (
     MemoryOpsPlan,
     MemorySource,
 )
-from hippograph.ports import Embedder, MemoryOpsStore, MemoryStore
-from hippograph.services.memories import client_memory_id, require_same_content
+from hippograph.ports import Embedder
+from hippograph.services.memories import MemoryStore, client_memory_id, require_same_content
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_fraction, require_text
+
+
+class MemoryOpsStore(Protocol):
+    """Applies a batch of memory operations in one transaction (graph/memory_ops.py)."""
+
+    async def apply(self, plan: MemoryOpsPlan, now: datetime) -> None: ...
+
 
 BOOST = 0.3  # seed 004: a re-confirmed memory gains this much importance, capped at 1
 _MAX_OPS = 100

@@ -6,17 +6,35 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput
 from hippograph.ids import IdKind, derived_id, require_client_id
 from hippograph.models import AddedMessages, Message, Page, Role
-from hippograph.pagination import decode_seq_cursor
-from hippograph.ports import MessageStore
+from hippograph.pagination import SeqCursor, decode_seq_cursor
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_aware, require_count, require_text
+
+
+class MessageStore(Protocol):
+    """Raw messages."""
+
+    async def append(self, session_id: str, messages: Sequence[Message]) -> AddedMessages: ...
+    async def get_messages(self, ids: Sequence[str]) -> dict[str, Message]: ...
+    async def messages_of_sessions(
+        self,
+        session_ids: Sequence[str],
+        first: int,
+        after: SeqCursor | None,
+        scope: list[str] | None,
+    ) -> dict[str, Page[Message]]: ...
+    async def messages_of_memunits(
+        self, memunit_ids: Sequence[str], scope: list[str] | None
+    ) -> dict[str, list[Message]]: ...
+
 
 _MAX_SPEAKER = 200
 

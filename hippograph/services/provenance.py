@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from hippograph.auth import Principal
 from hippograph.errors import InvalidInput
 from hippograph.ids import IdKind, kind_of
 from hippograph.models import Direction, Provenance
-from hippograph.ports import ProvenanceStore
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count
+
+
+class ProvenanceStore(Protocol):
+    """Provenance walks."""
+
+    async def walk(
+        self, root_id: str, depth: int, direction: Direction, scope: list[str] | None
+    ) -> Provenance | None: ...
+
 
 _ROOT_KINDS = (IdKind.MEMORY, IdKind.MEMUNIT, IdKind.MESSAGE)
 

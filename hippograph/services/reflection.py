@@ -21,7 +21,7 @@ from hippograph.extraction.schema import Usage
 from hippograph.ids import IdKind, new_id, require_user_id
 from hippograph.jobs import Job, JobKind
 from hippograph.models import IndexedText, Memory, MemoryCategory, MemoryKind, MemorySource
-from hippograph.ports import LLM, Embedder, ReflectionStore, UserStore
+from hippograph.ports import LLM, Embedder, ReflectionStore
 from hippograph.reflection import (
     REFLECTION_IMPORTANCE,
     ReflectionRequest,
@@ -31,7 +31,7 @@ from hippograph.reflection import (
     themes,
 )
 from hippograph.services.jobs import JobResult, JobService
-from hippograph.services.users import UserService
+from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ReflectionSettings
 
 _SUMMARIES_AT_ONCE = 4

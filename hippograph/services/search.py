@@ -19,7 +19,7 @@ from hippograph.clock import Clock
 from hippograph.errors import InvalidInput
 from hippograph.models import Memory, MemoryFilter, MemUnit
 from hippograph.modes import SearchMode, levels_for, resolve_mode
-from hippograph.ports import Embedder, MemoryStore, MemUnitStore, SearchStore
+from hippograph.ports import Embedder, SearchStore
 from hippograph.querytime import TimeWindow, parse_time_window
 from hippograph.scoring import (
     Breakdown,
@@ -39,6 +39,7 @@ from hippograph.services.candidates import (
     is_narrow,
 )
 from hippograph.services.common_terms import CommonTerms
+from hippograph.services.memories import MemoryStore, MemUnitStore
 from hippograph.services.users import UserService
 from hippograph.services.vectors import MemoryCounts, ScopedNearest
 from hippograph.settings import LimitSettings, SearchSettings

@@ -18,7 +18,9 @@ from hippograph.models import (
     Sources,
 )
 from hippograph.pagination import SeqCursor
-from hippograph.ports import Embedder, MemoryStore, MessageStore
+from hippograph.ports import Embedder
+from hippograph.services.memories import MemoryStore
+from hippograph.services.messages import MessageStore
 from hippograph.services.users import UserService
 from hippograph.turns import blend, turn_texts
 

@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import Forbidden, NotFound
 from hippograph.ids import IdKind, new_id, require_id, require_user_id
 from hippograph.models import Page, Session, User
-from hippograph.pagination import decode_id_cursor, decode_time_cursor
-from hippograph.ports import UserStore
+from hippograph.pagination import TimeCursor, decode_id_cursor, decode_time_cursor
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_text
+
+
+class UserStore(Protocol):
+    """Users and sessions."""
+
+    async def create_user(self, user: User) -> None: ...
+    async def get_users(self, ids: Sequence[str]) -> dict[str, User]: ...
+    async def list_users(self, scope: list[str] | None, after: str, first: int) -> Page[User]: ...
+    async def create_session(self, session: Session) -> bool: ...
+    async def get_sessions(self, ids: Sequence[str]) -> dict[str, Session]: ...
+    async def sessions_of_users(
+        self, user_ids: Sequence[str], first: int, after: TimeCursor | None
+    ) -> dict[str, Page[Session]]: ...
+
 
 _MAX_NAME = 200
 

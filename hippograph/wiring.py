@@ -1,0 +1,94 @@
+"""The composition of the use cases: every service, built over the graph's concerns.
+
+This is the one place that knows both sides: each service declares the
+Protocol of what it needs beside itself (``hippograph/services/``), and the
+store's concern objects (``graph.store.GraphStore``) satisfy them
+structurally, which mypy checks here. Adding a store method therefore means
+the graph module, the Protocol and the service that calls it; nothing here.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from graph.store import GraphStore
+from hippograph.clock import Clock
+from hippograph.ports import LLM, Embedder
+from hippograph.services import Services
+from hippograph.services.cascade import CascadeService
+from hippograph.services.forgetting import ForgetService
+from hippograph.services.jobs import JobService
+from hippograph.services.keys import KeyService
+from hippograph.services.memories import MemoryService
+from hippograph.services.memorize import MemorizeService
+from hippograph.services.memory_ops import MemoryOpsService
+from hippograph.services.messages import MessageService
+from hippograph.services.provenance import ProvenanceService
+from hippograph.services.reflection import ReflectionService
+from hippograph.services.search import SearchService
+from hippograph.services.turns import TurnMemoryService
+from hippograph.services.users import UserService
+from hippograph.settings import Settings
+
+
+def build_services(
+    store: GraphStore, embedder: Embedder, llm: LLM, clock: Clock, settings: Settings
+) -> Services:
+    """Wire the services over ``store`` (a job queue is attached by the runtime)."""
+    limits = settings.limits
+    users = UserService(store.users, clock, limits)
+    messages = MessageService(store.messages, users, clock, limits)
+    jobs = JobService(store.jobs, clock, timedelta(seconds=settings.jobs.timeout_s))
+    reflection = ReflectionService(
+        store.reflection, store.users, users, embedder, llm, jobs, clock, settings.reflection
+    )
+    admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
+    return Services(
+        users=users,
+        messages=messages,
+        memories=MemoryService(
+            store.memories, store.messages, store.memunits, users, embedder, clock, limits
+        ),
+        search=SearchService(
+            store.search,
+            store.memories,
+            store.memunits,
+            users,
+            embedder,
+            clock,
+            settings.search,
+            limits,
+        ),
+        provenance=ProvenanceService(store.provenance, limits),
+        keys=KeyService(store.keys, clock, admin_key, settings.api.key_cache_ttl_s),
+        turns=TurnMemoryService(store.messages, store.memories, users, embedder, clock),
+        jobs=jobs,
+        memorize=MemorizeService(
+            messages,
+            users,
+            store.users,
+            store.ingest,
+            embedder,
+            llm,
+            jobs,
+            clock,
+            settings.memorize,
+            limits,
+            after_facts=reflection.submit if settings.memorize.reflect_after_write else None,
+        ),
+        memory_ops=MemoryOpsService(
+            store.memories, store.memory_ops, users, embedder, clock, limits
+        ),
+        cascade=CascadeService(store.cascade),
+        reflection=reflection,
+        forgetting=ForgetService(
+            store.forgetting,
+            store.users,
+            users,
+            embedder,
+            llm,
+            jobs,
+            clock,
+            settings.forgetting,
+        ),
+    )
