@@ -17,7 +17,7 @@ from typing import Any
 
 from bench.common import locomo_evidence, locomo_turns
 from hippograph.auth import Principal
-from hippograph.evaluation import mean, recall_at_k
+from hippograph.benchmark.recall import mean, recall_at_k
 from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
 from hippograph.services.search import SearchRequest, SearchService

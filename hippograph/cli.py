@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import ValidationError
 
-from hippograph.cli_bench import add_bench_parser
+from hippograph.benchmark.cli import add_bench_parser
 from hippograph.cli_context import with_graph, with_runtime
 from hippograph.cli_transfer import add_transfer_parsers
 from hippograph.errors import HippoError

@@ -26,7 +26,6 @@ from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
 from hippograph.services.reflection import ReflectionService
 from hippograph.services.search import SearchService
-from hippograph.services.turns import TurnMemoryService
 from hippograph.services.users import UserService
 from hippograph.settings import Settings
 
@@ -61,7 +60,6 @@ def build_services(
         ),
         provenance=ProvenanceService(store.provenance, limits),
         keys=KeyService(store.keys, clock, admin_key, settings.api.key_cache_ttl_s),
-        turns=TurnMemoryService(store.messages, store.memories, users, embedder, clock),
         jobs=jobs,
         memorize=MemorizeService(
             messages,

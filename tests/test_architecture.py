@@ -13,7 +13,7 @@ EDGE = {
     "adapters",
     "wiring.py",
     "cli.py",
-    "cli_bench.py",
+    "benchmark",
     "cli_context.py",
     "cli_transfer.py",
 }

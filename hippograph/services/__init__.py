@@ -20,7 +20,6 @@ from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
 from hippograph.services.reflection import ReflectionService
 from hippograph.services.search import SearchService
-from hippograph.services.turns import TurnMemoryService
 from hippograph.services.users import UserService
 
 
@@ -34,7 +33,6 @@ class Services:
     search: SearchService
     provenance: ProvenanceService
     keys: KeyService
-    turns: TurnMemoryService
     jobs: JobService
     memorize: MemorizeService
     memory_ops: MemoryOpsService

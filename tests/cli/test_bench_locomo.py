@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hippograph.benchmark.locomo import question_counts
 from hippograph.importers.locomo import parse_sample
-from hippograph.server.locomo_run import question_counts
 from tests.cli.conftest import locomo_sample
 
 QUESTIONS = [

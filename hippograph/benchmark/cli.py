@@ -13,8 +13,8 @@ from hippograph.settings import Settings
 
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
     """Run a benchmark; only LoCoMo retrieval for now."""
+    from hippograph.benchmark.locomo import format_table, run_locomo
     from hippograph.scoring import SearchMethod
-    from hippograph.server.locomo_run import format_table, run_locomo
 
     try:
         methods = [SearchMethod(m.strip().lower()) for m in args.method.split(",")]

@@ -19,7 +19,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from hippograph.evaluation import mean, percentile, recall_at_k
+from hippograph.benchmark.recall import mean, percentile, recall_at_k
+from hippograph.benchmark.turns import TurnMemoryService
+from hippograph.clock import utc_now
 from hippograph.importers.locomo import Conversation, Question, load_locomo
 from hippograph.models import Direction, Message
 from hippograph.modes import SearchMode
@@ -51,6 +53,10 @@ async def load_conversation(
     reflection takes would depend on how far loading had got when the job ran.
     """
     services = runtime.services
+    store = runtime.connection.store
+    turns = TurnMemoryService(
+        store.messages, store.memories, services.users, runtime.embedder, utc_now
+    )
     user_id = conversation.sample_id
     await services.users.create_user(SETTINGS_ADMIN, user_id, " & ".join(conversation.speakers))
     for locomo_session in conversation.sessions:
@@ -71,7 +77,7 @@ async def load_conversation(
                 )
                 await services.memorize.memorize(SETTINGS_ADMIN, request)
         if granularity == "turn":
-            await services.turns.build(SETTINGS_ADMIN, session.id)
+            await turns.build(SETTINGS_ADMIN, session.id)
     if reflect:
         await services.reflection.reflect(user_id, force=True)
     return user_id
