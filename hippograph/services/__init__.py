@@ -20,7 +20,6 @@ from hippograph.ports import (
     MessageStore,
     ProvenanceStore,
     ReflectionStore,
-    SearchStore,
     UserStore,
 )
 from hippograph.services.cascade import CascadeService
@@ -34,6 +33,7 @@ from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
 from hippograph.services.reflection import ReflectionService
 from hippograph.services.search import SearchService
+from hippograph.services.search_store import SearchStore
 from hippograph.services.turns import TurnMemoryService
 from hippograph.services.users import UserService
 from hippograph.settings import Settings
