@@ -2,7 +2,9 @@
 
 ``graph.search.SearchGraph`` implements it (structurally, checked by mypy
 where the composition root hands it to ``SearchService``). Candidates carry
-only what ranking reads.
+only what ranking reads; keyword hits come without a cosine, because the
+keyword query starts before the query is embedded: the fetcher asks
+``cosines``/``unit_cosines`` for them once the vector is ready.
 """
 
 from __future__ import annotations
@@ -45,7 +47,6 @@ class SearchStore(Protocol):
         candidates: int,
         memory_filter: MemoryFilter,
         now: datetime,
-        vector: Sequence[float] | None = None,
         scoped: bool = True,
     ) -> list[Candidate]: ...
     async def unit_vector_exact(
@@ -60,7 +61,6 @@ class SearchStore(Protocol):
         terms: Sequence[str],
         candidates: int,
         memory_filter: MemoryFilter,
-        vector: Sequence[float] | None = None,
         scoped: bool = True,
     ) -> list[Candidate]: ...
     async def cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]: ...
