@@ -39,7 +39,6 @@ import sys
 import tempfile
 import time
 from datetime import timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +63,12 @@ from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryFilter, MemoryKind, Sources
 from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
+from hippograph.search_plan import plan_search
 from hippograph.server.runtime import Runtime
+from hippograph.services.candidates import nearest
+from hippograph.services.counts import CachedCounts
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.search import SearchRequest
-from hippograph.services.vectors import MemoryCounts, ScopedNearest
 from hippograph.settings import ApiSettings, Settings
 
 ADMIN_KEY = "hg_bench-admin-key"
@@ -75,7 +76,7 @@ USER = "bench-user"
 SMALL_USER = "small-user"
 KINDS = (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.EVENT)
 # What the served path asks the index for, for a user who owns it all: twice
-# the default candidate pool (see hippograph.services.vectors.ScopedNearest).
+# the default candidate pool (see hippograph.search_plan.plan_vector).
 INDEX_CANDIDATES = 100
 FILTERED = MemoryFilter(kinds=(MemoryKind.EPISODIC, MemoryKind.SEMANTIC), min_importance=0.2)
 # name -> (method, filter)
@@ -193,25 +194,37 @@ async def search_in_process(
 async def served_recall(runtime: Runtime, questions: list[str], user: str) -> float:
     """Top-10 recall, against an exact scan, of the neighbours the served path gets.
 
-    The served path is ``ScopedNearest`` with the service's own settings and
-    candidate pool: for a small user among large ones, the index asked for
-    enough of everyone's neighbours (Neo4j 5, ArcadeDB), or for the user's
-    own inside the index (Neo4j 2026).
+    The served path is the service's own search plan (settings, candidate
+    pool, NORMAL mode's levels), executed by ``candidates.nearest``: for a
+    small user among large ones, the index asked for enough of everyone's
+    neighbours (Neo4j 5, ArcadeDB), or for the user's own inside the index
+    (Neo4j 2026).
     """
     store = runtime.connection.store
-    nearest = ScopedNearest(MemoryCounts(store.memories.count, 3600), runtime.settings.search)
+    counts = CachedCounts(store.memories.count, 3600)
     search = store.search
     pool = SearchRequest(user, "").candidates  # the service's default pool
     recalls: list[float] = []
     everything = MemoryFilter()
     for vector in await runtime.embedder.embed(questions):
         now = utc_now()
-        exact_scan = partial(search.vector_exact, user, vector, memory_filter=everything, now=now)
-        index = partial(search.vector_index, user, vector, memory_filter=everything, now=now)
-        served = await nearest.nearest(
-            user, pool, exact_scan, index, scoped=search.scoped_vector_index()
+        plan = plan_search(
+            user_id=user,
+            units=False,
+            method=SearchMethod.VECTOR,
+            mode=SearchMode.NORMAL,
+            terms=(),
+            memory_filter=everything,
+            now=now,
+            top_k=10,
+            candidates=pool,
+            radius=None,
+            counts=await counts.of(user),
+            index_scoped=search.scoped_vector_index(),
+            settings=runtime.settings.search,
         )
-        exact = await exact_scan(10)
+        served = await nearest(search, plan, vector)
+        exact = await search.vector_exact(user, vector, 10, everything, now)
         wanted = {h.id for h in exact}
         recalls.append(len(wanted & {h.id for h in served[:10]}) / max(1, len(wanted)))
     return round(sum(recalls) / len(recalls), 4)

@@ -7,9 +7,11 @@ memories, or the index asked for more candidates than needed and filtered
 afterwards. Neo4j 2026.01 and later filter by user inside the memory index
 (Cypher 25's SEARCH clause); the dialect says which query a server gets.
 Keyword search is scoped inside the full-text index (``user_key:<token>^0``,
-which matches without adding to the score), and every keyword hit brings its
-cosine to the query along, computed by the server. Scores come back as plain
-cosine similarity whatever the server reports.
+which matches without adding to the score). Keyword hits come back without a
+cosine: the keyword query starts before the query is embedded, so the caller
+asks :meth:`SearchGraph.cosines` for theirs once the vector is ready (one
+small query by id). Scores come back as plain cosine similarity whatever the
+server reports.
 """
 
 from __future__ import annotations
@@ -49,19 +51,6 @@ _FIELDS_M = (
 _FIELDS_N = "n.id, toString(n.ts), n.session_id, score"
 CANDIDATES_M = "collect([" + _FIELDS_M + "]) AS rows"
 CANDIDATES_N = "collect([" + _FIELDS_N + "]) AS rows"
-
-# Cosine of a node to $vector, or null when there is no vector to compare.
-_COSINE_M = (
-    "CASE WHEN $vector IS NULL OR m.embedding IS NULL THEN null "
-    "ELSE vector.similarity.cosine(m.embedding, $vector) END"
-)
-# Keyword rows end with the cosine to the query vector (null without one).
-KEYWORD_CANDIDATES_M = "collect([" + _FIELDS_M + ", " + _COSINE_M + "]) AS rows"
-_COSINE_N = (
-    "CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN null "
-    "ELSE vector.similarity.cosine(n.embedding, $vector) END"
-)
-KEYWORD_CANDIDATES_N = "collect([" + _FIELDS_N + ", " + _COSINE_N + "]) AS rows"
 FILTER_U = (
     "($session_id IS NULL OR n.session_id = $session_id)"
     " AND ($created_after IS NULL OR n.ts >= $created_after)"
@@ -96,7 +85,7 @@ KEYWORD = cypher(
     "CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $candidates}) "
     "YIELD node AS m, score "
     "WHERE m.user_id = $user_id AND " + FILTER_M + " "
-    "RETURN " + KEYWORD_CANDIDATES_M,
+    "RETURN " + CANDIDATES_M,
 )
 UNIT_VECTOR_EXACT = cypher(
     "search.UNIT_VECTOR_EXACT",
@@ -117,7 +106,7 @@ UNIT_KEYWORD = cypher(
     "CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $candidates}) "
     "YIELD node AS n, score "
     "WHERE $user_id IN n.user_ids AND " + FILTER_U + " "
-    "RETURN " + KEYWORD_CANDIDATES_N,
+    "RETURN " + CANDIDATES_N,
 )
 SAMPLE_SEARCH_TEXT = cypher(
     "search.SAMPLE_SEARCH_TEXT",
@@ -155,7 +144,7 @@ def lucene_query(user_id: str, terms: Sequence[str], scoped: bool = True) -> str
     clause has boost 0: it filters without changing BM25 scores. It costs a
     walk of the user's whole posting list, though, so for a user who owns most
     of the index the caller drops it, asks for more hits and lets the Cypher
-    ``user_id`` test filter (see ``SearchService``).
+    ``user_id`` test filter (see ``hippograph.search_plan``).
     """
     words = " OR ".join([t for t in terms if t.isalnum()][:MAX_QUERY_TERMS])
     return f"user_key:{user_token(user_id)}^0 AND ({words})" if scoped else words
@@ -218,16 +207,7 @@ class SearchGraph:
         return hits
 
     def _by_keyword(self, rows: list[Sequence[Any]], unit: bool) -> list[Candidate]:
-        exact = self._dialect.exact_cosine
-        hits = [
-            _candidate(
-                r,
-                unit,
-                similarity=exact(r[-1]) if r[-1] is not None else None,
-                keyword_score=float(r[-2]),
-            )
-            for r in rows
-        ]
+        hits = [_candidate(r, unit, similarity=None, keyword_score=float(r[-1])) for r in rows]
         hits.sort(key=lambda c: (-(c.keyword_score or 0.0), c.id))
         return hits
 
@@ -280,10 +260,9 @@ class SearchGraph:
         candidates: int,
         memory_filter: MemoryFilter,
         now: datetime,
-        vector: Sequence[float] | None = None,
         scoped: bool = True,
     ) -> list[Candidate]:
-        """The user's best BM25 matches for ``terms``, each with its cosine to ``vector``."""
+        """The user's best BM25 matches for ``terms``, best first, without a cosine."""
         if not terms:
             return []
         params = filter_params(memory_filter, now) | {
@@ -291,7 +270,6 @@ class SearchGraph:
             "lucene": lucene_query(user_id, terms, scoped),
             "user_id": user_id,
             "candidates": candidates,
-            "vector": vector_param(vector) if vector is not None else None,
         }
         return self._by_keyword(await self._collected(KEYWORD, params), unit=False)
 
@@ -328,10 +306,9 @@ class SearchGraph:
         terms: Sequence[str],
         candidates: int,
         memory_filter: MemoryFilter,
-        vector: Sequence[float] | None = None,
         scoped: bool = True,
     ) -> list[Candidate]:
-        """The user's best BM25 MemUnit matches for ``terms``."""
+        """The user's best BM25 MemUnit matches for ``terms``, best first, without a cosine."""
         if not terms:
             return []
         params = _unit_params(memory_filter) | {
@@ -339,7 +316,6 @@ class SearchGraph:
             "lucene": lucene_query(user_id, terms, scoped),
             "user_id": user_id,
             "candidates": candidates,
-            "vector": vector_param(vector) if vector is not None else None,
         }
         return self._by_keyword(await self._collected(UNIT_KEYWORD, params), unit=True)
 

@@ -21,11 +21,9 @@ from hippograph.models import (
     IngestBatch,
     IngestCounts,
     Memory,
-    MemoryFilter,
     Message,
 )
 from hippograph.reflection import PendingFact, ReflectionRequest, ReflectionSummary
-from hippograph.scoring import Candidate
 
 
 class Embedder(Protocol):
@@ -67,63 +65,6 @@ class LLM(Protocol):
     async def fuzz(self, request: FuzzRequest) -> FuzzText:
         """A memory's text at a fainter level (summary, tag), and its topic."""
         ...
-
-
-class SearchStore(Protocol):
-    """Candidate generation (see graph/search.py)."""
-
-    async def vector_exact(
-        self,
-        user_id: str,
-        vector: Sequence[float],
-        k: int,
-        memory_filter: MemoryFilter,
-        now: datetime,
-    ) -> list[Candidate]: ...
-    async def vector_index(
-        self,
-        user_id: str,
-        vector: Sequence[float],
-        candidates: int,
-        memory_filter: MemoryFilter,
-        now: datetime,
-    ) -> list[Candidate]: ...
-    def scoped_vector_index(self) -> bool:
-        """Whether ``vector_index`` ranks only the user's memories (no oversampling needed)."""
-        ...
-
-    async def keyword(
-        self,
-        user_id: str,
-        terms: Sequence[str],
-        candidates: int,
-        memory_filter: MemoryFilter,
-        now: datetime,
-        vector: Sequence[float] | None = None,
-        scoped: bool = True,
-    ) -> list[Candidate]: ...
-    async def unit_vector_exact(
-        self, user_id: str, vector: Sequence[float], k: int, memory_filter: MemoryFilter
-    ) -> list[Candidate]: ...
-    async def unit_vector_index(
-        self, user_id: str, vector: Sequence[float], candidates: int, memory_filter: MemoryFilter
-    ) -> list[Candidate]: ...
-    async def unit_keyword(
-        self,
-        user_id: str,
-        terms: Sequence[str],
-        candidates: int,
-        memory_filter: MemoryFilter,
-        vector: Sequence[float] | None = None,
-        scoped: bool = True,
-    ) -> list[Candidate]: ...
-    async def cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]: ...
-    async def unit_cosines(
-        self, ids: Sequence[str], vector: Sequence[float]
-    ) -> dict[str, float]: ...
-    async def count_units(self, user_id: str | None) -> int: ...
-    async def sample_search_text(self, user_id: str, limit: int) -> list[str]: ...
-    async def touch(self, memory_ids: Sequence[str], now: datetime) -> bool: ...
 
 
 class IngestStore(Protocol):

@@ -2,7 +2,9 @@
 
 Search uses it to favour memories from that period (time-aware scoring). Only
 explicit mentions count; a question that merely asks "when" names no period.
-Relative expressions are resolved against ``now``. Windows are half-open
+Relative expressions are found and resolved against ``now`` by
+``hippograph.relative_dates``, the parser memorize uses too (calendar months
+and years). Windows are half-open
 ``[start, end)`` in UTC; a month named without a year matches that month in
 any year.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+
+from hippograph.relative_dates import RelativeDate, Unit, find_relative_dates
 
 _MONTHS = [
     "january",
@@ -133,30 +137,29 @@ def _absolute_chinese(text: str, now: datetime) -> TimeWindow | None:
 
 
 def _relative(text: str, now: datetime) -> TimeWindow | None:
-    today = datetime(now.year, now.month, now.day, tzinfo=UTC)
-    if re.search(r"\byesterday\b|昨天", text):
-        return TimeWindow(today - timedelta(days=1), today, label="yesterday")
-    if re.search(r"\btoday\b|今天", text):
-        return TimeWindow(today, today + timedelta(days=1), label="today")
-    if m := re.search(r"\b(\d{1,3}|a|one|two|three)\s+(day|week|month|year)s?\s+ago\b", text):
-        count = {"a": 1, "one": 1, "two": 2, "three": 3}.get(m[1]) or int(m[1])
-        span = {"day": 1, "week": 7, "month": 30, "year": 365}[m[2]]
-        centre = today - timedelta(days=count * span)
-        slack = timedelta(days=max(1, span // 2))
-        return TimeWindow(centre - slack, centre + slack + timedelta(days=1), label=m[0])
-    if m := re.search(r"(\d{1,3})(天|周|个月|年)前", text):
-        span = {"天": 1, "周": 7, "个月": 30, "年": 365}[m[2]]
-        centre = today - timedelta(days=int(m[1]) * span)
-        slack = timedelta(days=max(1, span // 2))
-        return TimeWindow(centre - slack, centre + slack + timedelta(days=1), label=m[0])
-    if re.search(r"\blast week\b|上周|上个星期", text):
-        return TimeWindow(today - timedelta(days=14), today, label="last week")
-    if re.search(r"\blast month\b|上个月", text):
-        first = datetime(today.year, today.month, 1, tzinfo=UTC)
-        previous = first - timedelta(days=1)
-        return _month_window(previous.year, previous.month, "last month")
-    if re.search(r"\blast year\b|去年", text):
-        return _year_window(today.year - 1, "last year")
-    if re.search(r"\bthis year\b|今年", text):
-        return _year_window(today.year, "this year")
-    return None
+    found = find_relative_dates(text, now)
+    if not found:
+        return None
+    first = found[0]  # the most specific rule's
+    return _period_window(first, text[first.start : first.end])
+
+
+def _period_window(found: RelativeDate, label: str) -> TimeWindow:
+    """The window of a relative date: its calendar period, loosely for loose ones."""
+    d = found.day
+    start = datetime(d.year, d.month, d.day, tzinfo=UTC)
+    if found.unit is Unit.MONTH:
+        return _month_window(d.year, d.month, label)
+    if found.unit is Unit.YEAR:
+        return _year_window(d.year, label)
+    if found.unit is Unit.WEEKEND:
+        return TimeWindow(start - timedelta(days=7), start, label=label)
+    # "three days ago" may be two or four; "last week" said on any weekday
+    # covers the whole previous week, so the fortnight before today.
+    slack = {
+        (Unit.DAY, False): (timedelta(0), timedelta(days=1)),
+        (Unit.DAY, True): (timedelta(days=1), timedelta(days=2)),
+        (Unit.WEEK, False): (timedelta(days=7), timedelta(days=7)),
+        (Unit.WEEK, True): (timedelta(days=3), timedelta(days=4)),
+    }[(found.unit, found.approximate)]
+    return TimeWindow(start - slack[0], start + slack[1], label=label)

@@ -77,32 +77,29 @@ class CommonTerms:
         self,
         sample: Callable[[str, int], Awaitable[list[str]]],
         *,
-        min_memories: int,
         share: float,
         sample_size: int,
         ttl_s: float,
-        posting_budget: int | None = None,
     ) -> None:
-        self._min_memories = min_memories
         self._share = share
-        self._posting_budget = posting_budget
 
         async def take(user_id: str) -> TermSample:
             return sample_of(await sample(user_id, sample_size))
 
         self._samples: Refreshed[str, TermSample] = Refreshed(take, ttl_s)
 
-    async def prune(self, user_id: str, terms: list[str], memories: int) -> list[str]:
-        """The terms worth looking up for ``user_id`` (who has ``memories`` memories).
+    def prune(self, user_id: str, terms: Sequence[str], budget_share: float | None) -> list[str]:
+        """The terms worth looking up for ``user_id``.
 
-        Small users keep every term (their lookups are cheap). A user with no
-        sample yet keeps every term too, while the sample is taken behind
-        this request: a search never waits for it.
+        ``budget_share`` is the plan's term budget (``KeywordPlan.term_budget``):
+        None keeps every term without reading a sample (small users, whose
+        lookups are cheap). A user with no sample yet keeps every term too,
+        while the sample is taken behind this request: a search never waits
+        for it.
         """
-        if memories < self._min_memories or len(terms) <= 1:
-            return terms
+        if budget_share is None:
+            return list(terms)
         sample = self._samples.peek(user_id)
         if sample is None:
-            return terms
-        budget = math.inf if self._posting_budget is None else self._posting_budget / memories
-        return prune(terms, sample, self._share, budget)
+            return list(terms)
+        return prune(terms, sample, self._share, budget_share)

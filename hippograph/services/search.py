@@ -2,9 +2,10 @@
 
 Order of work for one query: check the request, resolve the mode (AUTO looks
 back when the query asks about the past) and any period the query names,
-embed the query, fetch vector and keyword candidates concurrently, fall back
-to keyword matching when the vector side finds nothing, rank, and touch the
-returned memories (one best-effort write).
+plan the candidate fetch from the request and the user's cached counts
+(``hippograph/search_plan.py``), execute the plan (vector and keyword
+candidates concurrently, keyword matching alone when the vector side finds
+nothing), rank, and touch the returned memories (one best-effort write).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput
 from hippograph.models import Memory, MemoryFilter, MemUnit
-from hippograph.modes import SearchMode, levels_for, resolve_mode
-from hippograph.ports import Embedder, SearchStore
+from hippograph.modes import SearchMode, resolve_mode
+from hippograph.ports import Embedder
 from hippograph.querytime import TimeWindow, parse_time_window
 from hippograph.scoring import (
     Breakdown,
@@ -30,18 +31,13 @@ from hippograph.scoring import (
     rank,
     with_ranks,
 )
-from hippograph.services.candidates import (
-    MAX_KEYWORD_POOL,
-    MemorySides,
-    MemUnitSides,
-    Sides,
-    gather,
-    is_narrow,
-)
+from hippograph.search_plan import SearchPlan, plan_search
+from hippograph.services.candidates import CandidateFetcher
 from hippograph.services.common_terms import CommonTerms
+from hippograph.services.counts import CachedCounts
 from hippograph.services.memories import MemoryStore, MemUnitStore
+from hippograph.services.search_store import SearchStore
 from hippograph.services.users import UserService
-from hippograph.services.vectors import MemoryCounts, ScopedNearest
 from hippograph.settings import LimitSettings, SearchSettings
 from hippograph.text import query_terms
 from hippograph.validation import require_count, require_filter, require_fraction, require_text
@@ -122,20 +118,16 @@ class SearchService:
         self._embedder = embedder
         self._clock = clock
         self._limits = limits
-        self._memories = ScopedNearest(
-            MemoryCounts(memories.count, settings.count_cache_ttl_s), settings
-        )
-        self._units = ScopedNearest(
-            MemoryCounts(store.count_units, settings.count_cache_ttl_s), settings
-        )
-        self._common = CommonTerms(
+        self._settings = settings
+        self._memory_counts = CachedCounts(memories.count, settings.count_cache_ttl_s)
+        self._unit_counts = CachedCounts(store.count_units, settings.count_cache_ttl_s)
+        common = CommonTerms(
             store.sample_search_text,
-            min_memories=settings.common_term_min_memories,
             share=settings.common_term_share,
             sample_size=settings.term_sample_size,
             ttl_s=settings.term_sample_ttl_s,
-            posting_budget=settings.keyword_posting_budget,
         )
+        self._fetcher = CandidateFetcher(store, common)
 
     def _check(self, request: SearchRequest) -> str:
         require_count(request.top_k, "topK", 1, self._limits.max_top_k)
@@ -175,17 +167,15 @@ class SearchService:
             [vector] = await self._embedder.embed([query])
             return vector
 
-        by_vector, by_keyword, fallback = await gather(
-            request.method, self._sides(request, mode, now), embed
-        )
+        fetched = await self._fetcher.fetch(await self._plan(request, mode, now), embed)
         ranked = rank(
-            with_ranks(by_vector, by_keyword),
+            with_ranks(fetched.by_vector, fetched.by_keyword),
             method=request.method,
             strategy=request.strategy,
             weights=request.weights,
             now=now,
             window=period,
-            fallback=fallback,
+            fallback=fetched.fallback,
         )[: request.top_k]
         hits = await self._fetch(principal, request.target, ranked)
         touched = False
@@ -196,38 +186,29 @@ class SearchService:
             method=request.method,
             strategy=request.strategy,
             mode=mode,
-            fallback=fallback,
+            fallback=fetched.fallback,
             period=period,
             touched=touched,
         )
 
-    def _sides(self, request: SearchRequest, mode: SearchMode, now: datetime) -> Sides:
-        """Where this request's candidates come from."""
-        terms = query_terms(request.query)
-        pool = max(request.candidates, request.top_k)
-        if request.target is SearchTarget.MEMUNIT:
-            return MemUnitSides(
-                self._store,
-                self._units,
-                request.user_id,
-                terms,
-                request.filter,
-                pool,
-                request.radius,
-            )
-        f = replace(request.filter, levels=levels_for(mode, request.filter.levels))
-        keyword_pool = min(MAX_KEYWORD_POOL, pool * 4) if is_narrow(f) else pool
-        return MemorySides(
-            self._store,
-            self._memories,
-            request.user_id,
-            terms,
-            f,
-            now,
-            pool,
-            keyword_pool,
-            request.radius,
-            self._common,
+    async def _plan(self, request: SearchRequest, mode: SearchMode, now: datetime) -> SearchPlan:
+        """How this request's candidates are fetched, from the user's cached counts."""
+        units = request.target is SearchTarget.MEMUNIT
+        counts = self._unit_counts if units else self._memory_counts
+        return plan_search(
+            user_id=request.user_id,
+            units=units,
+            method=request.method,
+            mode=mode,
+            terms=query_terms(request.query),
+            memory_filter=request.filter,
+            now=now,
+            top_k=request.top_k,
+            candidates=request.candidates,
+            radius=request.radius,
+            counts=await counts.of(request.user_id),
+            index_scoped=not units and self._store.scoped_vector_index(),
+            settings=self._settings,
         )
 
     async def _fetch(

@@ -109,15 +109,17 @@ async def test_chinese_phrases_find_the_words_inside_them(store: GraphStore) -> 
     assert {h.id for h in found} >= {coffee, phrase}
 
 
-async def test_keyword_hits_carry_their_cosine_and_respect_filters(store: GraphStore) -> None:
+async def test_keyword_hits_respect_filters_and_get_their_cosine_by_id(store: GraphStore) -> None:
     await add_user(store, "ann")
     event = await _add_text(store, "ann", "coffee at the station", 5, kind=MemoryKind.EVENT)
     await _add_text(store, "ann", "coffee with milk", 6)
     hits = await store.search.keyword(
-        "ann", ["coffe"], 10, MemoryFilter(kinds=(MemoryKind.EVENT,)), T0, unit_vector(5)
+        "ann", ["coffe"], 10, MemoryFilter(kinds=(MemoryKind.EVENT,)), T0
     )
     assert [h.id for h in hits] == [event]
-    assert abs((hits[0].similarity or 0.0) - 1.0) < 1e-5
+    assert hits[0].similarity is None
+    cosines = await store.search.cosines([event], unit_vector(5))
+    assert abs(cosines[event] - 1.0) < 1e-5
 
 
 async def test_touch_marks_memories_recalled(store: GraphStore) -> None:
@@ -170,13 +172,16 @@ async def test_candidates_carry_what_ranking_reads_unchanged_on_every_path(
     found = [
         *await store.search.vector_exact("ann", query, 1, MemoryFilter(), T0),
         *await store.search.vector_index("ann", query, 10, MemoryFilter(), T0),
-        *await store.search.keyword("ann", ["coffe"], 5, MemoryFilter(), T0, query),
+        *await store.search.keyword("ann", ["coffe"], 5, MemoryFilter(), T0),
     ]
     assert len(found) == 3
     for hit in found:
         assert (hit.id, hit.importance, hit.session_id, hit.seq) == (record.id, 0.35, "ses_one", 7)
         assert (hit.created_at, hit.last_accessed_at) == (created, accessed)
         assert hit.created_at.tzinfo is not None
+    # Keyword hits carry no cosine: it comes from cosines() once the query is embedded.
+    assert [h.similarity for h in found[2:]] == [None]
+    for hit in found[:2]:
         assert abs((hit.similarity or 0.0) - 1.0) < 1e-5
     cosines = await store.search.cosines([record.id, "mem_missing"], query)
     assert list(cosines) == [record.id]

@@ -29,22 +29,24 @@ def test_common_terms_are_dropped_and_the_rarest_kept_when_all_are_common() -> N
     assert prune(["said"], sample, 0.3) == ["said"]
 
 
-async def test_small_users_keep_every_term_and_samples_never_block() -> None:
+async def test_without_a_budget_every_term_stays_and_samples_never_block() -> None:
     calls: list[tuple[str, int]] = []
 
     async def sample(user_id: str, limit: int) -> list[str]:
         calls.append((user_id, limit))
         return TEXTS
 
-    common = CommonTerms(sample, min_memories=100, share=0.5, sample_size=50, ttl_s=60)
+    common = CommonTerms(sample, share=0.5, sample_size=50, ttl_s=60)
     terms = ["caroline", "dog"]
-    assert await common.prune("ann", terms, memories=10) == terms
+    # No term budget in the plan (a small user): no sample is even taken.
+    assert common.prune("ann", terms, None) == terms
+    await asyncio.sleep(0)
     assert calls == []
-    # Large user, no sample yet: every term now, the sample is taken behind.
-    assert await common.prune("ann", terms, memories=500) == terms
+    # A budget but no sample yet: every term now, the sample is taken behind.
+    assert common.prune("ann", terms, 1.0) == terms
     await asyncio.sleep(0)
     assert calls == [("ann", 50)]
-    assert await common.prune("ann", terms, memories=500) == ["dog"]
+    assert common.prune("ann", terms, 1.0) == ["dog"]
 
 
 def test_the_commonest_terms_go_while_their_postings_exceed_the_budget() -> None:
@@ -65,20 +67,19 @@ def test_the_commonest_terms_go_while_their_postings_exceed_the_budget() -> None
     ]
 
 
-async def test_the_posting_budget_is_counted_in_the_users_memories() -> None:
+async def test_the_plans_budget_share_prunes_the_sampled_terms() -> None:
     async def sample(user_id: str, limit: int) -> list[str]:
         return TEXTS
 
-    common = CommonTerms(
-        sample, min_memories=100, share=1.0, sample_size=50, ttl_s=60, posting_budget=300
-    )
+    common = CommonTerms(sample, share=1.0, sample_size=50, ttl_s=60)
     terms = ["caroline", "paint", "dog"]
-    await common.prune("ann", terms, memories=500)  # takes the sample behind
+    common.prune("ann", terms, 0.6)  # takes the sample behind
     await asyncio.sleep(0)
-    # 500 memories: caroline 300, paint 200, dog 100 postings; 600 > 300.
-    assert await common.prune("ann", terms, memories=500) == ["paint", "dog"]
-    # 200 memories: 240 postings in all, within the budget.
-    assert await common.prune("ann", terms, memories=200) == terms
+    # A budget of 300 postings among 500 memories: caroline 300, paint 200,
+    # dog 100 postings; 600 > 300.
+    assert common.prune("ann", terms, 300 / 500) == ["paint", "dog"]
+    # Among 200 memories: 240 postings in all, within the budget.
+    assert common.prune("ann", terms, 300 / 200) == terms
 
 
 def test_without_a_budget_many_moderate_terms_all_stay() -> None:

@@ -51,6 +51,9 @@ def test_a_shift_needs_a_unit_of_min_size_first() -> None:
         ("I moved last year", "I moved last year (2022)"),
         ("see you next month", "see you next month (June 2023)"),
         ("我昨天去了公园", "我昨天 (7 May 2023)去了公园"),
+        ("Two months ago I moved", "Two months ago (March 2023) I moved"),
+        ("我3天前到了", "我3天前 (5 May 2023)到了"),
+        ("last weekend", "last weekend (the weekend before 8 May 2023)"),
         ("nothing relative here", "nothing relative here"),
     ],
 )

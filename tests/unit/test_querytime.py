@@ -53,6 +53,13 @@ NOW = datetime(2024, 3, 15, 10, 0, tzinfo=UTC)
         ),
         ("three days ago", datetime(2024, 3, 12, tzinfo=UTC), datetime(2024, 3, 1, tzinfo=UTC)),
         ("last month", datetime(2024, 2, 29, tzinfo=UTC), datetime(2024, 3, 1, tzinfo=UTC)),
+        # Calendar months and years, as memorize writes them: January 2024, 2022.
+        ("two months ago", datetime(2024, 1, 31, tzinfo=UTC), datetime(2024, 2, 1, tzinfo=UTC)),
+        ("3个月前", datetime(2023, 12, 1, tzinfo=UTC), datetime(2024, 1, 1, tzinfo=UTC)),
+        ("two years ago", datetime(2022, 12, 31, tzinfo=UTC), datetime(2023, 1, 1, tzinfo=UTC)),
+        ("5天前", datetime(2024, 3, 11, tzinfo=UTC), datetime(2024, 3, 13, tzinfo=UTC)),
+        ("last week", datetime(2024, 3, 1, tzinfo=UTC), datetime(2024, 3, 15, tzinfo=UTC)),
+        ("last friday", datetime(2024, 3, 8, 18, tzinfo=UTC), datetime(2024, 3, 9, tzinfo=UTC)),
     ],
 )
 def test_named_periods(query: str, inside: datetime, outside: datetime) -> None:

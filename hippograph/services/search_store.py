@@ -1,0 +1,72 @@
+"""What search needs from the graph: candidates, cosines, counts, and the touch.
+
+``graph.search.SearchGraph`` implements it (structurally, checked by mypy
+where the composition root hands it to ``SearchService``). Candidates carry
+only what ranking reads; keyword hits come without a cosine, because the
+keyword query starts before the query is embedded: the fetcher asks
+``cosines``/``unit_cosines`` for them once the vector is ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from hippograph.models import MemoryFilter
+from hippograph.scoring import Candidate
+
+
+class SearchStore(Protocol):
+    """Candidate generation (see graph/search.py)."""
+
+    async def vector_exact(
+        self,
+        user_id: str,
+        vector: Sequence[float],
+        k: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[Candidate]: ...
+    async def vector_index(
+        self,
+        user_id: str,
+        vector: Sequence[float],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[Candidate]: ...
+    def scoped_vector_index(self) -> bool:
+        """Whether ``vector_index`` ranks only the user's memories (no oversampling needed)."""
+        ...
+
+    async def keyword(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+        scoped: bool = True,
+    ) -> list[Candidate]: ...
+    async def unit_vector_exact(
+        self, user_id: str, vector: Sequence[float], k: int, memory_filter: MemoryFilter
+    ) -> list[Candidate]: ...
+    async def unit_vector_index(
+        self, user_id: str, vector: Sequence[float], candidates: int, memory_filter: MemoryFilter
+    ) -> list[Candidate]: ...
+    async def unit_keyword(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        candidates: int,
+        memory_filter: MemoryFilter,
+        scoped: bool = True,
+    ) -> list[Candidate]: ...
+    async def cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]: ...
+    async def unit_cosines(
+        self, ids: Sequence[str], vector: Sequence[float]
+    ) -> dict[str, float]: ...
+    async def count_units(self, user_id: str | None) -> int: ...
+    async def sample_search_text(self, user_id: str, limit: int) -> list[str]: ...
+    async def touch(self, memory_ids: Sequence[str], now: datetime) -> bool: ...
