@@ -21,7 +21,6 @@ than by filtering a hit list that may be half the corpus.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ import httpx
 
 from graph.cypher import cypher
 from graph.driver import GraphDriver
+from graph.retry import Failure, RetryPolicy
 from hippograph.errors import ConfigError, Unavailable
 
 log = logging.getLogger(__name__)
@@ -287,7 +287,7 @@ class ArcadeDBDialect:
 
     async def ensure_search_indexes(self, graph: GraphDriver, dimensions: int) -> None:
         """Run the index SQL against ArcadeDB's command endpoint."""
-        await self._run_sql(arcadedb_index_sql(dimensions, self._ef_search))
+        await self._run_sql(graph.retry, arcadedb_index_sql(dimensions, self._ef_search))
 
     async def rebuild_vector_indexes(self, graph: GraphDriver, dimensions: int) -> None:
         """Drop both vector indexes and build them again from the stored vectors.
@@ -296,15 +296,15 @@ class ArcadeDBDialect:
         the meantime fail, so run it with the service stopped.
         """
         names = (self.indexes.memory_vector, self.indexes.memunit_vector)
-        await self._run_sql([f"DROP INDEX `{name}` IF EXISTS" for name in names])
-        await self._run_sql(arcadedb_index_sql(dimensions, self._ef_search))
+        await self._run_sql(graph.retry, [f"DROP INDEX `{name}` IF EXISTS" for name in names])
+        await self._run_sql(graph.retry, arcadedb_index_sql(dimensions, self._ef_search))
 
-    async def _run_sql(self, statements: list[str]) -> None:
+    async def _run_sql(self, retry: RetryPolicy, statements: list[str]) -> None:
         url = f"{self._http_url}/api/v1/command/{self._database}"
         # Building a vector index over a large graph takes minutes.
         async with httpx.AsyncClient(auth=self._auth, timeout=1800.0) as client:
             for statement in statements:
-                response = await self._post(client, url, statement)
+                response = await self._post(client, retry, url, statement)
                 if response.status_code != 200:
                     if "LSM_VECTOR" in statement and "already exists" in response.text:
                         # IF NOT EXISTS still refuses an index whose METADATA
@@ -319,22 +319,25 @@ class ArcadeDBDialect:
                     detail = f"{response.status_code} {response.text[:300]}"
                     raise ConfigError(f"ArcadeDB refused {statement!r}: {detail}")
 
-    async def _post(self, client: httpx.AsyncClient, url: str, statement: str) -> httpx.Response:
+    async def _post(
+        self, client: httpx.AsyncClient, retry: RetryPolicy, url: str, statement: str
+    ) -> httpx.Response:
         """One statement; run again when it lost a race to another process's same statement.
 
         Two processes starting at once both create the same type or property,
         and ArcadeDB answers the slower one "already exists" in spite of IF
         NOT EXISTS; run again, the statement sees the winner's and is a no-op.
         """
-        for attempt in range(3):
+        attempts = retry.attempts()
+        while True:
             try:
                 response = await client.post(url, json={"language": "sql", "command": statement})
             except httpx.HTTPError as exc:
                 raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
-            if response.status_code == 200 or "already exists" not in response.text:
+            lost_race = response.status_code != 200 and "already exists" in response.text
+            if not lost_race or attempts.exhausted(Failure.RACE):
                 return response
-            await asyncio.sleep(0.05 * (attempt + 1))
-        return response
+            await attempts.pause()
 
 
 SHOW_INDEXES: LiteralString = cypher(

@@ -10,12 +10,8 @@ Run again, the MERGE matches the winner's node.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import random
-import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, LiteralString, TypeVar
 
 from neo4j import (
@@ -36,6 +32,7 @@ from neo4j.exceptions import (
 )
 
 from graph.cypher import cypher
+from graph.retry import Failure, RetryPolicy
 from hippograph.errors import Conflict, Unavailable
 
 T = TypeVar("T")
@@ -43,7 +40,6 @@ Work = Callable[[AsyncManagedTransaction], Awaitable[T]]
 
 log = logging.getLogger(__name__)
 
-_MERGE_RETRIES = 6
 # What Neo4j answers the loser of two racing CREATE ... IF NOT EXISTS.
 _SCHEMA_RACES = {
     "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
@@ -75,29 +71,12 @@ async def _ping(tx: AsyncManagedTransaction) -> None:
     await execute(tx, _PING)
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """How long a unit of work is retried, by kind of failure.
-
-    The driver's own retry treats a lost server like a deadlock and keeps a
-    request waiting for its whole budget (15 s) before failing; ours gives a
-    server that is gone a short grace (a stale pooled connection, a blip),
-    then answers UNAVAILABLE, and keeps the long budget for contention.
-    """
-
-    transient_s: float = 15.0
-    unavailable_s: float = 3.0
-
-    def delay(self, attempt: int) -> float:
-        """Backoff before retry ``attempt`` (1, 2, …): exponential, jittered, at most 1 s."""
-        return float(min(1.0, 0.02 * 2**attempt) * random.uniform(0.5, 1.0))
-
-
 class GraphDriver:
     """One driver per process; one session per unit of work.
 
     The driver is built with ``max_transaction_retry_time=0`` (see
-    ``graph.store``): retries happen here, under :class:`RetryPolicy`.
+    ``graph.store``): retries happen here, under ``retry`` (a
+    :class:`~graph.retry.RetryPolicy`, shared with the dialect's DDL).
     """
 
     def __init__(
@@ -105,13 +84,12 @@ class GraphDriver:
     ) -> None:
         self._driver = driver
         self.database = database
-        self._retry = retry or RetryPolicy()
+        self.retry = retry or RetryPolicy()
 
     async def _managed(
         self, run: Callable[[AsyncSession], Awaitable[T]], access: str = WRITE_ACCESS
     ) -> T:
-        started = time.monotonic()
-        attempt = 0
+        attempts = self.retry.attempts()
         while True:
             try:
                 async with self._driver.session(
@@ -119,14 +97,12 @@ class GraphDriver:
                 ) as session:
                     return await run(session)
             except TransientError:
-                budget = self._retry.transient_s
-                if time.monotonic() - started >= budget:
+                if attempts.exhausted(Failure.TRANSIENT):
                     raise
             except (ServiceUnavailable, SessionExpired) as exc:
-                if time.monotonic() - started >= self._retry.unavailable_s:
+                if attempts.exhausted(Failure.UNAVAILABLE):
                     raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
-            attempt += 1
-            await asyncio.sleep(self._retry.delay(attempt))
+            await attempts.pause()
 
     async def read(self, work: Work[T]) -> T:
         """Run ``work`` in a managed read transaction."""
@@ -156,17 +132,16 @@ class GraphDriver:
         key, so a ``ConstraintError`` can only be a lost race and is retried.
         Otherwise a ``ConstraintError`` means a real duplicate: ``Conflict``.
         """
-        attempt = 0
+        attempts = self.retry.attempts()
         while True:
             try:
                 return await self._managed(lambda session: session.execute_write(work))
             except ConstraintError as exc:
-                attempt += 1
-                if not merge_only or attempt > _MERGE_RETRIES:
+                if not merge_only or attempts.exhausted(Failure.RACE):
                     # The server's message names internal records: keep it in the log.
                     log.info("constraint violation: %s", exc.message)
                     raise Conflict("a node with this id already exists") from exc
-                await asyncio.sleep(random.uniform(0.005, 0.02) * attempt)
+            await attempts.pause()
 
     async def write_once(self, work: Work[object]) -> bool:
         """Run ``work`` in one write transaction, once, and say whether it committed.
@@ -202,21 +177,24 @@ class GraphDriver:
         Neo4j answers the slower ``EquivalentSchemaRuleAlreadyExists`` instead
         of a no-op. Run again, IF NOT EXISTS sees the winner's index.
         """
-        for attempt in range(5):
+        attempts = self.retry.attempts()
+        while True:
             try:
                 async with self._driver.session(database=self.database) as session:
                     result = await session.run(query)
                     await result.consume()
                     return
-            except TransientError:
-                await asyncio.sleep(0.2 * (attempt + 1))
+            except TransientError as exc:
+                if attempts.exhausted(Failure.TRANSIENT):
+                    raise Unavailable(f"schema statement kept failing: {query[:80]}") from exc
             except ClientError as exc:
                 if exc.code not in _SCHEMA_RACES:
                     raise
-                await asyncio.sleep(0.05 * (attempt + 1))
+                if attempts.exhausted(Failure.RACE):
+                    raise Unavailable(f"schema statement kept failing: {query[:80]}") from exc
             except (ServiceUnavailable, SessionExpired) as exc:
                 raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
-        raise Unavailable(f"schema statement kept failing: {query[:80]}")
+            await attempts.pause()
 
     async def ping(self) -> None:
         """Raise ``Unavailable`` unless this database answers a query.

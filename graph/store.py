@@ -10,7 +10,7 @@ from neo4j import AsyncGraphDatabase
 
 from graph.cascade import CascadeGraph
 from graph.dialect import ArcadeDBDialect, IndexDialect, Neo4jDialect
-from graph.driver import GraphDriver, RetryPolicy
+from graph.driver import GraphDriver
 from graph.dump import DumpGraph
 from graph.embedded import EmbeddedArcadeDB
 from graph.forgetting import ForgetGraph
@@ -23,6 +23,7 @@ from graph.memunits import MemUnitGraph
 from graph.messages import MessageGraph
 from graph.provenance import ProvenanceGraph
 from graph.reflection import ReflectionGraph
+from graph.retry import RetryPolicy
 from graph.search import SearchGraph
 from graph.setup import ensure_schema, rebuild_vector_indexes
 from graph.stats import StatsGraph

@@ -10,8 +10,9 @@ arithmetic is pinned by unit tests.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
+
+from cachetools import LRUCache
 
 
 @dataclass(slots=True)
@@ -28,8 +29,9 @@ class RateLimiter:
             raise ValueError("rate must be ≥ 0 and burst ≥ 1")
         self.rate = rate
         self.burst = burst
-        self._max_keys = max_keys
-        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        # A full bucket is the same as no bucket: past max_keys the least
+        # recently used go first, and come back full if their key returns.
+        self._buckets: LRUCache[str, _Bucket] = LRUCache(max_keys)
 
     @property
     def enabled(self) -> bool:
@@ -44,11 +46,7 @@ class RateLimiter:
         if bucket is None:
             bucket = _Bucket(float(self.burst), now)
             self._buckets[key] = bucket
-            if len(self._buckets) > self._max_keys:
-                # A full bucket is the same as no bucket: the oldest-used go first.
-                self._buckets.popitem(last=False)
         else:
-            self._buckets.move_to_end(key)
             elapsed = max(0.0, now - bucket.updated)
             bucket.tokens = min(float(self.burst), bucket.tokens + elapsed * self.rate)
             bucket.updated = now

@@ -4,61 +4,17 @@ from __future__ import annotations
 
 import strawberry
 from graphql.error import GraphQLError
-from strawberry.extensions import (
-    MaskErrors,
-    MaxAliasesLimiter,
-    MaxTokensLimiter,
-    QueryDepthLimiter,
-)
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.types import ExecutionContext
 
-from hippograph.errors import HippoError, InvalidInput
 from hippograph.settings import LimitSettings
 from resolvers.mutation import Mutation
 from resolvers.query import Query
+from schema.masking import ErrorCodes, is_unexpected
 from schema.memory import MEMORY_TYPES
 from schema.operation import NameOperation
 from schema.surrogates import RefuseSurrogates
 from schema.types import MemUnit, Message
-
-
-class ErrorCodes(MaskErrors):
-    """Every error gets ``extensions.code``; unexpected ones are masked.
-
-    Expected errors (``HippoError``) keep their message and code, GraphQL's own
-    validation errors keep theirs, and anything else — a bug — is replaced by
-    "Unexpected error." so no internals leak.
-    """
-
-    def __init__(self) -> None:
-        super().__init__(should_mask_error=self._is_unexpected)
-
-    @staticmethod
-    def _is_unexpected(error: GraphQLError) -> bool:
-        # Errors without a path happen before execution: parsing, validation,
-        # coercion of variables (a bad DateTime, a missing ID). They are the
-        # client's, even when a Python error sits behind them.
-        original = error.original_error
-        return (
-            original is not None and not isinstance(original, HippoError) and error.path is not None
-        )
-
-    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
-        masked = super().anonymise_error(error)
-        masked.extensions = {"code": "INTERNAL"}
-        return masked
-
-    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
-        processed = super()._process_errors(errors)
-        for error in processed:
-            original = error.original_error
-            if isinstance(original, HippoError):
-                error.extensions = {"code": original.code}
-                if isinstance(original, InvalidInput) and original.field:
-                    error.extensions["field"] = original.field
-            elif not error.extensions or "code" not in error.extensions:
-                error.extensions = {**(error.extensions or {}), "code": "GRAPHQL_VALIDATION_FAILED"}
-        return processed
 
 
 class HippoSchema(strawberry.Schema):
@@ -71,7 +27,7 @@ class HippoSchema(strawberry.Schema):
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
-        unexpected = [e for e in errors if ErrorCodes._is_unexpected(e)]
+        unexpected = [e for e in errors if is_unexpected(e)]
         if unexpected:
             super().process_errors(unexpected, execution_context)
 

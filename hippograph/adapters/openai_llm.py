@@ -1,12 +1,16 @@
 """The LLM port over an OpenAI-compatible chat-completions endpoint.
 
-OpenAI, DeepSeek, Qwen, Ollama and vLLM all serve ``POST {base_url}/chat/completions``.
-The system prompt (``hippograph/prompts/extract.<language>.md``) describes the
-JSON to return; the user message is the MemUnit as compact JSON. Whatever
-comes back is validated against ``Extraction`` and against the request (known
-user ids, real message indices); nothing is dropped or repaired: an invalid
-answer is a failed attempt, retried like a 429, a 5xx, a timeout or a lost
-connection, with exponential backoff. Tokens are summed over every attempt.
+OpenAI, DeepSeek, Qwen, Ollama and vLLM all serve ``POST {base_url}/chat/completions``;
+the ``openai`` SDK (``AsyncOpenAI`` with ``base_url``) speaks to them. The SDK
+retries what may fare better at the HTTP level (408, 409, 429, 5xx, timeouts,
+lost connections), honouring ``Retry-After``, with its own backoff, up to
+``max_retries`` times. What it cannot judge is the answer: the system prompt
+(``hippograph/prompts/extract.<language>.md``) describes the JSON to return, the
+user message is the MemUnit as compact JSON, and whatever comes back is
+validated against ``Extraction`` and against the request (known user ids, real
+message indices). Nothing is dropped or repaired: an invalid answer is asked
+again, up to ``max_retries`` times, after a pause of ``backoff_s`` doubling up
+to ``max_backoff_s``. Tokens and HTTP requests are summed over every attempt.
 """
 
 from __future__ import annotations
@@ -15,12 +19,15 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
 
-import httpx
+import httpx2
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import ValidationError
 
 from hippograph.errors import ConfigError, Unavailable
@@ -40,10 +47,11 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-# 408 and 409 are transient by RFC and by OpenAI's own clients; other 4xx will not improve.
-_RETRIED_4XX = frozenset({408, 409, 429})
 _FENCED = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 _DETAIL_CHARS = 500
+# The SDK refuses to start without credentials; a keyless server (Ollama) gets
+# this placeholder, which never leaves the process: the header is omitted.
+_NO_KEY = "no-key"
 
 
 class LLMError(Unavailable):
@@ -56,23 +64,31 @@ class LLMError(Unavailable):
 
 
 class _Failed(Exception):
-    """One attempt failed; ``retried`` says whether another attempt may fare better."""
+    """The answer was unusable; asking again may fare better."""
 
-    def __init__(
-        self,
-        what: str,
-        detail: str,
-        *,
-        status: int | None = None,
-        retry_after: float | None = None,
-        retried: bool = True,
-    ) -> None:
+    def __init__(self, what: str, detail: str) -> None:
         super().__init__(f"{what}: {detail}")
         self.what = what
         self.detail = detail
-        self.status = status
-        self.retry_after = retry_after
-        self.retried = retried
+
+
+class _Requests:
+    """HTTP requests sent for one question, the SDK's own retries included."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+
+# The SDK retries inside one call and does not say how often when it gives up,
+# yet every request costs; they are counted where they leave, per question
+# (each question runs in its own task context, so concurrent ones do not mix).
+_requests: ContextVar[_Requests | None] = ContextVar("_requests", default=None)
+
+
+async def _count_request(_request: httpx2.Request) -> None:
+    requests = _requests.get()
+    if requests is not None:
+        requests.sent += 1
 
 
 @cache
@@ -146,43 +162,59 @@ def _parse_extraction(content: str, request: ExtractionRequest) -> Extraction:
     return extraction
 
 
-def _server_message(response: httpx.Response) -> str:
-    try:
-        error = response.json().get("error")
-        message = error.get("message") if isinstance(error, dict) else error
-    except (ValueError, AttributeError):
-        message = None
-    return str(message or response.text)[:_DETAIL_CHARS]
+def _server_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    message = body.get("message") if isinstance(body, Mapping) else body
+    return str(message or error.response.text)[:_DETAIL_CHARS]
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds the server asks us to wait (``retry-after-ms`` or ``Retry-After``), if any."""
-    for header, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        try:
-            return max(0.0, float(response.headers[header]) * scale)
-        except (KeyError, ValueError):
-            continue  # absent, or an HTTP date: fall back to our own backoff
-    return None
+def _unavailable(
+    name: str, error: openai.APIError, requests: int, timeout_s: float
+) -> tuple[str, int | None]:
+    """The message and HTTP status of an ``LLMError`` for what the SDK gave up on."""
+    after = f" after {requests} attempts" if requests > 1 else ""
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        what = "rejected the request with" if status < 500 else "answered"
+        return f"LLM {name} {what} HTTP {status}{after}: {_server_message(error)}", status
+    if isinstance(error, openai.APITimeoutError):
+        return f"LLM {name} timed out{after}: {timeout_s} s", None
+    if isinstance(error, openai.APIConnectionError):
+        cause = error.__cause__ or error
+        return f"LLM {name} could not be reached{after}: {cause!r}", None
+    return f"LLM {name} returned an invalid response{after}: {error}", None
+
+
+def _content(completion: object) -> tuple[str, Usage]:
+    """The answer's text and its tokens; ``_Failed`` if the response has none."""
+    if not isinstance(completion, ChatCompletion) or not completion.choices:
+        raise _Failed("returned an invalid response", f"no choices: {str(completion)[:200]!r}")
+    content = completion.choices[0].message.content
+    if not isinstance(content, str):
+        raise _Failed("returned an invalid response", "message content is not text")
+    tokens = completion.usage
+    used = Usage(
+        prompt_tokens=tokens.prompt_tokens if tokens else 0,
+        completion_tokens=tokens.completion_tokens if tokens else 0,
+    )
+    return content, used
 
 
 class OpenAICompatibleLLM:
     """An ``LLM`` backed by a chat-completions endpoint; close it with ``aclose``."""
 
-    def __init__(
-        self,
-        settings: LLMSettings,
-        *,
-        client: httpx.AsyncClient | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
+    def __init__(self, settings: LLMSettings) -> None:
         self._settings = settings
         self._prompt = system_prompt(settings.language)
-        self._url = settings.base_url.rstrip("/") + "/chat/completions"
-        self._owns_client = client is None
-        self._client = client or httpx.AsyncClient(transport=transport)
-        self._headers = {"Content-Type": "application/json"}
-        if settings.api_key is not None:
-            self._headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
+        key = settings.api_key.get_secret_value() if settings.api_key is not None else None
+        self._client = openai.AsyncOpenAI(
+            base_url=settings.base_url,
+            api_key=key or _NO_KEY,
+            max_retries=settings.max_retries,
+            timeout=settings.timeout_s,
+            http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_count_request]}),
+        )
+        self._headers: dict[str, str | openai.Omit] = {} if key else {"Authorization": openai.omit}
 
     @property
     def name(self) -> str:
@@ -190,9 +222,8 @@ class OpenAICompatibleLLM:
         return self._settings.model
 
     async def aclose(self) -> None:
-        """Close the HTTP client, unless it was lent to us."""
-        if self._owns_client:
-            await self._client.aclose()
+        """Close the SDK client and its connections."""
+        await self._client.close()
 
     async def __aenter__(self) -> OpenAICompatibleLLM:
         return self
@@ -235,77 +266,56 @@ class OpenAICompatibleLLM:
     async def _ask(
         self, prompt: str, user_content: str, parse: Callable[[str], T]
     ) -> tuple[T, Usage]:
-        """One JSON answer, parsed by ``parse``; retried on everything worth retrying."""
-        body = {
-            "model": self._settings.model,
-            "temperature": self._settings.temperature,
-            "response_format": {"type": "json_object"},
-            "messages": [
-                {"role": "system", "content": prompt},
-                {"role": "user", "content": user_content},
-            ],
-        }
+        """One JSON answer, parsed by ``parse``; asked again while the answer is invalid."""
+        messages: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": prompt},
+            {"role": "user", "content": user_content},
+        ]
         attempts = self._settings.max_retries + 1
-        usage = Usage()
-        for attempt in range(1, attempts + 1):
-            usage = usage.plus(Usage(calls=1))
-            try:
-                content, used = await self._call(body)
-                usage = usage.plus(used)
-                return parse(content), usage
-            except _Failed as failure:
-                if not failure.retried or attempt == attempts:
-                    after = f" after {attempt} attempts" if failure.retried else ""
-                    raise LLMError(
-                        f"LLM {self.name} {failure.what}{after}: {failure.detail}",
-                        status=failure.status,
-                        usage=usage,
-                    ) from None
-                delay = self._delay(attempt, failure.retry_after)
-                args = (self.name, attempt, attempts, failure, delay)
-                log.warning("LLM %s attempt %d/%d %s; retrying in %.2f s", *args)
-                await asyncio.sleep(delay)
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        backoff = self._settings.backoff_s * 2 ** (attempt - 1)
-        return min(backoff if retry_after is None else retry_after, self._settings.max_backoff_s)
-
-    async def _call(self, body: dict[str, Any]) -> tuple[str, Usage]:
-        """One HTTP call: the answer's content and its tokens; ``_Failed`` if worth retrying."""
+        requests = _Requests()
+        token = _requests.set(requests)
+        tokens = Usage()
         try:
-            response = await self._client.post(
-                self._url,
-                json=body,
-                headers=self._headers,
-                timeout=httpx.Timeout(self._settings.timeout_s),
-            )
-        except httpx.TimeoutException as error:
-            raise _Failed("timed out", f"{self._settings.timeout_s} s ({error!r})") from None
-        except httpx.TransportError as error:
-            raise _Failed("could not be reached", repr(error)) from None
-        status = response.status_code
-        if status >= 400:
-            retried = status >= 500 or status in _RETRIED_4XX
-            what = "answered" if retried else "rejected the request with"
-            raise _Failed(
-                f"{what} HTTP {status}",
-                _server_message(response),
-                status=status,
-                retry_after=_retry_after(response),
-                retried=retried,
-            )
-        try:
-            answer = response.json()
-            content = answer["choices"][0]["message"]["content"]
-            tokens = answer.get("usage") or {}
-            used = Usage(
-                prompt_tokens=int(tokens.get("prompt_tokens") or 0),
-                completion_tokens=int(tokens.get("completion_tokens") or 0),
-            )
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
-            detail = f"{error!r}; body: {response.text[:200]!r}"
-            raise _Failed("returned an invalid response", detail) from None
-        if not isinstance(content, str):
-            raise _Failed("returned an invalid response", "message content is not text")
-        return content, used
+            for attempt in range(1, attempts + 1):
+                before = requests.sent
+                try:
+                    content, used = await self._call(messages)
+                    tokens = tokens.plus(used)
+                    return parse(content), tokens.plus(Usage(calls=requests.sent))
+                except openai.APIError as error:
+                    # The SDK retried what was worth retrying: this is final.
+                    message, status = _unavailable(
+                        self.name, error, requests.sent - before, self._settings.timeout_s
+                    )
+                    usage = tokens.plus(Usage(calls=requests.sent))
+                    raise LLMError(message, status=status, usage=usage) from None
+                except _Failed as failure:
+                    if attempt == attempts:
+                        raise LLMError(
+                            f"LLM {self.name} {failure.what} after {attempt} attempts: "
+                            f"{failure.detail}",
+                            status=None,
+                            usage=tokens.plus(Usage(calls=requests.sent)),
+                        ) from None
+                    delay = self._pause(attempt)
+                    args = (self.name, attempt, attempts, failure, delay)
+                    log.warning("LLM %s attempt %d/%d %s; asking again in %.2f s", *args)
+                    await asyncio.sleep(delay)
+            raise AssertionError("unreachable: the last attempt returns or raises")
+        finally:
+            _requests.reset(token)
+
+    def _pause(self, attempt: int) -> float:
+        backoff = self._settings.backoff_s * 2.0 ** (attempt - 1)
+        return min(backoff, self._settings.max_backoff_s)
+
+    async def _call(self, messages: list[ChatCompletionMessageParam]) -> tuple[str, Usage]:
+        """One SDK call (its retries inside): the answer's text and tokens."""
+        completion = await self._client.chat.completions.create(
+            model=self._settings.model,
+            temperature=self._settings.temperature,
+            response_format={"type": "json_object"},
+            messages=messages,
+            extra_headers=self._headers,
+        )
+        return _content(completion)

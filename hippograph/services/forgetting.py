@@ -17,11 +17,12 @@ history is a job's work (docs/forgetting.md).
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
+
+from cachetools import LRUCache
 
 from hippograph import text
 from hippograph.auth import Principal
@@ -139,7 +140,7 @@ class ForgetService:
         self._clock = clock
         self._settings = settings
         self._rules = rules_from(settings)
-        self._indexed: OrderedDict[str, IndexedText] = OrderedDict()
+        self._indexed: LRUCache[str, IndexedText] = LRUCache(_INDEX_CACHE)
         jobs.register(JobKind.FORGET, self._run_job)
 
     async def forget(
@@ -318,17 +319,20 @@ class ForgetService:
 
     async def _index(self, texts: Sequence[str]) -> dict[str, IndexedText]:
         """Vector and tokens of the distinct ``texts``, from the cache where it has them."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._indexed]
+        found: dict[str, IndexedText] = {}
+        missing: list[str] = []
+        for t in dict.fromkeys(texts):
+            hit = self._indexed.get(t)
+            if hit is None:
+                missing.append(t)
+            else:
+                found[t] = hit
         if missing:
             vectors = await self._embedder.embed(missing)
             for t, vector in zip(missing, vectors, strict=True):
-                self._indexed[t] = IndexedText(embedding=vector, search_text=text.search_text(t))
-        found = {}
-        for t in texts:
-            self._indexed.move_to_end(t)
-            found[t] = self._indexed[t]
-        while len(self._indexed) > _INDEX_CACHE:
-            self._indexed.popitem(last=False)
+                # Answered from ``found``: a batch larger than the cache may evict its own texts.
+                found[t] = IndexedText(embedding=vector, search_text=text.search_text(t))
+                self._indexed[t] = found[t]
         return found
 
     async def _user_name(self, user_id: str) -> str:

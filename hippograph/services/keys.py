@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Protocol
+
+from cachetools import TTLCache
 
 from hippograph.auth import ApiKeyRecord, Principal, generate_key, hash_key, keys_match
 from hippograph.clock import Clock
@@ -25,19 +26,29 @@ class KeyStore(Protocol):
 
 SETTINGS_ADMIN = Principal(key_id="settings-admin", admin=True)
 _MAX_KEY_USERS = 1000
+# Entries per cache; past it the least recently used entry goes, not the lot.
+_CACHED_KEYS = 10_000
 
 
 class KeyService:
     """Turns presented keys into principals; manages stored keys."""
 
     def __init__(
-        self, store: KeyStore, clock: Clock, admin_key: str | None, cache_ttl_s: float
+        self,
+        store: KeyStore,
+        clock: Clock,
+        admin_key: str | None,
+        cache_ttl_s: float,
+        *,
+        cache_size: int = _CACHED_KEYS,
     ) -> None:
         self._store = store
         self._clock = clock
         self._admin_hash = hash_key(admin_key) if admin_key else None
-        self._ttl = cache_ttl_s
-        self._cache: dict[str, tuple[float, Principal | None]] = {}
+        # Known and unknown keys are cached apart so that a flood of bad keys
+        # only ever evicts other bad keys, never a working client's entry.
+        self._known: TTLCache[str, Principal] = TTLCache(cache_size, cache_ttl_s)
+        self._unknown: TTLCache[str, bool] = TTLCache(cache_size, cache_ttl_s)
 
     async def authenticate(self, key: str | None) -> Principal:
         """The principal behind ``key``; ``Unauthenticated`` if missing, unknown or revoked.
@@ -52,19 +63,16 @@ class KeyService:
         if len(key) > 256:
             raise Unauthenticated("unknown API key")
         digest = hash_key(key)
-        cached = self._cache.get(digest)
-        now = time.monotonic()
-        if cached is not None and now - cached[0] < self._ttl:
-            principal = cached[1]
-        else:
+        principal = self._known.get(digest)
+        if principal is not None:
+            return principal
+        if digest not in self._unknown:
             record = await self._store.by_hash(digest)
-            principal = record.principal() if record and not record.revoked else None
-            if len(self._cache) > 10_000:
-                self._cache.clear()
-            self._cache[digest] = (now, principal)
-        if principal is None:
-            raise Unauthenticated("unknown or revoked API key")
-        return principal
+            if record is not None and not record.revoked:
+                principal = self._known[digest] = record.principal()
+                return principal
+            self._unknown[digest] = True
+        raise Unauthenticated("unknown or revoked API key")
 
     async def create_key(
         self, principal: Principal, name: str, admin: bool, user_ids: Sequence[str]
@@ -101,7 +109,7 @@ class KeyService:
         """Revoke a stored key; admins only."""
         if not principal.admin:
             raise Forbidden("only an admin key may revoke API keys")
-        self._cache.clear()
+        self._known.clear()
         return await self._store.revoke(key_id)
 
     async def list_keys(self) -> list[ApiKeyRecord]:

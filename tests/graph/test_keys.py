@@ -6,7 +6,9 @@ import pytest
 
 from graph.store import GraphStore
 from hippograph.auth import ApiKeyRecord, hash_key
-from hippograph.errors import Conflict
+from hippograph.errors import Conflict, Unauthenticated
+from hippograph.ports import KeyStore
+from hippograph.services.keys import KeyService
 from tests.support import T0
 
 
@@ -30,3 +32,55 @@ async def test_keys_are_found_by_hash_and_revoked(store: GraphStore) -> None:
     assert found is not None
     assert found.revoked
     assert not await store.keys.revoke("key_01HYYYYYYYYYYYYYYYYYYYYYYY")
+
+
+class _CountedReads:
+    """The graph's key store, counting the lookups that reach it by hash."""
+
+    def __init__(self, keys: KeyStore) -> None:
+        self._keys = keys
+        self.reads: list[str] = []
+
+    async def create(self, record: ApiKeyRecord) -> None:
+        await self._keys.create(record)
+
+    async def by_hash(self, key_hash: str) -> ApiKeyRecord | None:
+        self.reads.append(key_hash)
+        return await self._keys.by_hash(key_hash)
+
+    async def list(self) -> list[ApiKeyRecord]:
+        return await self._keys.list()
+
+    async def revoke(self, key_id: str) -> bool:
+        return await self._keys.revoke(key_id)
+
+    async def has_admin(self) -> bool:
+        return await self._keys.has_admin()
+
+
+async def test_a_flood_of_bad_keys_does_not_evict_a_good_keys_cache_entry(
+    store: GraphStore,
+) -> None:
+    counted = _CountedReads(store.keys)
+    keys = KeyService(counted, lambda: T0, None, cache_ttl_s=600, cache_size=50)
+    record, good = await keys.issue("client", admin=False, user_ids=["ann"])
+    assert (await keys.authenticate(good)).key_id == record.id
+    for n in range(200):
+        with pytest.raises(Unauthenticated):
+            await keys.authenticate(f"hg_bad_{n}")
+    assert (await keys.authenticate(good)).key_id == record.id
+    assert counted.reads.count(hash_key(good)) == 1
+    # The bad keys are cached too, up to the cache's size: the latest costs no read.
+    with pytest.raises(Unauthenticated):
+        await keys.authenticate("hg_bad_199")
+    assert len(counted.reads) == 1 + 200
+
+
+async def test_a_revoked_key_stops_working_at_once_in_this_process(store: GraphStore) -> None:
+    keys = KeyService(store.keys, lambda: T0, None, cache_ttl_s=600)
+    admin, _ = await keys.issue("admin", admin=True, user_ids=[])
+    record, key = await keys.issue("client", admin=False, user_ids=["ann"])
+    await keys.authenticate(key)
+    assert await keys.revoke(admin.principal(), record.id)
+    with pytest.raises(Unauthenticated):
+        await keys.authenticate(key)

@@ -200,11 +200,18 @@ async def test_429_honours_retry_after(stub: StubLLMServer, make_llm: MakeLLM) -
     assert result.usage == Usage(prompt_tokens=100, completion_tokens=20, calls=2)
 
 
-async def test_retry_after_is_capped_by_max_backoff(stub: StubLLMServer, make_llm: MakeLLM) -> None:
-    stub.script(error(503, "busy", {"Retry-After": "120"}), ok())
-    await make_llm(max_backoff_s=0.05).extract(REQUEST)
-    first, second = stub.received
-    assert second.at - first.at < 0.5
+async def test_a_retry_after_beyond_two_minutes_fails_at_once(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    # The SDK's policy: a server asking for more than two minutes is not retried
+    # (the hand-written client used to cap the wait at max_backoff_s instead).
+    stub.script(error(503, "busy", {"Retry-After": "121"}), ok())
+    with pytest.raises(LLMError) as raised:
+        await make_llm().extract(REQUEST)
+    assert str(raised.value) == "LLM stub-model answered HTTP 503: busy"
+    assert raised.value.status == 503
+    assert raised.value.usage.calls == 1
+    assert stub.unanswered == 1
 
 
 async def test_a_timeout_is_retried(stub: StubLLMServer, make_llm: MakeLLM) -> None:
@@ -215,13 +222,11 @@ async def test_a_timeout_is_retried(stub: StubLLMServer, make_llm: MakeLLM) -> N
 
 
 async def test_persistent_server_errors_raise_after_max_retries_plus_one_calls(
-    stub: StubLLMServer, make_llm: MakeLLM, caplog: pytest.LogCaptureFixture
+    stub: StubLLMServer, make_llm: MakeLLM
 ) -> None:
+    # HTTP retries are the SDK's: it logs them itself (logger "openai", INFO).
     stub.script(*[error(500, "the model is overloaded")] * 3)
-    with (
-        caplog.at_level(logging.WARNING, "hippograph.adapters.openai_llm"),
-        pytest.raises(LLMError) as raised,
-    ):
+    with pytest.raises(LLMError) as raised:
         await make_llm(max_retries=2).extract(REQUEST)
     assert len(stub.received) == 3
     assert str(raised.value) == (
@@ -229,19 +234,35 @@ async def test_persistent_server_errors_raise_after_max_retries_plus_one_calls(
     )
     assert raised.value.status == 500
     assert raised.value.usage.calls == 3
-    assert [r.getMessage().split(" answered")[0] for r in caplog.records] == [
-        "LLM stub-model attempt 1/3",
-        "LLM stub-model attempt 2/3",
-    ]
 
 
 async def test_persistent_malformed_json_names_the_cause(
-    stub: StubLLMServer, make_llm: MakeLLM
+    stub: StubLLMServer, make_llm: MakeLLM, caplog: pytest.LogCaptureFixture
 ) -> None:
-    stub.script(*[completion("Sure! Here is the JSON you asked for.")] * 4)
-    with pytest.raises(LLMError, match=r"^LLM stub-model returned invalid JSON after 4 attempts: "):
+    stub.script(*[completion("Sure! Here is the JSON you asked for.", 50, 5)] * 4)
+    with (
+        caplog.at_level(logging.WARNING, "hippograph.adapters.openai_llm"),
+        pytest.raises(
+            LLMError, match=r"^LLM stub-model returned invalid JSON after 4 attempts: "
+        ) as raised,
+    ):
         await make_llm().extract(REQUEST)
     assert len(stub.received) == 4
+    assert raised.value.usage == Usage(prompt_tokens=200, completion_tokens=20, calls=4)
+    assert [r.getMessage().split(" returned")[0] for r in caplog.records] == [
+        "LLM stub-model attempt 1/4",
+        "LLM stub-model attempt 2/4",
+        "LLM stub-model attempt 3/4",
+    ]
+
+
+async def test_an_invalid_answer_after_an_http_retry_counts_every_request(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(error(429, "slow down", {"retry-after-ms": "10"}), completion("{oops", 70, 2), ok())
+    result = await make_llm().extract(REQUEST)
+    assert len(stub.received) == 3
+    assert result.usage == Usage(prompt_tokens=170, completion_tokens=22, calls=3)
 
 
 async def test_a_400_is_not_retried(stub: StubLLMServer, make_llm: MakeLLM) -> None:
@@ -298,8 +319,10 @@ async def test_the_chinese_prompt_is_used_when_language_is_zh(
 
 
 async def test_no_authorization_header_without_an_api_key(
-    stub: StubLLMServer, make_llm: MakeLLM
+    stub: StubLLMServer, make_llm: MakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The SDK would fall back to OPENAI_API_KEY: that key must not go to another server.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
     stub.script(ok())
     await make_llm(api_key=None).extract(REQUEST)
     assert "authorization" not in stub.received[0].headers
