@@ -7,8 +7,7 @@ import pytest
 from graph.store import GraphStore
 from hippograph.auth import ApiKeyRecord, hash_key
 from hippograph.errors import Conflict, Unauthenticated
-from hippograph.ports import KeyStore
-from hippograph.services.keys import KeyService
+from hippograph.services.keys import KeyService, KeyStore
 from tests.support import T0
 
 
