@@ -9,7 +9,7 @@ transaction: an agent's decision is applied whole or not at all.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 
 from hippograph import text
@@ -30,6 +30,7 @@ from hippograph.services.memories import client_memory_id, require_same_content
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_fraction, require_text
+from hippograph.versions import Revision, next_version
 
 BOOST = 0.3  # seed 004: a re-confirmed memory gains this much importance, capped at 1
 _MAX_OPS = 100
@@ -148,19 +149,8 @@ class MemoryOpsService:
                 outcomes.append(MemoryOpOutcome(op.op, memory.id))
             elif op.op is MemoryOpKind.UPDATE and indexed is not None and content is not None:
                 old = targets[str(op.id)]
-                successor = replace(
-                    old,
-                    id=new_id(IdKind.MEMORY, now),
-                    content=content,
-                    original_content=None,
-                    importance=op.importance if op.importance is not None else old.importance,
-                    source=MemorySource.AGENT,
-                    created_at=now,
-                    last_accessed_at=now,
-                    access_count=0,
-                    valid_from=now,
-                    valid_to=None,
-                )
+                revision = Revision(content, op.importance, source=MemorySource.AGENT)
+                successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
                 supersedes.append((old.id, successor, indexed))
                 outcomes.append(MemoryOpOutcome(op.op, successor.id, old.id))
             elif op.op is MemoryOpKind.BOOST:
