@@ -153,6 +153,19 @@ async def _link_sources(tx: AsyncManagedTransaction, memory_id: str, sources: So
             raise NotFound("source", ", ".join(ids))
 
 
+async def write_successor(
+    tx: AsyncManagedTransaction, old_id: str, memory: Memory, indexed: IndexedText, now: datetime
+) -> bool:
+    """Create ``memory`` with ``SUPERSEDES`` to ``old_id``, whose ``valid_to`` becomes ``now``.
+
+    False, with nothing written, when the old memory is not current (deleted,
+    expired or already superseded). ``updateMemory`` and ``applyMemoryOps``
+    both write a new version through here, each in its own transaction.
+    """
+    params = memory_row(memory, indexed) | {"old_id": old_id, "now": now}
+    return bool(await fetch(tx, SUPERSEDE_MEMORY, params))
+
+
 class MemoryGraph:
     """Memories in the graph."""
 
@@ -238,9 +251,7 @@ class MemoryGraph:
         """
 
         async def work(tx: AsyncManagedTransaction) -> bool:
-            params = memory_row(memory, indexed) | {"old_id": old_id, "now": now}
-            rows = await fetch(tx, SUPERSEDE_MEMORY, params)
-            if not rows:
+            if not await write_successor(tx, old_id, memory, indexed, now):
                 return False
             await _link_sources(tx, memory.id, sources)
             return True

@@ -8,7 +8,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
-from graph.memories import CREATE_MEMORIES, SUPERSEDE_MEMORY, memory_row
+from graph.memories import CREATE_MEMORIES, memory_row, write_successor
 from hippograph.errors import NotFound
 from hippograph.models import MemoryOpsPlan
 
@@ -44,8 +44,7 @@ class MemoryOpsGraph:
             if plan.adds:
                 await fetch(tx, CREATE_MEMORIES, {"rows": [memory_row(m, i) for m, i in plan.adds]})
             for old_id, memory, indexed in plan.supersedes:
-                params = memory_row(memory, indexed) | {"old_id": old_id, "now": now}
-                if not await fetch(tx, SUPERSEDE_MEMORY, params):
+                if not await write_successor(tx, old_id, memory, indexed, now):
                     raise NotFound("memory", old_id)
             for query, ids, extra in (
                 (BOOST_MEMORIES, plan.boosts, {"boost": plan.boost}),

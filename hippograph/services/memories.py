@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -39,6 +39,7 @@ from hippograph.validation import (
     require_period,
     require_text,
 )
+from hippograph.versions import Revision, next_version
 
 
 class MemUnitStore(Protocol):
@@ -334,20 +335,14 @@ class MemoryService:
             if updated is None:
                 raise NotFound("memory", memory_id)
             return updated
-        successor = replace(
-            old,
-            id=new_id(IdKind.MEMORY, now),
+        revision = Revision(
             content=content,
-            original_content=None,
-            importance=in_place.get("importance", old.importance),
-            category=changes.category or old.category,
-            domain=in_place.get("domain", old.domain),
-            verified=in_place.get("verified", old.verified),
-            created_at=now,
-            last_accessed_at=now,
-            access_count=0,
-            valid_to=None,
+            importance=in_place.get("importance"),
+            category=changes.category,
+            domain=in_place.get("domain"),
+            verified=changes.verified,
         )
+        successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
         if not await self._memories.supersede(
             old.id, successor, await self.index(content), Sources(), now
         ):

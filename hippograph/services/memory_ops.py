@@ -9,7 +9,7 @@ transaction: an agent's decision is applied whole or not at all.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
@@ -32,6 +32,7 @@ from hippograph.services.memories import MemoryStore, client_memory_id, require_
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_fraction, require_text
+from hippograph.versions import Revision, next_version
 
 
 class MemoryOpsStore(Protocol):
@@ -157,19 +158,8 @@ class MemoryOpsService:
                 outcomes.append(MemoryOpOutcome(op.op, memory.id))
             elif op.op is MemoryOpKind.UPDATE and indexed is not None and content is not None:
                 old = targets[str(op.id)]
-                successor = replace(
-                    old,
-                    id=new_id(IdKind.MEMORY, now),
-                    content=content,
-                    original_content=None,
-                    importance=op.importance if op.importance is not None else old.importance,
-                    source=MemorySource.AGENT,
-                    created_at=now,
-                    last_accessed_at=now,
-                    access_count=0,
-                    valid_from=now,
-                    valid_to=None,
-                )
+                revision = Revision(content, op.importance, source=MemorySource.AGENT)
+                successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
                 supersedes.append((old.id, successor, indexed))
                 outcomes.append(MemoryOpOutcome(op.op, successor.id, old.id))
             elif op.op is MemoryOpKind.BOOST:

@@ -1,0 +1,54 @@
+"""A memory's next version: what a correction writes beside the old one.
+
+New content never overwrites a memory: the new version ``SUPERSEDES`` the old
+one, which keeps its text and gets ``valid_to`` (DESIGN.md §3). ``updateMemory``
+and ``applyMemoryOps`` UPDATE both build the new version here, so the two
+cannot disagree about what a version is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from hippograph.models import Memory, MemoryCategory, MemorySource
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """What a new version changes; None keeps the old version's value."""
+
+    content: str
+    importance: float | None = None
+    category: MemoryCategory | None = None
+    domain: str | None = None
+    verified: bool | None = None
+    source: MemorySource | None = None
+
+
+def next_version(old: Memory, revision: Revision, memory_id: str, at: datetime) -> Memory:
+    """The version of ``old`` that supersedes it at ``at``, with the revised content.
+
+    Its validity starts at ``at``, the instant the write gives the old version
+    as ``valid_to``: the versions of a memory then follow one another without
+    overlap, so at any time exactly one of them was valid. Keeping the old
+    ``valid_from`` would make both versions valid over the old one's whole
+    period: two disagreeing memories for the same time. Memorize supersedes a
+    profile value the same way (the new value starts where the old one ends).
+    """
+    return replace(
+        old,
+        id=memory_id,
+        content=revision.content,
+        original_content=None,
+        importance=old.importance if revision.importance is None else revision.importance,
+        category=revision.category or old.category,
+        domain=old.domain if revision.domain is None else revision.domain,
+        verified=old.verified if revision.verified is None else revision.verified,
+        source=revision.source or old.source,
+        created_at=at,
+        last_accessed_at=at,
+        access_count=0,
+        valid_from=at,
+        valid_to=None,
+    )
