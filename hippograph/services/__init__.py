@@ -12,7 +12,6 @@ from hippograph.ports import (
     Embedder,
     ForgetStore,
     IngestStore,
-    JobStore,
     KeyStore,
     MemoryOpsStore,
     MemoryStore,
@@ -25,7 +24,9 @@ from hippograph.ports import (
 )
 from hippograph.services.cascade import CascadeService
 from hippograph.services.forgetting import ForgetService
-from hippograph.services.jobs import JobService
+from hippograph.services.job_payloads import JobHandlers
+from hippograph.services.job_runner import JobObserver, JobRunner
+from hippograph.services.jobs import JobQueue, JobService, JobStore
 from hippograph.services.keys import KeyService
 from hippograph.services.memories import MemoryService
 from hippograph.services.memorize import MemorizeService
@@ -70,6 +71,7 @@ class Services:
     keys: KeyService
     turns: TurnMemoryService
     jobs: JobService
+    job_runner: JobRunner
     memorize: MemorizeService
     memory_ops: MemoryOpsService
     cascade: CascadeService
@@ -78,15 +80,48 @@ class Services:
 
     @classmethod
     def build(
-        cls, stores: Stores, embedder: Embedder, llm: LLM, clock: Clock, settings: Settings
+        cls,
+        stores: Stores,
+        embedder: Embedder,
+        llm: LLM,
+        clock: Clock,
+        settings: Settings,
+        queue: JobQueue,
+        observer: JobObserver | None = None,
     ) -> Services:
-        """Wire the services over ``stores`` (a job queue is attached by the runtime)."""
+        """Wire the services over ``stores``; submitted jobs go to ``queue``.
+
+        ``observer`` is told about every job this process runs (metrics).
+        """
         limits = settings.limits
         users = UserService(stores.users, clock, limits)
         messages = MessageService(stores.messages, users, clock, limits)
-        jobs = JobService(stores.jobs, clock, timedelta(seconds=settings.jobs.timeout_s))
+        jobs = JobService(stores.jobs, queue, clock)
         reflection = ReflectionService(
             stores.reflection, stores.users, users, embedder, llm, jobs, clock, settings.reflection
+        )
+        memorize = MemorizeService(
+            messages,
+            users,
+            stores.users,
+            stores.ingest,
+            embedder,
+            llm,
+            jobs,
+            clock,
+            settings.memorize,
+            limits,
+            after_facts=reflection.submit if settings.memorize.reflect_after_write else None,
+        )
+        forgetting = ForgetService(
+            stores.forgetting, stores.users, users, embedder, llm, jobs, clock, settings.forgetting
+        )
+        job_runner = JobRunner(
+            stores.jobs,
+            JobHandlers(memorize, reflection, forgetting),
+            clock,
+            timedelta(seconds=settings.jobs.timeout_s),
+            observer,
         )
         admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
         return cls(
@@ -109,32 +144,12 @@ class Services:
             keys=KeyService(stores.keys, clock, admin_key, settings.api.key_cache_ttl_s),
             turns=TurnMemoryService(stores.messages, stores.memories, users, embedder, clock),
             jobs=jobs,
-            memorize=MemorizeService(
-                messages,
-                users,
-                stores.users,
-                stores.ingest,
-                embedder,
-                llm,
-                jobs,
-                clock,
-                settings.memorize,
-                limits,
-                after_facts=reflection.submit if settings.memorize.reflect_after_write else None,
-            ),
+            job_runner=job_runner,
+            memorize=memorize,
             memory_ops=MemoryOpsService(
                 stores.memories, stores.memory_ops, users, embedder, clock, limits
             ),
             cascade=CascadeService(stores.cascade),
             reflection=reflection,
-            forgetting=ForgetService(
-                stores.forgetting,
-                stores.users,
-                users,
-                embedder,
-                llm,
-                jobs,
-                clock,
-                settings.forgetting,
-            ),
+            forgetting=forgetting,
         )
