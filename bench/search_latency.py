@@ -63,8 +63,8 @@ from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryFilter, MemoryKind, Sources
 from hippograph.modes import SearchMode
+from hippograph.runtime import Runtime
 from hippograph.scoring import SearchMethod
-from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.search import SearchRequest
 from hippograph.services.vectors import MemoryCounts, ScopedNearest

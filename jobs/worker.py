@@ -21,7 +21,7 @@ from prometheus_client import start_http_server
 
 from hippograph.errors import ConfigError, InvalidInput
 from hippograph.ids import IdKind, require_id
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.settings import Settings
 from jobs.arq_queue import dump_payload, load_payload, redis_settings
 

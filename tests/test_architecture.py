@@ -7,8 +7,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FRAMEWORKS = {"strawberry", "starlette", "neo4j", "arq", "sentence_transformers", "uvicorn"}
-# The framework edge of hippograph/: the composition root and the adapters.
-EDGE = {"server", "adapters", "cli.py", "cli_bench.py", "cli_context.py", "cli_transfer.py"}
+# The framework edge of hippograph/: the composition root (runtime.py wires a
+# process, metrics.py is what it exposes), the web layer and the adapters.
+EDGE = {
+    "server",
+    "adapters",
+    "runtime.py",
+    "metrics.py",
+    "cli.py",
+    "cli_bench.py",
+    "cli_context.py",
+    "cli_transfer.py",
+}
 
 
 def _imports(path: Path) -> set[str]:
@@ -18,6 +28,17 @@ def _imports(path: Path) -> set[str]:
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module.split(".")[0])
+    return names
+
+
+def _modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, by its full dotted name."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
     return names
 
 
@@ -47,3 +68,12 @@ def test_modules_stay_small() -> None:
         for p in (ROOT / package).rglob("*.py")
     }
     assert {name: n for name, n in sizes.items() if n > 400} == {}
+
+
+def test_jobs_do_not_import_the_web_layer() -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(bad)
+        for path in (ROOT / "jobs").rglob("*.py")
+        if (bad := {m for m in _modules(path) if m.split(".")[:2] == ["hippograph", "server"]})
+    }
+    assert offenders == {}

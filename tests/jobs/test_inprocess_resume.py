@@ -9,7 +9,7 @@ from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.jobs import Job, JobStatus
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeJob
 from hippograph.services.messages import MessageInput

@@ -24,7 +24,7 @@ from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.jobs import Job, JobStatus
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.jobs import JobService
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.reflection import ReflectJob

@@ -15,8 +15,8 @@ from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.clock import Clock, utc_now
 from hippograph.extraction.offline import OfflineExtractor, OfflineRules
+from hippograph.metrics import Metrics
 from hippograph.ports import LLM, Embedder
-from hippograph.server.metrics import Metrics
 from hippograph.services import Services, Stores
 from hippograph.services.keys import KeyService
 from hippograph.settings import Settings
