@@ -44,7 +44,7 @@ from hippograph.forget_report import moves as level_moves
 from hippograph.forgetting import ForgetRequest
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryCategory, MemoryKind, Sources
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import ForgettingSettings, Settings
 

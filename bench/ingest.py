@@ -36,7 +36,7 @@ from hippograph.importers.locomo import LocomoSession, load_locomo
 from hippograph.models import IngestBatch, IngestCounts, Message
 from hippograph.ports import LLM, Embedder, IngestStore
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
-from hippograph.server.runtime import Runtime, build_llm
+from hippograph.runtime import Runtime, build_llm
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest, MemorizeService
 from hippograph.settings import Settings

@@ -45,7 +45,7 @@ from hippograph.models import (
     Sources,
 )
 from hippograph.reflection import reflection_id
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import ReflectionSettings, Settings
 

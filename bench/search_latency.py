@@ -62,9 +62,9 @@ from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryFilter, MemoryKind, Sources
 from hippograph.modes import SearchMode
+from hippograph.runtime import Runtime
 from hippograph.scoring import SearchMethod
 from hippograph.search_plan import plan_search
-from hippograph.server.runtime import Runtime
 from hippograph.services.candidates import nearest
 from hippograph.services.counts import CachedCounts
 from hippograph.services.keys import SETTINGS_ADMIN

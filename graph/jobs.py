@@ -13,6 +13,7 @@ from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import Props, to_utc, to_utc_or_none
 from hippograph.jobs import Job, JobKind, JobStatus
+from hippograph.services.job_payloads import decode_payload, encode_payload
 
 JOB_MAP = (
     "{.id, .kind, .status, .user_ids, .params, .created_at, .started_at, .finished_at,"
@@ -79,10 +80,9 @@ def job_from(p: Props) -> Job:
     """A ``Job`` from its projection (params and counts are stored as JSON text)."""
     return Job(
         id=p["id"],
-        kind=JobKind(p["kind"]),
         status=JobStatus(p["status"]),
         user_ids=tuple(p.get("user_ids") or ()),
-        params=json.loads(p.get("params") or "{}"),
+        params=decode_payload(JobKind(p["kind"]), p.get("params")),
         created_at=to_utc(p["created_at"]),
         started_at=to_utc_or_none(p.get("started_at")),
         finished_at=to_utc_or_none(p.get("finished_at")),
@@ -114,7 +114,7 @@ class JobGraph:
             "kind": job.kind.value,
             "status": job.status.value,
             "user_ids": list(job.user_ids),
-            "params": json.dumps(dict(job.params), sort_keys=True),
+            "params": encode_payload(job.params),
             "created_at": job.created_at,
             "attempts": 0,
             "counts": "{}",

@@ -26,7 +26,7 @@ from hippograph.settings import Settings
 
 if TYPE_CHECKING:
     from graph.store import GraphStore
-    from hippograph.server.runtime import Runtime
+    from hippograph.runtime import Runtime
 
 T = TypeVar("T")
 

@@ -9,14 +9,14 @@ from hippograph.settings import Settings
 
 if TYPE_CHECKING:
     from graph.store import GraphStore
-    from hippograph.server.runtime import Runtime
+    from hippograph.runtime import Runtime
 
 T = TypeVar("T")
 
 
 async def with_runtime(settings: Settings, work: Callable[[Runtime], Awaitable[int]]) -> int:
     """Run ``work`` with the services started (model, graph, jobs), then stop them."""
-    from hippograph.server.runtime import Runtime
+    from hippograph.runtime import Runtime
 
     runtime = await Runtime.start(settings)
     try:

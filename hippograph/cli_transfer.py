@@ -15,7 +15,7 @@ from hippograph.settings import Settings
 
 if TYPE_CHECKING:
     from graph.store import GraphStore
-    from hippograph.server.runtime import Runtime
+    from hippograph.runtime import Runtime
 
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:

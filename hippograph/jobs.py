@@ -2,9 +2,10 @@
 
 A job's record lives in the graph beside the data it writes, so its status
 survives restarts and is the same whichever runner (in-process or an arq
-worker) picks it up. Jobs take ids and a small JSON-able ``params``; ids are
-derived from what the job is, so submitting the same work twice finds the
-first job instead of queueing another.
+worker) picks it up. A job's ``params`` is its typed payload (declared
+beside the service that does the work, hippograph/services/job_payloads.py),
+which also says its kind. Ids are derived from what the job is, so submitting
+the same work twice finds the first job instead of queueing another.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # Type only: the payloads live beside their services, which import this.
+    from hippograph.services.job_payloads import JobPayload
 
 
 class JobKind(StrEnum):
@@ -38,10 +43,9 @@ class Job:
     """One background job and its outcome so far."""
 
     id: str
-    kind: JobKind
     status: JobStatus
     user_ids: tuple[str, ...]
-    params: Mapping[str, Any]
+    params: JobPayload
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None
@@ -55,6 +59,11 @@ class Job:
     # its counts so far, committed with each batch (forget runs).
     cursor: str = ""
     progress: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> JobKind:
+        """What the job does (its payload says)."""
+        return self.params.kind
 
     @property
     def finished(self) -> bool:

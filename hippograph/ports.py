@@ -7,7 +7,7 @@ Services depend on these Protocols only, so the domain never imports a driver.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -15,7 +15,6 @@ from hippograph.extraction.schema import Extraction, ExtractionRequest
 from hippograph.forgetting import BatchWrite, RankKey
 from hippograph.forgetting import Candidate as ForgetCandidate
 from hippograph.fuzzing import FuzzRequest, FuzzText
-from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.models import (
     IndexedText,
     IngestBatch,
@@ -73,44 +72,6 @@ class IngestStore(Protocol):
     async def unprocessed(self, session_id: str, limit: int) -> list[Message]: ...
     async def previous(self, session_id: str, seq: int) -> Message | None: ...
     async def write(self, batch: IngestBatch) -> IngestCounts: ...
-
-
-class JobStore(Protocol):
-    """Job records (graph/jobs.py)."""
-
-    async def submit(self, job: Job) -> tuple[Job, bool]: ...
-    async def get_jobs(self, ids: list[str]) -> dict[str, Job]: ...
-    async def start(self, job_id: str, now: datetime, stale_before: datetime) -> Job | None: ...
-    async def requeue(self, job_id: str) -> bool: ...
-    async def requeue_running(self) -> int: ...
-    async def finish(
-        self,
-        job_id: str,
-        status: JobStatus,
-        now: datetime,
-        counts: Mapping[str, int],
-        error: str | None,
-        usage: Mapping[str, int],
-    ) -> Job | None: ...
-    async def unfinished(self, limit: int = 1000) -> list[str]: ...
-
-
-class JobQueue(Protocol):
-    """Where submitted jobs go to be run: the in-process runner or arq."""
-
-    async def enqueue(self, job_id: str, attempt: int = 0) -> None:
-        """Have the job run soon (enqueueing a queued job again is harmless).
-
-        ``attempt`` is how many times the job has started so far: a runner
-        that deduplicates by id keys on both, so a resubmitted failed job runs.
-        """
-        ...
-
-
-class JobObserver(Protocol):
-    """Told about every job a process runs (metrics)."""
-
-    def job_finished(self, kind: JobKind, status: JobStatus, seconds: float) -> None: ...
 
 
 class ReflectionStore(Protocol):

@@ -17,7 +17,9 @@ from hippograph.ports import LLM, Embedder
 from hippograph.services import Services
 from hippograph.services.cascade import CascadeService
 from hippograph.services.forgetting import ForgetService
-from hippograph.services.jobs import JobService
+from hippograph.services.job_payloads import JobHandlers
+from hippograph.services.job_runner import JobObserver, JobRunner
+from hippograph.services.jobs import JobQueue, JobService
 from hippograph.services.keys import KeyService
 from hippograph.services.memories import MemoryService
 from hippograph.services.memorize import MemorizeService
@@ -31,15 +33,47 @@ from hippograph.settings import Settings
 
 
 def build_services(
-    store: GraphStore, embedder: Embedder, llm: LLM, clock: Clock, settings: Settings
+    store: GraphStore,
+    embedder: Embedder,
+    llm: LLM,
+    clock: Clock,
+    settings: Settings,
+    queue: JobQueue,
+    observer: JobObserver | None = None,
 ) -> Services:
-    """Wire the services over ``store`` (a job queue is attached by the runtime)."""
+    """Wire the services over ``store``; submitted jobs go to ``queue``.
+
+    ``observer`` is told about every job this process runs (metrics).
+    """
     limits = settings.limits
     users = UserService(store.users, clock, limits)
     messages = MessageService(store.messages, users, clock, limits)
-    jobs = JobService(store.jobs, clock, timedelta(seconds=settings.jobs.timeout_s))
+    jobs = JobService(store.jobs, queue, clock)
     reflection = ReflectionService(
         store.reflection, store.users, users, embedder, llm, jobs, clock, settings.reflection
+    )
+    memorize = MemorizeService(
+        messages,
+        users,
+        store.users,
+        store.ingest,
+        embedder,
+        llm,
+        jobs,
+        clock,
+        settings.memorize,
+        limits,
+        after_facts=reflection.submit if settings.memorize.reflect_after_write else None,
+    )
+    forgetting = ForgetService(
+        store.forgetting, store.users, users, embedder, llm, jobs, clock, settings.forgetting
+    )
+    job_runner = JobRunner(
+        store.jobs,
+        JobHandlers(memorize, reflection, forgetting),
+        clock,
+        timedelta(seconds=settings.jobs.timeout_s),
+        observer,
     )
     admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
     return Services(
@@ -61,32 +95,12 @@ def build_services(
         provenance=ProvenanceService(store.provenance, limits),
         keys=KeyService(store.keys, clock, admin_key, settings.api.key_cache_ttl_s),
         jobs=jobs,
-        memorize=MemorizeService(
-            messages,
-            users,
-            store.users,
-            store.ingest,
-            embedder,
-            llm,
-            jobs,
-            clock,
-            settings.memorize,
-            limits,
-            after_facts=reflection.submit if settings.memorize.reflect_after_write else None,
-        ),
+        job_runner=job_runner,
+        memorize=memorize,
         memory_ops=MemoryOpsService(
             store.memories, store.memory_ops, users, embedder, clock, limits
         ),
         cascade=CascadeService(store.cascade),
         reflection=reflection,
-        forgetting=ForgetService(
-            store.forgetting,
-            store.users,
-            users,
-            embedder,
-            llm,
-            jobs,
-            clock,
-            settings.forgetting,
-        ),
+        forgetting=forgetting,
     )

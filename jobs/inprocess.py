@@ -1,13 +1,17 @@
-"""The in-process job runner of embedded mode: asyncio tasks, a few at a time.
+"""Embedded mode's jobs: a queue of ids in this process, and a consumer that drains it.
 
-Embedded mode has no Redis and one process, so a queued job is simply a task
-on the event loop. The job's record in the graph is the queue's memory: jobs
-a stopped process left queued or running are resumed at the next start.
+Embedded mode has no Redis and one process, so the queue is an asyncio queue
+of job ids: a plain transport, as Redis is for arq. The consumer, built after
+the services, is to it what an arq worker is to Redis: it hands each id to
+the job runner, a few at a time. The job's record in the graph is the
+queue's memory: jobs a stopped process left queued or running are queued
+again at the next start.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -21,51 +25,84 @@ STOP_GRACE_S = 5.0
 
 
 class InProcessQueue:
-    """Runs jobs as asyncio tasks, at most ``concurrency`` at once."""
+    """Job ids waiting in this process, each at most once until it has been taken and run."""
 
-    def __init__(self, run: Callable[[str], Awaitable[object]], concurrency: int = 2) -> None:
-        self._run = run
-        self._gate = asyncio.Semaphore(concurrency)
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._running: set[str] = set()
+    def __init__(self) -> None:
+        self._waiting: asyncio.Queue[str] = asyncio.Queue()
+        self._pending: set[str] = set()
 
     async def enqueue(self, job_id: str, attempt: int = 0) -> None:
-        """Start the job soon; a job already waiting or running here is not started twice."""
-        if job_id in self._tasks:
+        """Queue the id; one already waiting or running here is not queued twice."""
+        if job_id in self._pending:
             return
-        task = asyncio.create_task(self._guarded(job_id), name=f"job {job_id}")
-        self._tasks[job_id] = task
-        task.add_done_callback(lambda _: self._tasks.pop(job_id, None))
+        self._pending.add(job_id)
+        self._waiting.put_nowait(job_id)
 
-    async def _guarded(self, job_id: str) -> None:
-        async with self._gate:
-            self._running.add(job_id)
-            try:
-                await self._run(job_id)
-            except Exception:
-                # The service recorded the failure on the job; a runner has
-                # nobody else to tell, and must go on with the next job.
-                log.exception("job %s crashed", job_id)
-            finally:
-                self._running.discard(job_id)
+    async def take(self) -> str:
+        """The next id (waits for one); call :meth:`done` with it once it has run."""
+        return await self._waiting.get()
+
+    def done(self, job_id: str) -> None:
+        """The id taken has run (or failed to): it may be queued again."""
+        self._pending.discard(job_id)
+        self._waiting.task_done()
 
     async def drain(self) -> None:
-        """Wait until every job queued so far has run (tests, bulk imports)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+        """Wait until every id queued so far has run (tests, bulk imports)."""
+        await self._waiting.join()
+
+
+class InProcessConsumer:
+    """Runs the ids of an :class:`InProcessQueue`, at most ``concurrency`` at once."""
+
+    def __init__(
+        self,
+        queue: InProcessQueue,
+        run: Callable[[str], Awaitable[object]],
+        concurrency: int = 2,
+    ) -> None:
+        self._queue = queue
+        self._run = run
+        self._loops = [
+            asyncio.create_task(self._loop(), name=f"job consumer {i}") for i in range(concurrency)
+        ]
+        self._running: set[asyncio.Task[None]] = set()
+
+    async def _loop(self) -> None:
+        while True:
+            job_id = await self._queue.take()
+            try:
+                # Its own task, so a stop can wait for a running job while
+                # cancelling the idle loops at once.
+                run = asyncio.create_task(self._guarded(job_id), name=f"job {job_id}")
+                self._running.add(run)
+                try:
+                    await asyncio.shield(run)
+                finally:
+                    self._running.discard(run)
+            finally:
+                self._queue.done(job_id)
+
+    async def _guarded(self, job_id: str) -> None:
+        try:
+            await self._run(job_id)
+        except Exception:
+            # The runner recorded the failure on the job; a consumer has
+            # nobody else to tell, and must go on with the next job.
+            log.exception("job %s crashed", job_id)
 
     async def close(self, grace_s: float = STOP_GRACE_S) -> None:
-        """Stop: waiting jobs at once, running ones after ``grace_s`` if they have not finished.
+        """Stop: take nothing more, and cancel running jobs not done within ``grace_s``.
 
-        A cancelled job stays queued (or running) in the graph, and the next
-        start resumes it.
+        A cancelled job is put back in the queue in the graph, and the next
+        start runs it again.
         """
-        for job_id, task in list(self._tasks.items()):
-            if job_id not in self._running:
-                task.cancel()
-        running = [t for job_id, t in self._tasks.items() if job_id in self._running]
+        running = list(self._running)
+        for loop in self._loops:
+            loop.cancel()
         if running:
             await asyncio.wait(running, timeout=grace_s)
-        for task in list(self._tasks.values()):
+        for task in running:
             task.cancel()
-        await asyncio.gather(*list(self._tasks.values()), return_exceptions=True)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*self._loops, *running, return_exceptions=True)

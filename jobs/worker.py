@@ -2,7 +2,12 @@
 
 Every job function takes a job id and nothing else; the job's record in the
 graph holds its parameters and its status, so a job delivered twice (arq
-retries, a resubmission) finds its work done and returns.
+retries, a resubmission) finds its work done, or its lease live, and returns.
+
+``jobs.worker.WorkerSettings`` is arq's settings class, built from the
+environment when first looked up, so arq's own command line works on it
+(``arq jobs.worker.WorkerSettings --check``); ``hippograph worker`` runs a
+worker of the same class, built by :func:`worker_settings`.
 """
 
 from __future__ import annotations
@@ -11,12 +16,12 @@ import logging
 from typing import Any
 
 from arq import cron
-from arq.worker import Worker
+from arq.worker import Worker, create_worker
 from prometheus_client import start_http_server
 
 from hippograph.errors import ConfigError, InvalidInput
 from hippograph.ids import IdKind, require_id
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.settings import Settings
 from jobs.arq_queue import dump_payload, load_payload, redis_settings
 
@@ -51,7 +56,7 @@ async def run_job(
             extra={"payload": repr((job_id, args, kwargs))[:200]},
         )
         raise MalformedJob(exc.message) from None
-    job = await runtime.services.jobs.run(job_id)
+    job = await runtime.services.job_runner.run(job_id)
     return None if job is None else str(job.status.value)
 
 
@@ -122,14 +127,8 @@ async def _shutdown(ctx: dict[str, Any]) -> None:
         await ctx["runtime"].stop()
 
 
-def build_worker(
-    settings: Settings,
-    *,
-    runtime: Runtime | None = None,
-    burst: bool = False,
-    handle_signals: bool = True,
-) -> Worker:
-    """An arq worker for ``settings``; pass ``runtime`` to reuse a running one.
+def worker_settings(settings: Settings, *, runtime: Runtime | None = None) -> type:
+    """arq's settings class for ``settings``; pass ``runtime`` to reuse a running one.
 
     Without ``runtime`` the worker starts its own at start-up, and
     :func:`require_worker_settings` must accept ``settings``.
@@ -144,25 +143,46 @@ def build_worker(
     if settings.forgetting.sweep_interval_s > 0:
         # Daily at 03:17 UTC: sweep job ids are per day, so more often adds nothing.
         crons.append(cron(sweep_forgetting, hour={3}, minute={17}, run_at_startup=False))
-    return Worker(
-        functions=[run_job],
-        cron_jobs=crons,
-        queue_name=settings.jobs.queue,
-        redis_settings=redis_settings(settings.redis.url),
-        on_startup=_startup,
-        on_shutdown=_shutdown,
-        poll_delay=settings.jobs.poll_delay_s,
-        # A little longer than the job service's own deadline, which records
-        # the timeout on the job; arq's would cancel it with nothing recorded.
-        job_timeout=settings.jobs.timeout_s + _GRACE_S,
-        max_tries=settings.jobs.max_tries,
+    attributes: dict[str, Any] = {
+        "__doc__": "arq's settings for this process's environment (see jobs/worker.py).",
+        "functions": [run_job],
+        "cron_jobs": crons,
+        "queue_name": settings.jobs.queue,
+        "redis_settings": redis_settings(settings.redis.url),
+        "on_startup": _startup,
+        "on_shutdown": _shutdown,
+        "poll_delay": settings.jobs.poll_delay_s,
+        # A little longer than the job's lease, which the runner enforces and
+        # records on the job; arq's would cancel it with nothing recorded.
+        "job_timeout": settings.jobs.timeout_s + _GRACE_S,
+        "max_tries": settings.jobs.max_tries,
         # Outcomes live on the job's record in the graph; arq's copy is kept
         # for an operator's `arq` inspection and then expires, so Redis
         # holds only what is still queued.
-        keep_result=settings.jobs.keep_result_s,
-        job_serializer=dump_payload,
-        job_deserializer=load_payload,
-        burst=burst,
-        handle_signals=handle_signals,
-        ctx=ctx,
+        "keep_result": settings.jobs.keep_result_s,
+        "job_serializer": dump_payload,
+        "job_deserializer": load_payload,
+        "ctx": ctx,
+    }
+    return type("WorkerSettings", (), attributes)
+
+
+def build_worker(
+    settings: Settings,
+    *,
+    runtime: Runtime | None = None,
+    burst: bool = False,
+    handle_signals: bool = True,
+) -> Worker:
+    """An arq worker of :func:`worker_settings`' class (what ``hippograph worker`` runs)."""
+    return create_worker(
+        worker_settings(settings, runtime=runtime), burst=burst, handle_signals=handle_signals
     )
+
+
+def __getattr__(name: str) -> type:
+    # ``WorkerSettings`` reads the environment when arq's command line looks
+    # it up, not when this module is imported (tests import it freely).
+    if name == "WorkerSettings":
+        return worker_settings(Settings())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

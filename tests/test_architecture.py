@@ -7,11 +7,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FRAMEWORKS = {"strawberry", "starlette", "neo4j", "arq", "sentence_transformers", "uvicorn"}
-# The framework edge of hippograph/: the composition root and the adapters.
+# The framework edge of hippograph/: the composition root (runtime.py wires a
+# process, wiring.py builds its services, metrics.py is what it exposes), the
+# web layer, the adapters, the command line and the benchmark runner.
 EDGE = {
     "server",
     "adapters",
+    "runtime.py",
     "wiring.py",
+    "metrics.py",
     "cli.py",
     "benchmark",
     "cli_context.py",
@@ -26,6 +30,17 @@ def _imports(path: Path) -> set[str]:
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module.split(".")[0])
+    return names
+
+
+def _modules(path: Path) -> set[str]:
+    """Every module ``path`` imports, by its full dotted name."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
     return names
 
 
@@ -55,3 +70,12 @@ def test_modules_stay_small() -> None:
         for p in (ROOT / package).rglob("*.py")
     }
     assert {name: n for name, n in sizes.items() if n > 400} == {}
+
+
+def test_jobs_do_not_import_the_web_layer() -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(bad)
+        for path in (ROOT / "jobs").rglob("*.py")
+        if (bad := {m for m in _modules(path) if m.split(".")[:2] == ["hippograph", "server"]})
+    }
+    assert offenders == {}

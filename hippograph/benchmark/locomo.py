@@ -25,8 +25,8 @@ from hippograph.clock import utc_now
 from hippograph.importers.locomo import Conversation, Question, load_locomo
 from hippograph.models import Direction, Message
 from hippograph.modes import SearchMode
+from hippograph.runtime import Runtime
 from hippograph.scoring import SearchMethod
-from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.search import SearchRequest, SearchTarget

@@ -15,9 +15,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hippograph.ratelimit import RateLimiter
+from hippograph.runtime import Runtime
 from hippograph.server.graphql_view import STATIC_DIR, HippoGraphQL
 from hippograph.server.middleware import BodyLimit, RequestContext
-from hippograph.server.runtime import Runtime
 from hippograph.settings import Settings
 from schema.build import build_schema
 

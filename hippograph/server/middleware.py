@@ -16,7 +16,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hippograph.logs import request_id
-from hippograph.server.metrics import Metrics
+from hippograph.metrics import Metrics
 from schema.operation import OPERATION_STATE_KEY
 
 log = logging.getLogger("hippograph.access")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from hippograph.services.cascade import CascadeService
 from hippograph.services.forgetting import ForgetService
+from hippograph.services.job_runner import JobRunner
 from hippograph.services.jobs import JobService
 from hippograph.services.keys import KeyService
 from hippograph.services.memories import MemoryService
@@ -34,6 +35,7 @@ class Services:
     provenance: ProvenanceService
     keys: KeyService
     jobs: JobService
+    job_runner: JobRunner
     memorize: MemorizeService
     memory_ops: MemoryOpsService
     cascade: CascadeService

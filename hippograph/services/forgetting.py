@@ -17,17 +17,17 @@ history is a job's work (docs/forgetting.md).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Literal
 
 from cachetools import LRUCache
+from pydantic import BaseModel, ConfigDict
 
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.errors import InvalidInput
 from hippograph.extraction.schema import Usage
 from hippograph.forget_report import ForgetReport, tally
 from hippograph.forgetting import (
@@ -50,7 +50,8 @@ from hippograph.jobs import Job, JobKind
 from hippograph.models import IndexedText, MemoryCategory, MemoryLevel
 from hippograph.ports import LLM, Embedder, ForgetStore
 from hippograph.retention import Curve, LevelThresholds, RetentionParams, default_speeds
-from hippograph.services.jobs import JobResult, JobService
+from hippograph.services.job_runner import JobResult
+from hippograph.services.jobs import JobService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ForgettingSettings
 
@@ -85,36 +86,51 @@ def rules_from(settings: ForgettingSettings) -> ForgetRules:
     )
 
 
-def request_params(request: ForgetRequest, dry_run: bool) -> dict[str, Any]:
-    """A request as a job's JSON params."""
-    return {
-        "user_id": request.user_id,
-        "policy": request.policy.value,
-        "strategy": request.strategy.value if request.strategy else None,
-        "threshold": request.threshold,
-        "max_age_days": request.max_age_days,
-        "max_capacity": request.max_capacity,
-        "memory_ids": list(request.memory_ids),
-        "dry_run": dry_run,
-    }
+class ForgetJob(BaseModel):
+    """A forget pass's work, run inline or as a job: a ``ForgetRequest`` and ``dry_run``.
 
+    Flat, with the field names of the records written before it was typed,
+    so those still load; :attr:`request` checks it as a client's request is.
+    """
 
-def request_from(params: Mapping[str, Any]) -> tuple[ForgetRequest, bool]:
-    """The inverse of :func:`request_params` (``InvalidInput`` for a malformed payload)."""
-    try:
-        strategy = params.get("strategy")
-        request = ForgetRequest(
-            user_id=str(params["user_id"]),
-            policy=ForgetPolicy(params.get("policy", "fuzz")),
-            strategy=HardDeleteStrategy(strategy) if strategy else None,
-            threshold=params.get("threshold"),
-            max_age_days=params.get("max_age_days"),
-            max_capacity=params.get("max_capacity"),
-            memory_ids=tuple(params.get("memory_ids") or ()),
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal[JobKind.FORGET] = JobKind.FORGET
+    user_id: str
+    policy: ForgetPolicy = ForgetPolicy.FUZZ
+    strategy: HardDeleteStrategy | None = None
+    threshold: float | None = None
+    max_age_days: float | None = None
+    max_capacity: int | None = None
+    memory_ids: tuple[str, ...] = ()
+    dry_run: bool = False
+
+    @classmethod
+    def of(cls, request: ForgetRequest, dry_run: bool) -> ForgetJob:
+        """The work of ``request``."""
+        return cls(
+            user_id=request.user_id,
+            policy=request.policy,
+            strategy=request.strategy,
+            threshold=request.threshold,
+            max_age_days=request.max_age_days,
+            max_capacity=request.max_capacity,
+            memory_ids=request.memory_ids,
+            dry_run=dry_run,
         )
-    except (KeyError, ValueError, TypeError) as exc:
-        raise InvalidInput(f"malformed forget job parameters: {exc}", "params") from None
-    return request, bool(params.get("dry_run"))
+
+    @property
+    def request(self) -> ForgetRequest:
+        """The request (``InvalidInput`` if a stored one no longer makes sense)."""
+        return ForgetRequest(
+            user_id=self.user_id,
+            policy=self.policy,
+            strategy=self.strategy,
+            threshold=self.threshold,
+            max_age_days=self.max_age_days,
+            max_capacity=self.max_capacity,
+            memory_ids=self.memory_ids,
+        )
 
 
 class ForgetService:
@@ -141,7 +157,6 @@ class ForgetService:
         self._settings = settings
         self._rules = rules_from(settings)
         self._indexed: LRUCache[str, IndexedText] = LRUCache(_INDEX_CACHE)
-        jobs.register(JobKind.FORGET, self._run_job)
 
     async def forget(
         self, principal: Principal, request: ForgetRequest, dry_run: bool, run_async: bool
@@ -159,8 +174,8 @@ class ForgetService:
     async def submit(self, request: ForgetRequest, dry_run: bool = False, job_id: str = "") -> Job:
         """Queue a pass; the job's counts are its report."""
         job_id = job_id or new_id(IdKind.JOB, self._clock())
-        params = request_params(request, dry_run)
-        return await self._jobs.submit(job_id, JobKind.FORGET, [request.user_id], params)
+        work = ForgetJob.of(request, dry_run)
+        return await self._jobs.submit(job_id, [request.user_id], work)
 
     async def sweep(self) -> list[Job]:
         """Queue today's FUZZ pass for every user (the same day again: the same jobs)."""
@@ -174,9 +189,9 @@ class ForgetService:
             after = users[-1]
         return queued
 
-    async def _run_job(self, job: Job) -> JobResult:
-        request, dry_run = request_from(job.params)
-        report = await self.run(request, dry_run, job.created_at, job)
+    async def run_job(self, job: Job, work: ForgetJob) -> JobResult:
+        """The forget job's handler: a pass as of the submission, from the job's cursor."""
+        report = await self.run(work.request, work.dry_run, job.created_at, job)
         return JobResult(counts=dict(report.counts), usage=report.usage)
 
     async def run(

@@ -17,16 +17,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput, Unavailable
 from hippograph.extraction.assemble import UnitContext, UnitDraft, assemble, unit_messages
-from hippograph.extraction.schema import ExtractionRequest, Usage
+from hippograph.extraction.schema import ExtractionRequest, UnitMessage, Usage
 from hippograph.extraction.segment import SegmentRules, segment
 from hippograph.ids import IdKind, derived_id, require_client_id, require_user_id
 from hippograph.jobs import Job, JobKind
@@ -36,10 +38,10 @@ from hippograph.models import (
     IngestBatch,
     MemoryKind,
     Message,
-    Role,
 )
 from hippograph.ports import LLM, Embedder, IngestStore
-from hippograph.services.jobs import JobResult, JobService
+from hippograph.services.job_runner import JobResult
+from hippograph.services.jobs import JobService
 from hippograph.services.messages import MessageInput, MessageService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import LimitSettings, MemorizeSettings
@@ -65,6 +67,34 @@ class MemorizeRequest:
     source_type: str = "conversation"
     run_async: bool | None = None  # None: decided by size
     flush: bool = True
+
+
+class HistoryLine(BaseModel):
+    """A message given as context only (``history``): never stored, never a unit."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str
+    content: str
+    ts: datetime
+
+
+class MemorizeJob(BaseModel):
+    """One memorize run's work, run inline or as a job: the same value either way.
+
+    Its stored form (JSON on the job record) keeps the field names of the
+    records written before it was typed, so those still load.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal[JobKind.MEMORIZE] = JobKind.MEMORIZE
+    session_id: str
+    user_ids: tuple[str, ...]
+    group_id: str | None = None
+    source_type: str = "conversation"
+    flush: bool = True
+    history: tuple[HistoryLine, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +167,6 @@ class MemorizeService:
             min_size=settings.min_unit,
             max_size=max(settings.min_unit, settings.max_unit),
         )
-        jobs.register(JobKind.MEMORIZE, self._run_job)
 
     async def memorize(self, principal: Principal, request: MemorizeRequest) -> MemorizeOutcome:
         """Store the messages, then build memories now or in a job."""
@@ -159,17 +188,16 @@ class MemorizeService:
             else []
         )
         added = await self._messages.add_messages(principal, session.id, request.messages)
-        params: Mapping[str, Any] = {
-            "session_id": session.id,
-            "user_ids": list(user_ids),
-            "group_id": request.group_id,
-            "source_type": request.source_type,
-            "flush": request.flush,
-            "history": [
-                {"speaker": m.speaker, "content": m.content, "ts": m.ts.isoformat()}
-                for m in history
-            ],
-        }
+        work = MemorizeJob(
+            session_id=session.id,
+            user_ids=user_ids,
+            group_id=request.group_id,
+            source_type=request.source_type,
+            flush=request.flush,
+            history=tuple(
+                HistoryLine(speaker=m.speaker, content=m.content, ts=m.ts) for m in history
+            ),
+        )
         run_async = request.run_async
         if run_async is None:
             run_async = len(request.messages) > self._settings.async_threshold
@@ -181,9 +209,9 @@ class MemorizeService:
                 str(request.flush),
                 *(m.id for m in added.messages),
             )
-            job = await self._jobs.submit(job_id, JobKind.MEMORIZE, user_ids, params)
+            job = await self._jobs.submit(job_id, user_ids, work)
             return MemorizeOutcome(added=added, job=job)
-        counts = await self.process(params, history)
+        counts = await self.process(work)
         return MemorizeOutcome(added=added, counts=counts)
 
     async def _check_users(self, principal: Principal, user_ids: Sequence[str]) -> tuple[str, ...]:
@@ -195,33 +223,19 @@ class MemorizeService:
             await self._users.require_user(principal, user_id)
         return unique
 
-    async def _run_job(self, job: Job) -> JobResult:
-        history = [
-            Message(
-                id="history",
-                session_id=job.params["session_id"],
-                user_id=job.user_ids[0],
-                speaker=item["speaker"],
-                role=Role.USER,
-                content=item["content"],
-                ts=datetime.fromisoformat(item["ts"]),
-                seq=0,
-            )
-            for item in job.params.get("history", [])
-        ]
-        counts = await self.process(job.params, history)
+    async def run_job(self, work: MemorizeJob) -> JobResult:
+        """The memorize job's handler: :meth:`process`, its counts as the job records them."""
+        counts = await self.process(work)
         return JobResult(counts=counts.as_dict(), usage=counts.usage)
 
-    async def process(
-        self, params: Mapping[str, Any], history: Sequence[Message]
-    ) -> MemorizeCounts:
+    async def process(self, work: MemorizeJob) -> MemorizeCounts:
         """Build the memories a session's unprocessed messages hold (the job's work)."""
-        session_id: str = params["session_id"]
+        session_id = work.session_id
         todo = await self._ingest.unprocessed(session_id, _MAX_UNPROCESSED)
         if not todo:
             return MemorizeCounts()
-        users = await self._user_store.get_users(params["user_ids"])
-        names = {u: users[u].name if u in users else u for u in params["user_ids"]}
+        users = await self._user_store.get_users(list(work.user_ids))
+        names = {u: users[u].name if u in users else u for u in work.user_ids}
         before = await self._ingest.previous(session_id, todo[0].seq)
         texts = [turn_content(m) for m in todo] + ([turn_content(before)] if before else [])
         vectors = await self._embedder.embed(texts)
@@ -229,12 +243,12 @@ class MemorizeService:
         vectors = vectors[: len(todo)]
         ranges = segment([m.ts for m in todo], vectors, self._rules)
         pending = 0
-        if not params.get("flush", True) and ranges:
+        if not work.flush and ranges:
             last = ranges[-1]
             quiet = self._clock() - todo[-1].ts > self._rules.max_gap
             if len(last) < self._rules.max_size and not quiet:
                 ranges, pending = ranges[:-1], len(last)
-        drafts = await self._extract_all(todo, vectors, ranges, before_pair, names, history, params)
+        drafts = await self._extract_all(todo, vectors, ranges, before_pair, names, work)
         batch = await self._batch(drafts)
         written = await self._ingest.write(batch)
         if written.memories:
@@ -272,22 +286,25 @@ class MemorizeService:
         ranges: Sequence[range],
         before: tuple[Message, Sequence[float]] | None,
         names: dict[str, str],
-        history: Sequence[Message],
-        params: Mapping[str, Any],
+        work: MemorizeJob,
     ) -> list[tuple[UnitDraft, Usage]]:
         gate = asyncio.Semaphore(_EXTRACTIONS_AT_ONCE)
         language = _language(todo)
+        history = tuple(
+            UnitMessage(index=i, speaker=h.speaker, text=h.content, ts=h.ts)
+            for i, h in enumerate(work.history)
+        )
 
         async def one(index: int, span: range) -> tuple[UnitDraft, Usage]:
             messages = todo[span.start : span.stop]
             unit_vectors = vectors[span.start : span.stop]
             previous = (todo[span.start - 1], vectors[span.start - 1]) if span.start else before
-            context_messages = (
-                list(history) if index == 0 else list(todo[max(0, span.start - 4) : span.start])
+            context = (
+                history if index == 0 else unit_messages(todo[max(0, span.start - 4) : span.start])
             )
             request = ExtractionRequest(
                 messages=unit_messages(messages),
-                history=unit_messages(context_messages),
+                history=context,
                 users=names,
                 language=language,
             )
@@ -300,8 +317,8 @@ class MemorizeService:
                     vectors=unit_vectors,
                     before=previous,
                     user_names=names,
-                    group_id=params.get("group_id"),
-                    source_type=params.get("source_type") or "conversation",
+                    group_id=work.group_id,
+                    source_type=work.source_type or "conversation",
                     learned_at=self._clock(),
                 ),
             )

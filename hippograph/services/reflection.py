@@ -13,6 +13,9 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from hippograph import text
 from hippograph.auth import Principal
@@ -30,7 +33,8 @@ from hippograph.reflection import (
     reflection_id,
     themes,
 )
-from hippograph.services.jobs import JobResult, JobService
+from hippograph.services.job_runner import JobResult
+from hippograph.services.jobs import JobService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ReflectionSettings
 
@@ -45,6 +49,16 @@ class ReflectOutcome:
     reflections: int = 0
     consolidated: int = 0
     usage: Usage = field(default_factory=Usage)
+
+
+class ReflectJob(BaseModel):
+    """A reflect run's work: whose facts, and whether to skip the "is it due" rule."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal[JobKind.REFLECT] = JobKind.REFLECT
+    user_id: str
+    force: bool = False
 
 
 class ReflectionService:
@@ -76,7 +90,6 @@ class ReflectionService:
             cluster_threshold=settings.cluster_threshold,
             max_facts_per_reflection=settings.max_facts_per_reflection,
         )
-        jobs.register(JobKind.REFLECT, self._run_job)
 
     async def request(self, principal: Principal, user_id: str, force: bool) -> Job:
         """Queue a reflect run for a visible user; the job reports what it made."""
@@ -87,9 +100,7 @@ class ReflectionService:
     async def submit(self, user_id: str, force: bool = False) -> Job:
         """Queue a reflect run (after memorize, from the sweep)."""
         job_id = new_id(IdKind.JOB, self._clock())
-        return await self._jobs.submit(
-            job_id, JobKind.REFLECT, [user_id], {"user_id": user_id, "force": force}
-        )
+        return await self._jobs.submit(job_id, [user_id], ReflectJob(user_id=user_id, force=force))
 
     async def sweep(self) -> list[Job]:
         """Queue a run for every user whose pending facts could make a reflection.
@@ -107,10 +118,9 @@ class ReflectionService:
             after = users[-1]
         return queued
 
-    async def _run_job(self, job: Job) -> JobResult:
-        outcome = await self.reflect(
-            str(job.params["user_id"]), bool(job.params.get("force")), as_of=job.created_at
-        )
+    async def run_job(self, job: Job, work: ReflectJob) -> JobResult:
+        """The reflect job's handler: only memories made by the job's submission count."""
+        outcome = await self.reflect(work.user_id, work.force, as_of=job.created_at)
         counts = {
             "due": int(outcome.due),
             "reflections": outcome.reflections,

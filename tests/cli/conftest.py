@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.settings import Settings
 from tests.graphs import TestDatabase
 

@@ -37,8 +37,8 @@ from hippograph.dump import (
 from hippograph.errors import InvalidInput
 from hippograph.jobs import JobStatus
 from hippograph.models import EdgeType
+from hippograph.runtime import Runtime
 from hippograph.scoring import SearchMethod
-from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memories import NewMemory
 from hippograph.services.memorize import MemorizeRequest

@@ -11,7 +11,7 @@ from hippograph.clock import utc_now
 from hippograph.errors import InvalidInput
 from hippograph.importers.conversations import named_user, read_conversations
 from hippograph.importers.ingest import ImportReport, import_conversations, import_session_id
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from jobs.inprocess import InProcessQueue
 from tests.cli.conftest import TALK, write_jsonl, write_locomo

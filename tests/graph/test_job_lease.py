@@ -8,7 +8,8 @@ from pathlib import Path
 
 from graph.store import GraphConnection, GraphStore
 from hippograph.ids import IdKind, new_id
-from hippograph.jobs import Job, JobKind, JobStatus
+from hippograph.jobs import Job, JobStatus
+from hippograph.services.reflection import ReflectJob
 from tests.graphs import TestDatabase
 from tests.support import T0
 
@@ -34,10 +35,9 @@ async def test_two_workers_released_at_once_start_a_job_exactly_once(
         for round_ in range(ROUNDS):
             job = Job(
                 id=new_id(IdKind.JOB, T0 + timedelta(seconds=round_)),
-                kind=JobKind.REFLECT,
                 status=JobStatus.QUEUED,
                 user_ids=("ann",),
-                params={"user_id": "ann", "force": True},
+                params=ReflectJob(user_id="ann", force=True),
                 created_at=T0,
             )
             await store.jobs.submit(job)

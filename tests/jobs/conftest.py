@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.settings import ApiSettings, JobSettings, RedisSettings, Settings
 from tests.api.conftest import ADMIN_KEY
 from tests.graphs import TestDatabase

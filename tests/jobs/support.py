@@ -23,8 +23,8 @@ from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryKind, Sources
 from hippograph.reflection import ReflectionRules, themes
+from hippograph.runtime import Runtime
 from hippograph.server.app import create_app
-from hippograph.server.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import Settings
 from hippograph.text import search_text as text_tokens

@@ -10,7 +10,7 @@ import pytest
 from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.errors import Unavailable
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memories import NewMemory
 from hippograph.settings import Settings

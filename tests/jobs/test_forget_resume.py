@@ -19,7 +19,7 @@ from hippograph.forgetting import BatchWrite, ForgetRequest
 from hippograph.ids import IdKind, new_id
 from hippograph.jobs import JobStatus
 from hippograph.models import IndexedText, Memory, MemoryKind, MemoryLevel, Sources
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import (
     ForgettingSettings,

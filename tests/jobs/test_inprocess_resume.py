@@ -8,9 +8,10 @@ from pathlib import Path
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
-from hippograph.jobs import Job, JobKind, JobStatus
-from hippograph.server.runtime import Runtime
+from hippograph.jobs import Job, JobStatus
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.memorize import MemorizeJob
 from hippograph.services.messages import MessageInput
 from hippograph.settings import JobSettings, Settings
 from jobs.inprocess import InProcessQueue
@@ -44,10 +45,9 @@ async def test_a_job_left_queued_runs_at_the_next_start(
         )
         job = Job(
             id=new_id(IdKind.JOB, utc_now()),
-            kind=JobKind.MEMORIZE,
             status=JobStatus.QUEUED,
             user_ids=("caro",),
-            params={"session_id": session.id, "user_ids": ["caro"], "flush": True, "history": []},
+            params=MemorizeJob(session_id=session.id, user_ids=("caro",)),
             created_at=utc_now(),
         )
         # Through the store, not the service: nothing is queued in this process.

@@ -8,7 +8,7 @@ import time
 from arq import create_pool
 from redis.asyncio import Redis
 
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import Settings
 from jobs.arq_queue import dump_payload, load_payload, redis_settings

@@ -17,14 +17,17 @@ import sys
 import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from hippograph.jobs import Job, JobKind, JobStatus
+from hippograph.clock import utc_now
+from hippograph.ids import IdKind, new_id
+from hippograph.jobs import Job, JobStatus
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
+from hippograph.services.jobs import JobService
 from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.reflection import ReflectJob
 from hippograph.settings import ReflectionSettings, Settings
 from jobs.arq_queue import ArqQueue
 from jobs.worker import build_worker
@@ -186,10 +189,12 @@ async def test_two_workers_at_once_make_each_reflection_once(
     first = await services.reflection.submit("ann", force=True)
     other_queue = await ArqQueue.connect(settings.redis.url, queues[1])
     try:
-        services.jobs.attach(other_queue)
-        second = await services.reflection.submit("ann", force=True)
+        # What reflection.submit does, through a job service on the other queue.
+        other = JobService(runtime.connection.store.jobs, other_queue, utc_now)
+        second = await other.submit(
+            new_id(IdKind.JOB, utc_now()), ["ann"], ReflectJob(user_id="ann", force=True)
+        )
     finally:
-        services.jobs.attach(runtime.queue)
         await other_queue.close()
 
     # Both have read the same pending facts and made the same reflections;
@@ -232,7 +237,7 @@ async def test_the_same_job_twice_creates_nothing_new(runtime: Runtime, settings
     job = await services.reflection.submit("ann", force=True)
     assert await queued_in_redis(settings) == 1  # no worker: it stays there
 
-    done = await services.jobs.run(job.id)
+    done = await services.job_runner.run(job.id)
     assert done is not None
     assert done.status is JobStatus.SUCCEEDED
     assert done.counts["reflections"] == len(expected)
@@ -241,10 +246,9 @@ async def test_the_same_job_twice_creates_nothing_new(runtime: Runtime, settings
     assert set(state.groups.values()) == expected
 
     # Delivered again (arq retries, a second worker): a finished job is left alone.
-    assert await services.jobs.run(job.id) is None
+    assert await services.job_runner.run(job.id) is None
     # Submitted again under its id: the first job, not queued again.
-    params: dict[str, Any] = dict(job.params)
-    again = await services.jobs.submit(job.id, JobKind.REFLECT, ["ann"], params)
+    again = await services.jobs.submit(job.id, ["ann"], job.params)
     assert again == done
     assert await queued_in_redis(settings) == 1
     assert await _job(runtime, job.id) == done
@@ -272,14 +276,14 @@ async def test_a_job_retried_after_its_write_committed_creates_nothing_new(
     with monkeypatch.context() as patched:
         patched.setattr(job_records, "finish", die)
         with pytest.raises(RuntimeError, match="the worker died"):
-            await services.jobs.run(job.id)
+            await services.job_runner.run(job.id)
     committed = await reflection_state(runtime, "ann", facts)
     committed.assert_consistent()
     assert set(committed.groups.values()) == expected
     assert (await _job(runtime, job.id)).status is JobStatus.RUNNING
 
     await asyncio.sleep(LEASE_S + 0.5)  # the lease runs out; arq would deliver it again
-    retried = await services.jobs.run(job.id)
+    retried = await services.job_runner.run(job.id)
     assert retried is not None
     assert retried.status is JobStatus.SUCCEEDED
     after = await reflection_state(runtime, "ann", facts)

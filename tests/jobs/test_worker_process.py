@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.jobs import JobStatus
-from hippograph.server.runtime import Runtime
+from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.messages import MessageInput

@@ -15,14 +15,14 @@ from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.clock import Clock, utc_now
 from hippograph.extraction.offline import OfflineExtractor, OfflineRules
+from hippograph.metrics import Metrics
 from hippograph.ports import LLM, Embedder
-from hippograph.server.metrics import Metrics
 from hippograph.services import Services
 from hippograph.services.keys import KeyService
 from hippograph.settings import Settings
 from hippograph.wiring import build_services
 from jobs.arq_queue import ArqQueue
-from jobs.inprocess import InProcessQueue
+from jobs.inprocess import InProcessConsumer, InProcessQueue
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,8 @@ class Runtime:
     queue: InProcessQueue | ArqQueue
     llm: LLM
     metrics: Metrics
+    # Embedded mode's: what drains ``queue`` in this process (arq workers drain Redis).
+    consumer: InProcessConsumer | None = None
     sweepers: list[asyncio.Task[None]] = field(default_factory=list)
 
     @classmethod
@@ -68,24 +70,30 @@ class Runtime:
         except BaseException:
             model_task.cancel()
             raise
+        queue: InProcessQueue | ArqQueue | None = None
         try:
             model = await model_task
             await connection.store.setup(model=model.model_name, dimensions=model.dimensions)
             llm = build_llm(settings)
-            services = build_services(connection.store, model, llm, clock, settings)
+            metrics = Metrics(connection.store.stats.counts)
+            queue = await _queue(settings)
+            services = build_services(connection.store, model, llm, clock, settings, queue, metrics)
             await ensure_admin_key(services.keys, settings.graph.data_dir)
-            queue = await _queue(settings, services)
+            if isinstance(queue, InProcessQueue):
+                for job_id in await services.job_runner.resume_orphans():
+                    await queue.enqueue(job_id)
         except BaseException:
+            if isinstance(queue, ArqQueue):
+                await queue.close()
             await connection.close()
             raise
         # Torch leaves ~400k tracked objects; freezing them keeps the collector
         # from walking them all on the event loop (stalls of up to 300 ms).
         gc.collect()
         gc.freeze()
-        metrics = Metrics(connection.store.stats.counts)
-        services.jobs.observe(metrics)
         runtime = cls(settings, connection, model, services, owns_embedder, queue, llm, metrics)
         if isinstance(queue, InProcessQueue):
+            runtime.consumer = InProcessConsumer(queue, services.job_runner.run)
             # Embedded mode's scheduler; in server mode arq's cron does this.
             sweeps = (
                 ("reflection", services.reflection.sweep, settings.reflection.sweep_interval_s),
@@ -129,7 +137,10 @@ class Runtime:
             for sweeper in self.sweepers:
                 sweeper.cancel()
             await asyncio.gather(*self.sweepers, return_exceptions=True)
-            await self.queue.close()
+            if self.consumer is not None:
+                await self.consumer.close()
+            if isinstance(self.queue, ArqQueue):
+                await self.queue.close()
             aclose = getattr(self.llm, "aclose", None)
             if aclose is not None:
                 await aclose()
@@ -171,20 +182,13 @@ def build_llm(settings: Settings) -> LLM:
     return OfflineExtractor(rules)
 
 
-async def _queue(settings: Settings, services: Services) -> InProcessQueue | ArqQueue:
-    """Where jobs run. In-process, jobs a stopped process left unfinished start again."""
-    queue: InProcessQueue | ArqQueue
+async def _queue(settings: Settings) -> InProcessQueue | ArqQueue:
+    """Where submitted jobs go: Redis (arq workers drain it) or this process's own queue."""
     if settings.jobs.mode == "arq":
-        queue = await ArqQueue.connect(
+        return await ArqQueue.connect(
             settings.redis.url, settings.jobs.queue, timeout_s=settings.redis.timeout_s
         )
-        services.jobs.attach(queue)
-        return queue
-    queue = InProcessQueue(services.jobs.run)
-    services.jobs.attach(queue)
-    for job_id in await services.jobs.resume_orphans():
-        await queue.enqueue(job_id)
-    return queue
+    return InProcessQueue()
 
 
 async def ensure_admin_key(keys: KeyService, data_dir: Path) -> Path | None:

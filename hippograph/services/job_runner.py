@@ -1,0 +1,139 @@
+"""Running background jobs: the graph lease decides whether a job runs, and records how it ended.
+
+A runner (the in-process consumer, an arq worker) hands this a job id; the
+job's record in the graph is the one owner of "is it running": ``start``
+takes the lease (or finds the job finished, or running under a live lease,
+and does nothing), and the lease's length is the job's deadline. Transports
+only deliver ids, as often as they like.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from typing import Protocol
+
+from hippograph.clock import Clock
+from hippograph.errors import HippoError
+from hippograph.extraction.schema import Usage
+from hippograph.ids import IdKind, require_id
+from hippograph.jobs import Job, JobKind, JobStatus
+from hippograph.logs import request_id
+from hippograph.services.jobs import JobStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    """What a handler reports when its work is done."""
+
+    counts: Mapping[str, int] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+
+Handler = Callable[[Job], Awaitable[JobResult]]
+
+
+class JobObserver(Protocol):
+    """Told about every job a process runs (metrics)."""
+
+    def job_finished(self, kind: JobKind, status: JobStatus, seconds: float) -> None: ...
+
+
+class JobRunner:
+    """Runs jobs by id under the graph lease, with one handler for every kind."""
+
+    def __init__(
+        self,
+        store: JobStore,
+        handle: Handler,
+        clock: Clock,
+        lease: timedelta,
+        observer: JobObserver | None = None,
+    ) -> None:
+        self._store = store
+        self._handle = handle
+        self._clock = clock
+        self._lease = lease
+        self._observer = observer
+
+    async def run(self, job_id: str) -> Job | None:
+        """Do a job's work and record the outcome; None if it is not this call's to run.
+
+        That is: unknown, finished, or running under a lease that has not run
+        out (a second delivery of the same job). Expected failures (bad data,
+        an LLM that keeps failing) are recorded on the job and not raised: a
+        transport retrying them would fail the same way, and the job's record
+        is where clients look. Submitting the same work again re-queues a
+        failed job. Everything logged meanwhile carries ``job:<id>`` as its
+        request id.
+        """
+        require_id(job_id, IdKind.JOB, "job_id")
+        token = request_id.set(f"job:{job_id}")
+        try:
+            return await self._run(job_id)
+        finally:
+            request_id.reset(token)
+
+    async def _run(self, job_id: str) -> Job | None:
+        now = self._clock()
+        job = await self._store.start(job_id, now, now - self._lease)
+        if job is None:
+            return None
+        started = time.perf_counter()
+        finished = await self._attempt(job)
+        if self._observer is not None:
+            self._observer.job_finished(job.kind, finished.status, time.perf_counter() - started)
+        return finished
+
+    async def _attempt(self, job: Job) -> Job:
+        job_id = job.id
+        try:
+            # The lease is the deadline: past it another delivery may take the
+            # job over, so this run must have been recorded as over by then.
+            result = await asyncio.wait_for(self._handle(job), self._lease.total_seconds())
+        except TimeoutError:
+            message = f"timed out after {self._lease.total_seconds():g} s"
+            log.warning("job %s %s", job_id, message)
+            return await self._finish(job, JobStatus.FAILED, {}, message, {})
+        except asyncio.CancelledError:
+            # The runner is stopping (SIGTERM, shutdown): back to the queue, so
+            # the next runner (or the next start) takes it at once.
+            await asyncio.shield(self._store.requeue(job_id))
+            raise
+        except HippoError as exc:
+            log.warning("job %s failed: %s", job_id, exc.message)
+            return await self._finish(job, JobStatus.FAILED, {}, exc.message, {})
+        except Exception as exc:
+            log.exception("job %s crashed", job_id)
+            await self._finish(job, JobStatus.FAILED, {}, f"internal error: {exc!r}", {})
+            raise
+        return await self._finish(
+            job, JobStatus.SUCCEEDED, result.counts, None, result.usage.model_dump()
+        )
+
+    async def _finish(
+        self,
+        job: Job,
+        status: JobStatus,
+        counts: Mapping[str, int],
+        error: str | None,
+        usage: Mapping[str, int],
+    ) -> Job:
+        finished = await self._store.finish(job.id, status, self._clock(), counts, error, usage)
+        # None only if the record vanished meanwhile (its user was deleted).
+        return finished if finished is not None else replace(job, status=status, error=error)
+
+    async def resume_orphans(self) -> list[str]:
+        """Jobs a stopped single-process runner left queued or running, queued again.
+
+        Only for the in-process runner: with arq, other workers may be running
+        them, and their leases decide.
+        """
+        await self._store.requeue_running()
+        return await self._store.unfinished()
