@@ -34,11 +34,11 @@ from hippograph.extraction.schema import Extraction, ExtractionRequest
 from hippograph.fuzzing import FuzzRequest, FuzzText
 from hippograph.importers.locomo import LocomoSession, load_locomo
 from hippograph.models import IngestBatch, IngestCounts, Message
-from hippograph.ports import LLM, Embedder, IngestStore
+from hippograph.ports import LLM, Embedder
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.runtime import Runtime, build_llm
 from hippograph.services.keys import SETTINGS_ADMIN
-from hippograph.services.memorize import MemorizeRequest, MemorizeService
+from hippograph.services.memorize import IngestStore, MemorizeRequest, MemorizeService
 from hippograph.settings import Settings
 
 SPENT: dict[str, float] = defaultdict(float)

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from hippograph.extraction.schema import Usage
 from hippograph.forgetting import Action, Decision, ForgetRequest
 from hippograph.models import MemoryLevel
+from hippograph.ports import Usage
 from hippograph.retention import LEVEL_ORDER
 
 CHANGES_SHOWN = 100

@@ -27,8 +27,8 @@ import jieba.posseg
 from pydantic import BaseModel, Field
 
 from hippograph.extraction.keywords import candidate_phrases
-from hippograph.extraction.schema import Usage
 from hippograph.models import MemoryLevel
+from hippograph.ports import Usage
 from hippograph.text import STOP_WORDS
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

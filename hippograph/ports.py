@@ -1,28 +1,42 @@
-"""Ports: what the services need from the outside world, as Protocols.
+"""Ports: what the domain needs from the world outside the graph, as Protocols.
 
-The graph package implements the store ports (``graph.store.GraphStore`` has
-one attribute per port); ``hippograph.adapters`` implements the embedder.
-Services depend on these Protocols only, so the domain never imports a driver.
+The embedder and the LLM (with ``Usage``, what an LLM call cost) live here;
+``hippograph.adapters`` implements them (ONNX/PyTorch encoders, the offline
+extractor, the OpenAI-compatible client). What a service needs from the graph
+is declared beside that service (``hippograph/services/``), not here.
+
+The LLM's request and answer types are only named for the type checker: the
+modules that define them (extraction, reflection, fuzzing) import ``Usage``
+from here, and a runtime import back would make a cycle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from hippograph.extraction.schema import Extraction, ExtractionRequest
-from hippograph.forgetting import BatchWrite, RankKey
-from hippograph.forgetting import Candidate as ForgetCandidate
-from hippograph.fuzzing import FuzzRequest, FuzzText
-from hippograph.models import (
-    IndexedText,
-    IngestBatch,
-    IngestCounts,
-    Memory,
-    Message,
-)
-from hippograph.reflection import PendingFact, ReflectionRequest, ReflectionSummary
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from hippograph.extraction.schema import Extraction, ExtractionRequest
+    from hippograph.fuzzing import FuzzRequest, FuzzText
+    from hippograph.reflection import ReflectionRequest, ReflectionSummary
+
+
+class Usage(BaseModel):
+    """Tokens an LLM call used (zero for the offline extractor)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    def plus(self, other: Usage) -> Usage:
+        """The sum of two usages."""
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            calls=self.calls + other.calls,
+        )
 
 
 class Embedder(Protocol):
@@ -64,50 +78,3 @@ class LLM(Protocol):
     async def fuzz(self, request: FuzzRequest) -> FuzzText:
         """A memory's text at a fainter level (summary, tag), and its topic."""
         ...
-
-
-class IngestStore(Protocol):
-    """Memorize's reads and its one write (graph/ingest.py)."""
-
-    async def unprocessed(self, session_id: str, limit: int) -> list[Message]: ...
-    async def previous(self, session_id: str, seq: int) -> Message | None: ...
-    async def write(self, batch: IngestBatch) -> IngestCounts: ...
-
-
-class ReflectionStore(Protocol):
-    """Reflection's reads and its one write (graph/reflection.py)."""
-
-    async def pending_total(
-        self, user_id: str, kinds: Sequence[str], now: datetime, as_of: datetime
-    ) -> tuple[int, float]: ...
-    async def pending(
-        self, user_id: str, kinds: Sequence[str], now: datetime, as_of: datetime, limit: int
-    ) -> list[PendingFact]: ...
-    async def last_reflection_at(self, user_id: str) -> datetime | None: ...
-    async def users_with_pending(
-        self,
-        kinds: Sequence[str],
-        min_facts: int,
-        min_importance: float,
-        after: str,
-        limit: int,
-    ) -> list[str]: ...
-    async def write(
-        self, reflections: Sequence[tuple[Memory, IndexedText, Sequence[str]]]
-    ) -> tuple[int, int]: ...
-
-
-class ForgetStore(Protocol):
-    """Pages of a user's memories and the batches a forget run writes (graph/forgetting.py)."""
-
-    async def candidates(
-        self, user_id: str, with_deleted: bool, named: Sequence[str] = ()
-    ) -> list[ForgetCandidate]: ...
-    async def texts(
-        self, user_id: str, ids: Sequence[str]
-    ) -> dict[str, tuple[str, str | None]]: ...
-    async def capacity_cutoff(
-        self, user_id: str, capacity: int, named: Sequence[str] = ()
-    ) -> RankKey | None: ...
-    async def apply(self, batch: BatchWrite) -> int: ...
-    async def users(self, after: str, limit: int) -> list[str]: ...

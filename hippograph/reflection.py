@@ -18,8 +18,8 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from hippograph.extraction.keywords import keywords
-from hippograph.extraction.schema import Usage
 from hippograph.ids import IdKind, derived_id
+from hippograph.ports import Usage
 
 REFLECTION_IMPORTANCE = 0.9
 

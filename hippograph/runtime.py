@@ -12,9 +12,9 @@ from pathlib import Path
 from graph.embedded import EmbeddedArcadeDB
 from graph.store import GraphConnection, connect
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.adapters.offline_llm import OfflineExtractor, OfflineRules
 from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.clock import Clock, utc_now
-from hippograph.extraction.offline import OfflineExtractor, OfflineRules
 from hippograph.metrics import Metrics
 from hippograph.ports import LLM, Embedder
 from hippograph.services import Services

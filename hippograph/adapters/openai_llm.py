@@ -37,9 +37,9 @@ from hippograph.extraction.schema import (
     Fact,
     ProfileAttribute,
     UnitMessage,
-    Usage,
 )
 from hippograph.fuzzing import FuzzRequest, FuzzText
+from hippograph.ports import Usage
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.settings import LLMSettings
 

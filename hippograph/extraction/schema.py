@@ -6,6 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from hippograph.ports import Usage
+
 # The longest memory a fact may become (a message may be four times longer).
 FACT_LIMIT = 2000
 
@@ -59,22 +61,6 @@ class ProfileAttribute(BaseModel):
     attribute: str = Field(pattern=r"^[a-z][a-z0-9_]{0,40}$")
     value: str = Field(min_length=1, max_length=300)
     message_indices: list[int] = Field(default_factory=list)
-
-
-class Usage(BaseModel):
-    """Tokens an LLM call used (zero for the offline extractor)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls: int = 0
-
-    def plus(self, other: Usage) -> Usage:
-        """The sum of two usages."""
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            calls=self.calls + other.calls,
-        )
 
 
 class Extraction(BaseModel):

@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 from cachetools import LRUCache
 from pydantic import BaseModel, ConfigDict
@@ -28,7 +28,6 @@ from pydantic import BaseModel, ConfigDict
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.extraction.schema import Usage
 from hippograph.forget_report import ForgetReport, tally
 from hippograph.forgetting import (
     Action,
@@ -44,16 +43,34 @@ from hippograph.forgetting import (
     is_exempt,
     needs_capacity_cutoff,
 )
+from hippograph.forgetting import Candidate as ForgetCandidate
 from hippograph.fuzzing import FuzzRequest, compose, language_of
 from hippograph.ids import IdKind, derived_id, new_id, require_id, require_user_id
 from hippograph.jobs import Job, JobKind
 from hippograph.models import IndexedText, MemoryCategory, MemoryLevel
-from hippograph.ports import LLM, Embedder, ForgetStore
+from hippograph.ports import LLM, Embedder, Usage
 from hippograph.retention import Curve, LevelThresholds, RetentionParams, default_speeds
 from hippograph.services.job_runner import JobResult
 from hippograph.services.jobs import JobService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ForgettingSettings
+
+
+class ForgetStore(Protocol):
+    """Pages of a user's memories and the batches a forget run writes (graph/forgetting.py)."""
+
+    async def candidates(
+        self, user_id: str, with_deleted: bool, named: Sequence[str] = ()
+    ) -> list[ForgetCandidate]: ...
+    async def texts(
+        self, user_id: str, ids: Sequence[str]
+    ) -> dict[str, tuple[str, str | None]]: ...
+    async def capacity_cutoff(
+        self, user_id: str, capacity: int, named: Sequence[str] = ()
+    ) -> RankKey | None: ...
+    async def apply(self, batch: BatchWrite) -> int: ...
+    async def users(self, after: str, limit: int) -> list[str]: ...
+
 
 Texts = tuple[str, str | None]  # a memory's content and original_content
 _FUZZ_AT_ONCE = 8

@@ -19,10 +19,10 @@ from typing import Protocol
 
 from hippograph.clock import Clock
 from hippograph.errors import HippoError
-from hippograph.extraction.schema import Usage
 from hippograph.ids import IdKind, require_id
 from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.logs import request_id
+from hippograph.ports import Usage
 from hippograph.services.jobs import JobStore
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -28,7 +28,7 @@ from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput, Unavailable
 from hippograph.extraction.assemble import UnitContext, UnitDraft, assemble, unit_messages
-from hippograph.extraction.schema import ExtractionRequest, UnitMessage, Usage
+from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.extraction.segment import SegmentRules, segment
 from hippograph.ids import IdKind, derived_id, require_client_id, require_user_id
 from hippograph.jobs import Job, JobKind
@@ -36,16 +36,26 @@ from hippograph.models import (
     AddedMessages,
     IndexedText,
     IngestBatch,
+    IngestCounts,
     MemoryKind,
     Message,
 )
-from hippograph.ports import LLM, Embedder, IngestStore
+from hippograph.ports import LLM, Embedder, Usage
 from hippograph.services.job_runner import JobResult
 from hippograph.services.jobs import JobService
 from hippograph.services.messages import MessageInput, MessageService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import LimitSettings, MemorizeSettings
 from hippograph.turns import turn_content
+
+
+class IngestStore(Protocol):
+    """Memorize's reads and its one write (graph/ingest.py)."""
+
+    async def unprocessed(self, session_id: str, limit: int) -> list[Message]: ...
+    async def previous(self, session_id: str, seq: int) -> Message | None: ...
+    async def write(self, batch: IngestBatch) -> IngestCounts: ...
+
 
 log = logging.getLogger(__name__)
 _SOURCE_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")

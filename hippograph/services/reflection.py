@@ -13,20 +13,20 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.extraction.schema import Usage
 from hippograph.ids import IdKind, new_id, require_user_id
 from hippograph.jobs import Job, JobKind
 from hippograph.models import IndexedText, Memory, MemoryCategory, MemoryKind, MemorySource
-from hippograph.ports import LLM, Embedder, ReflectionStore
+from hippograph.ports import LLM, Embedder, Usage
 from hippograph.reflection import (
     REFLECTION_IMPORTANCE,
+    PendingFact,
     ReflectionRequest,
     ReflectionRules,
     is_due,
@@ -37,6 +37,30 @@ from hippograph.services.job_runner import JobResult
 from hippograph.services.jobs import JobService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ReflectionSettings
+
+
+class ReflectionStore(Protocol):
+    """Reflection's reads and its one write (graph/reflection.py)."""
+
+    async def pending_total(
+        self, user_id: str, kinds: Sequence[str], now: datetime, as_of: datetime
+    ) -> tuple[int, float]: ...
+    async def pending(
+        self, user_id: str, kinds: Sequence[str], now: datetime, as_of: datetime, limit: int
+    ) -> list[PendingFact]: ...
+    async def last_reflection_at(self, user_id: str) -> datetime | None: ...
+    async def users_with_pending(
+        self,
+        kinds: Sequence[str],
+        min_facts: int,
+        min_importance: float,
+        after: str,
+        limit: int,
+    ) -> list[str]: ...
+    async def write(
+        self, reflections: Sequence[tuple[Memory, IndexedText, Sequence[str]]]
+    ) -> tuple[int, int]: ...
+
 
 _SUMMARIES_AT_ONCE = 4
 

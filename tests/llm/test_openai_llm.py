@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from hippograph.adapters.openai_llm import LLMError, OpenAICompatibleLLM
-from hippograph.extraction.schema import ExtractionRequest, UnitMessage, Usage
+from hippograph.extraction.schema import ExtractionRequest, UnitMessage
+from hippograph.ports import Usage
 from hippograph.settings import LLMSettings
 from tests.llm.stub_server import Reply, StubLLMServer, completion, error
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from hippograph.adapters.offline_llm import OfflineExtractor
 from hippograph.extraction.importance import features, importance
 from hippograph.extraction.keywords import keywords
-from hippograph.extraction.offline import OfflineExtractor
 from hippograph.extraction.relative_time import resolve_relative_times
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.extraction.segment import SegmentRules, segment
