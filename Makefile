@@ -1,5 +1,6 @@
 # The README's two commands:  make run  |  make test
 # Everything they need is installed here, from pinned files, on a fresh machine.
+# Between them, the inner loop:  make check  (under two minutes; see README.md).
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -15,7 +16,7 @@ VENDOR := hippograph/server/static/vendor/graphiql.min.js
 GRAPHS ?= arcadedb neo4j-5.26 neo4j-2026
 NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))
 
-.PHONY: run test install install-dev assets test-deps neo4j lint bench clean
+.PHONY: run test check install install-dev assets test-deps neo4j lint bench clean
 
 ## Install and start the service on the embedded graph (GraphiQL at http://127.0.0.1:8000/graphql)
 run: install assets
@@ -27,6 +28,11 @@ test: install-dev assets test-deps neo4j lint
 		echo "=== pytest --graph $$graph"; \
 		$(BIN)/pytest --graph $$graph || exit 1; \
 	done
+
+## The inner loop: lint, type checks and the tests not marked slow, on the embedded graph.
+# It installs no system packages: the slow tests (Redis, Chromium, child processes) wait for make test.
+check: lint
+	$(BIN)/pytest -m "not slow"
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -9,6 +9,8 @@ import pytest
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 
+pytestmark = pytest.mark.slow  # a model of its own, loaded and poisoned (15 s here)
+
 
 def _close(a: list[float], b: list[float]) -> bool:
     return math.fsum(x * y for x, y in zip(a, b, strict=True)) > 0.9999

@@ -52,6 +52,7 @@ def _are_unit_float32_rows(rows: list[list[float]]) -> bool:
     )
 
 
+@pytest.mark.slow  # loads every runtime (31 s here)
 async def test_every_runtime_and_precision_agrees_with_torch_float32() -> None:
     reference = await _vectors(EmbeddingSettings(runtime="torch", precision="float32"))
     assert reference[:2] == ("torch", "float32")
@@ -86,6 +87,7 @@ async def test_auto_runs_onnx_in_float32_on_the_cpu() -> None:
     assert _are_unit_float32_rows(rows)
 
 
+@pytest.mark.slow  # exports the model twice (22 s here)
 async def test_the_export_is_made_once_and_remade_when_damaged(tmp_path: Path) -> None:
     settings = EmbeddingSettings(cache_dir=tmp_path)
     model_dir = Path(resolve_model_path(settings.model))
@@ -121,6 +123,7 @@ def test_a_model_pooled_some_other_way_is_refused_with_the_setting_to_change(
     assert pooling_mode(packaged) == "mean"
 
 
+@pytest.mark.slow  # an export child process (7 s here)
 async def test_a_model_that_cannot_be_exported_fails_the_start_with_the_reason(
     tmp_path: Path,
 ) -> None:

@@ -136,6 +136,7 @@ def moves(report: dict[str, Any]) -> dict[tuple[str, str], int]:
     return {(m["fromLevel"], m["toLevel"]): m["count"] for m in report["counts"]["levelMoves"]}
 
 
+@pytest.mark.slow  # one forgetting run per seed age (23 s here)
 def test_seed_002_ages_land_on_the_seed_weights_and_levels(sim: Api, clock: SimClock) -> None:
     """1,000 memories at the seed's ages; day 3000 is a trace (the formula governs)."""
     sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})

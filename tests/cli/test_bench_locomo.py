@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hippograph.benchmark.locomo import question_counts
 from hippograph.importers.locomo import parse_sample
 from tests.cli.conftest import locomo_sample
@@ -55,6 +57,7 @@ def test_evidence_that_names_no_turn_is_counted_not_scored() -> None:
     }
 
 
+@pytest.mark.slow  # the bench as a child process (19 s here)
 def test_the_bench_reports_counts_and_writes_every_question(tmp_path: Path) -> None:
     # As a user runs it: its own process, its own fresh embedded store.
     data = tmp_path / "tiny.json"

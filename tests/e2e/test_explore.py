@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from starlette.testclient import TestClient
 
 from hippograph.ids import IdKind, new_id
@@ -66,6 +67,7 @@ def test_the_explore_page_references_nothing_outside_the_app(tmp_path: Path) -> 
     }
 
 
+@pytest.mark.slow  # headless Chromium
 def test_explore_draws_every_node_of_the_provenance_in_chromium(live_server: str) -> None:
     with httpx.Client(base_url=live_server, timeout=60) as http:
         api = LiveApi(http, ADMIN_KEY)

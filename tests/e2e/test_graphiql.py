@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import urllib.parse
 
+import pytest
+
 from tests.api.conftest import ADMIN_KEY
 from tests.e2e.browser import run_check
+
+pytestmark = pytest.mark.slow  # headless Chromium against a live server
 
 
 def test_graphiql_runs_a_query_with_no_internet(live_server: str) -> None:

@@ -19,6 +19,8 @@ import pytest
 from graph.embedded import free_port
 from tests.graphs import TestDatabase
 
+pytestmark = pytest.mark.slow  # `hippograph serve` as a child process, restarted and signalled
+
 ROOT = Path(__file__).resolve().parents[2]
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
 

@@ -34,6 +34,8 @@ from tests.graphs import GraphBackend
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import JOB, MEMORIZE
 
+pytestmark = pytest.mark.slow  # Redis, the API and workers as child processes
+
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
@@ -344,7 +346,6 @@ def _services_agree_with_compose(topology: Topology) -> None:
     assert api_env["HIPPOGRAPH_JOBS__MODE"] == topology.env["HIPPOGRAPH_JOBS__MODE"] == "arq"
 
 
-@pytest.mark.slow
 @pytest.mark.only_on("neo4j-5.26", "docker-compose.yml deploys Neo4j 5.26 LTS")
 def test_the_compose_topology_serves_survives_a_killed_worker_and_a_neo4j_restart(
     topology: Topology, client: Client

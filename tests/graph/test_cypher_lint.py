@@ -42,6 +42,8 @@ PROPERTY_KEYS = sorted(
     | {"memory", "props", "unit", "source"}
 )
 
+pytestmark = pytest.mark.slow  # Neo4j's parser in a Node child process (45 s here)
+
 
 def _lint(queries: dict[str, str]) -> dict[str, list[dict[str, object]]]:
     if shutil.which("node") is None or not (ROOT / "web" / "node_modules").exists():

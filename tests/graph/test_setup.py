@@ -135,6 +135,7 @@ async def test_reindex_refuses_a_graph_never_set_up(
         await connection.close()
 
 
+@pytest.mark.slow  # waits for every index to come online, twice (20 s here)
 async def test_setup_and_reindex_return_once_every_index_is_online(store: GraphStore) -> None:
     # Neo4j builds a new index in the background; a query on it meanwhile
     # waits for the whole build (16 s for 30k vectors here). Setup and

@@ -27,6 +27,8 @@ from tests.jobs.support import (
     run_burst_worker,
 )
 
+pytestmark = pytest.mark.slow  # a redis-server of its own
+
 
 async def _session(runtime: Runtime) -> str:
     await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 import time
 
+import pytest
 from arq import create_pool
 from redis.asyncio import Redis
 
@@ -13,6 +14,8 @@ from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import Settings
 from jobs.arq_queue import dump_payload, load_payload, redis_settings
 from tests.jobs.support import JOB, MEMORIZE, graphql, memorize_input, run_burst_worker
+
+pytestmark = pytest.mark.slow  # a redis-server of its own
 
 
 async def test_malformed_payloads_fail_visibly_and_the_queue_goes_on(

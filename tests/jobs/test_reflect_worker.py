@@ -47,6 +47,8 @@ from tests.jobs.support import (
     worker_env,
 )
 
+pytestmark = pytest.mark.slow  # a redis-server and worker processes of its own
+
 # jobs.timeout_s is a job's lease in the graph and arq's job timeout. In this
 # process (the in-process tests):
 LEASE_S = 3.0
@@ -94,7 +96,6 @@ async def _finished(runtime: Runtime, *job_ids: str) -> bool:
     return all(job.status in {JobStatus.SUCCEEDED, JobStatus.FAILED} for job in jobs)
 
 
-@pytest.mark.slow
 async def test_a_worker_killed_mid_write_leaves_nothing_and_the_retry_reflects_once(
     runtime: Runtime,
     settings: Settings,
@@ -160,7 +161,6 @@ async def test_a_worker_killed_mid_write_leaves_nothing_and_the_retry_reflects_o
     assert await queued_in_redis(settings) == 0
 
 
-@pytest.mark.slow
 async def test_two_workers_at_once_make_each_reflection_once(
     runtime: Runtime,
     settings: Settings,
@@ -228,7 +228,6 @@ async def test_two_workers_at_once_make_each_reflection_once(
         assert "Traceback" not in worker.output(), worker.output()
 
 
-@pytest.mark.slow
 async def test_the_same_job_twice_creates_nothing_new(runtime: Runtime, settings: Settings) -> None:
     services = runtime.services
     await services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
@@ -255,7 +254,6 @@ async def test_the_same_job_twice_creates_nothing_new(runtime: Runtime, settings
     assert await reflection_state(runtime, "ann", facts) == state
 
 
-@pytest.mark.slow
 async def test_a_job_retried_after_its_write_committed_creates_nothing_new(
     runtime: Runtime, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -291,7 +289,6 @@ async def test_a_job_retried_after_its_write_committed_creates_nothing_new(
     assert after.reflections == len(expected), retried.counts  # fails: reflections of reflections
 
 
-@pytest.mark.slow
 async def test_a_job_that_times_out_is_not_left_running(
     runtime: Runtime, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -312,7 +309,6 @@ async def test_a_job_that_times_out_is_not_left_running(
     assert status is not JobStatus.RUNNING  # fails: nobody will ever finish it
 
 
-@pytest.mark.slow
 async def test_a_job_cancelled_by_a_worker_shutdown_runs_again(
     runtime: Runtime, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
