@@ -63,7 +63,8 @@ def build_services(
         clock,
         settings.memorize,
         limits,
-        after_facts=reflection.submit if settings.memorize.reflect_after_write else None,
+        # after facts are written: queue a reflect run for their user
+        reflection.submit if settings.memorize.reflect_after_write else None,
     )
     forgetting = ForgetService(
         store.forgetting, store.users, users, embedder, llm, jobs, clock, settings.forgetting

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hippograph import text
 from hippograph.auth import Principal
@@ -32,22 +33,15 @@ def turn_memory_id(message_id: str) -> str:
     return derived_id(IdKind.MEMORY, "turn", message_id)
 
 
+@dataclass(eq=False)
 class TurnMemoryService:
     """One memory per message of a session, derived from it."""
 
-    def __init__(
-        self,
-        messages: MessageStore,
-        memories: MemoryStore,
-        users: UserService,
-        embedder: Embedder,
-        clock: Clock,
-    ) -> None:
-        self._messages = messages
-        self._memories = memories
-        self._users = users
-        self._embedder = embedder
-        self._clock = clock
+    _messages: MessageStore
+    _memories: MemoryStore
+    _users: UserService
+    _embedder: Embedder
+    _clock: Clock
 
     async def build(self, principal: Principal, session_id: str) -> int:
         """Create the turn memories a session lacks; returns how many were created."""

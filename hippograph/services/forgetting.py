@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
@@ -150,30 +150,24 @@ class ForgetJob(BaseModel):
         )
 
 
+@dataclass(eq=False)
 class ForgetService:
     """Forgetting for principals (run or queue a pass) and for the job runner."""
 
-    def __init__(
-        self,
-        store: ForgetStore,
-        user_store: UserStore,
-        users: UserService,
-        embedder: Embedder,
-        llm: LLM,
-        jobs: JobService,
-        clock: Clock,
-        settings: ForgettingSettings,
-    ) -> None:
-        self._store = store
-        self._user_store = user_store
-        self._users = users
-        self._embedder = embedder
-        self._llm = llm
-        self._jobs = jobs
-        self._clock = clock
-        self._settings = settings
-        self._rules = rules_from(settings)
-        self._indexed: LRUCache[str, IndexedText] = LRUCache(_INDEX_CACHE)
+    _store: ForgetStore
+    _user_store: UserStore
+    _users: UserService
+    _embedder: Embedder
+    _llm: LLM
+    _jobs: JobService
+    _clock: Clock
+    _settings: ForgettingSettings
+    _rules: ForgetRules = field(init=False)
+    _indexed: LRUCache[str, IndexedText] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._rules = rules_from(self._settings)
+        self._indexed = LRUCache(_INDEX_CACHE)
 
     async def forget(
         self, principal: Principal, request: ForgetRequest, dry_run: bool, run_async: bool

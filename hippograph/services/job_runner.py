@@ -45,22 +45,15 @@ class JobObserver(Protocol):
     def job_finished(self, kind: JobKind, status: JobStatus, seconds: float) -> None: ...
 
 
+@dataclass(eq=False)
 class JobRunner:
     """Runs jobs by id under the graph lease, with one handler for every kind."""
 
-    def __init__(
-        self,
-        store: JobStore,
-        handle: Handler,
-        clock: Clock,
-        lease: timedelta,
-        observer: JobObserver | None = None,
-    ) -> None:
-        self._store = store
-        self._handle = handle
-        self._clock = clock
-        self._lease = lease
-        self._observer = observer
+    _store: JobStore
+    _handle: Handler
+    _clock: Clock
+    _lease: timedelta
+    _observer: JobObserver | None = None
 
     async def run(self, job_id: str) -> Job | None:
         """Do a job's work and record the outcome; None if it is not this call's to run.

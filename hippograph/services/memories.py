@@ -150,26 +150,17 @@ def _position(session_id: str | None, messages: Sequence[Message]) -> tuple[str 
     return session_id, (min(seqs) if seqs else None)
 
 
+@dataclass(eq=False)
 class MemoryService:
     """Memory use cases for a principal."""
 
-    def __init__(
-        self,
-        memories: MemoryStore,
-        messages: MessageStore,
-        memunits: MemUnitStore,
-        users: UserService,
-        embedder: Embedder,
-        clock: Clock,
-        limits: LimitSettings,
-    ) -> None:
-        self._memories = memories
-        self._messages = messages
-        self._memunits = memunits
-        self._users = users
-        self._embedder = embedder
-        self._clock = clock
-        self._limits = limits
+    _memories: MemoryStore
+    _messages: MessageStore
+    _memunits: MemUnitStore
+    _users: UserService
+    _embedder: Embedder
+    _clock: Clock
+    _limits: LimitSettings
 
     async def index(self, content: str) -> IndexedText:
         """The vector and search tokens of ``content``."""

@@ -143,39 +143,29 @@ def _language(messages: Sequence[Message]) -> str:
     return "zh" if len(_CJK.findall(sample)) > 0.2 * max(1, len(sample)) else "en"
 
 
+@dataclass(eq=False)
 class MemorizeService:
     """The memorize use case and its job."""
 
-    def __init__(
-        self,
-        messages: MessageService,
-        users: UserService,
-        user_store: UserStore,
-        ingest: IngestStore,
-        embedder: Embedder,
-        llm: LLM,
-        jobs: JobService,
-        clock: Clock,
-        settings: MemorizeSettings,
-        limits: LimitSettings,
-        after_facts: Callable[[str], Awaitable[object]] | None = None,
-    ) -> None:
-        self._messages = messages
-        self._users = users
-        self._user_store = user_store
-        self._ingest = ingest
-        self._embedder = embedder
-        self._llm = llm
-        self._jobs = jobs
-        self._clock = clock
-        self._settings = settings
-        self._limits = limits
-        self._after_facts = after_facts
+    _messages: MessageService
+    _users: UserService
+    _user_store: UserStore
+    _ingest: IngestStore
+    _embedder: Embedder
+    _llm: LLM
+    _jobs: JobService
+    _clock: Clock
+    _settings: MemorizeSettings
+    _limits: LimitSettings
+    _after_facts: Callable[[str], Awaitable[object]] | None = None
+    _rules: SegmentRules = field(init=False)
+
+    def __post_init__(self) -> None:
         self._rules = SegmentRules(
-            max_gap=timedelta(minutes=settings.max_gap_minutes),
-            shift_threshold=settings.topic_shift,
-            min_size=settings.min_unit,
-            max_size=max(settings.min_unit, settings.max_unit),
+            max_gap=timedelta(minutes=self._settings.max_gap_minutes),
+            shift_threshold=self._settings.topic_shift,
+            min_size=self._settings.min_unit,
+            max_size=max(self._settings.min_unit, self._settings.max_unit),
         )
 
     async def memorize(self, principal: Principal, request: MemorizeRequest) -> MemorizeOutcome:

@@ -77,24 +77,16 @@ class MemoryOpOutcome:
     superseded_id: str | None = None
 
 
+@dataclass(eq=False)
 class MemoryOpsService:
     """Validates, plans and applies batches of memory operations."""
 
-    def __init__(
-        self,
-        memories: MemoryStore,
-        ops: MemoryOpsStore,
-        users: UserService,
-        embedder: Embedder,
-        clock: Clock,
-        limits: LimitSettings,
-    ) -> None:
-        self._memories = memories
-        self._ops = ops
-        self._users = users
-        self._embedder = embedder
-        self._clock = clock
-        self._limits = limits
+    _memories: MemoryStore
+    _ops: MemoryOpsStore
+    _users: UserService
+    _embedder: Embedder
+    _clock: Clock
+    _limits: LimitSettings
 
     async def apply(
         self, principal: Principal, user_id: str, ops: Sequence[MemoryOp]

@@ -85,34 +85,27 @@ class ReflectJob(BaseModel):
     force: bool = False
 
 
+@dataclass(eq=False)
 class ReflectionService:
     """Reflection for principals (request a run) and for the job runner (do it)."""
 
-    def __init__(
-        self,
-        store: ReflectionStore,
-        user_store: UserStore,
-        users: UserService,
-        embedder: Embedder,
-        llm: LLM,
-        jobs: JobService,
-        clock: Clock,
-        settings: ReflectionSettings,
-    ) -> None:
-        self._store = store
-        self._user_store = user_store
-        self._users = users
-        self._embedder = embedder
-        self._llm = llm
-        self._jobs = jobs
-        self._clock = clock
-        self._settings = settings
+    _store: ReflectionStore
+    _user_store: UserStore
+    _users: UserService
+    _embedder: Embedder
+    _llm: LLM
+    _jobs: JobService
+    _clock: Clock
+    _settings: ReflectionSettings
+    _rules: ReflectionRules = field(init=False)
+
+    def __post_init__(self) -> None:
         self._rules = ReflectionRules(
-            min_importance_sum=settings.min_importance_sum,
-            min_facts=settings.min_facts,
-            cooldown=timedelta(minutes=settings.cooldown_minutes),
-            cluster_threshold=settings.cluster_threshold,
-            max_facts_per_reflection=settings.max_facts_per_reflection,
+            min_importance_sum=self._settings.min_importance_sum,
+            min_facts=self._settings.min_facts,
+            cooldown=timedelta(minutes=self._settings.cooldown_minutes),
+            cluster_threshold=self._settings.cluster_threshold,
+            max_facts_per_reflection=self._settings.max_facts_per_reflection,
         )
 
     async def request(self, principal: Principal, user_id: str, force: bool) -> Job:

@@ -97,37 +97,34 @@ class SearchResult:
     touched: bool
 
 
+@dataclass(eq=False)
 class SearchService:
     """Searches a user's memories or MemUnits."""
 
-    def __init__(
-        self,
-        store: SearchStore,
-        memories: MemoryStore,
-        memunits: MemUnitStore,
-        users: UserService,
-        embedder: Embedder,
-        clock: Clock,
-        settings: SearchSettings,
-        limits: LimitSettings,
-    ) -> None:
-        self._store = store
-        self._memory_store = memories
-        self._memunit_store = memunits
-        self._users = users
-        self._embedder = embedder
-        self._clock = clock
-        self._limits = limits
-        self._settings = settings
-        self._memory_counts = CachedCounts(memories.count, settings.count_cache_ttl_s)
-        self._unit_counts = CachedCounts(store.count_units, settings.count_cache_ttl_s)
-        common = CommonTerms(
-            store.sample_search_text,
-            share=settings.common_term_share,
-            sample_size=settings.term_sample_size,
-            ttl_s=settings.term_sample_ttl_s,
+    _store: SearchStore
+    _memory_store: MemoryStore
+    _memunit_store: MemUnitStore
+    _users: UserService
+    _embedder: Embedder
+    _clock: Clock
+    _settings: SearchSettings
+    _limits: LimitSettings
+    _memory_counts: CachedCounts = field(init=False)
+    _unit_counts: CachedCounts = field(init=False)
+    _fetcher: CandidateFetcher = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._memory_counts = CachedCounts(
+            self._memory_store.count, self._settings.count_cache_ttl_s
         )
-        self._fetcher = CandidateFetcher(store, common)
+        self._unit_counts = CachedCounts(self._store.count_units, self._settings.count_cache_ttl_s)
+        common = CommonTerms(
+            self._store.sample_search_text,
+            share=self._settings.common_term_share,
+            sample_size=self._settings.term_sample_size,
+            ttl_s=self._settings.term_sample_ttl_s,
+        )
+        self._fetcher = CandidateFetcher(self._store, common)
 
     def _check(self, request: SearchRequest) -> str:
         require_count(request.top_k, "topK", 1, self._limits.max_top_k)
