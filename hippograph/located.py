@@ -22,6 +22,7 @@ M = TypeVar("M", bound=BaseModel)
 
 # pydantic marks a dict key that failed (rather than its value) with this step.
 _KEY_STEP = "[key]"
+_SHOWN = 3
 
 
 def field_path(loc: tuple[int | str, ...]) -> str:
@@ -39,24 +40,30 @@ def _reason(error: ErrorDetails) -> str:
     # A validator's own ValueError carries our wording; pydantic prefixes it
     # with "Value error, ", which says nothing to someone fixing a file.
     cause = error.get("ctx", {}).get("error")
-    return str(cause) if error["type"] == "value_error" and cause is not None else error["msg"]
+    if error["type"] == "value_error" and cause is not None:
+        return str(cause)
+    # pydantic names the model class here; the file's author knows JSON objects.
+    if error["type"] in {"model_type", "dict_type"}:
+        return "Input should be a JSON object"
+    return error["msg"]
 
 
 def located(error: ValidationError, where: str) -> InvalidInput:
-    """The first problem of ``error`` as ``<where>: <field path>: <reason>``.
+    """``error`` as ``<where>: <field path>: <reason>``, problems joined by "; ".
 
-    ``where`` names the file and line ("f.jsonl line 2"). Only the first
-    problem is spelled out (a bad vector could list hundreds); the rest are
-    counted so a reader knows to look again.
+    ``where`` names the file and line ("f.jsonl line 2"). A few problems are
+    spelled out (a missing key beside a misspelt one tells the whole story);
+    beyond that they are counted (a bad vector could list hundreds).
     """
     problems = error.errors(include_url=False)
-    first = problems[0]
-    path = field_path(first["loc"])
-    message = f"{where}: {path}: {_reason(first)}" if path else f"{where}: {_reason(first)}"
-    if len(problems) > 1:
-        more = len(problems) - 1
-        message += f" (and {more} more problem{'s' if more > 1 else ''} on this line)"
-    return InvalidInput(message, path or None)
+    shown = "; ".join(
+        f"{path}: {_reason(problem)}" if (path := field_path(problem["loc"])) else _reason(problem)
+        for problem in problems[:_SHOWN]
+    )
+    more = len(problems) - _SHOWN
+    if more > 0:
+        shown += f" (and {more} more problem{'s' if more > 1 else ''} on this line)"
+    return InvalidInput(f"{where}: {shown}", field_path(problems[0]["loc"]) or None)
 
 
 def json_object(line: str, where: str) -> dict[str, Any]:
