@@ -20,16 +20,17 @@ without re-embedding anything. It is UTF-8 text, one JSON object per line:
       "to": "mu_...", "to_label": "MemUnit", "props": {}}
 
 Property values are JSON strings, numbers, booleans and lists of them; a
-datetime is ``{"$datetime": "<ISO 8601 in UTC>"}`` (graph properties cannot
-hold maps, so the tag cannot clash with data). Every property is carried as
+datetime is ``{"$datetime": "<ISO 8601 in UTC>"}`` (see hippograph.dump_values).
+Every property is carried as
 stored, vectors (``embedding``, float32 values) and search tokens
 (``search_text``, ``user_key``) included, so the imported nodes are indexed as
 they are written. ``Meta`` is not dumped: the schema setup that runs before an
 import makes it from the header's ``embedding``.
 
-An import reads the file twice. The first pass checks every line (labels,
-edge types and their ends, counts against the header) and nothing is written
-if one is wrong; the second writes in batches, merging on id, so importing a
+An import reads the file twice. The first pass checks every line (its shape,
+declared by :class:`HeaderShape`, :class:`NodeShape` and :class:`EdgeShape`;
+each edge's ends among the nodes; counts against the header) and nothing is
+written if one is wrong; the second writes in batches, merging on id, so importing a
 file twice creates nothing new. See docs/dump.md.
 """
 
@@ -40,9 +41,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Self
 
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+from hippograph.dump_values import PropertyValue, Time, encode_value
 from hippograph.errors import HippoError, InvalidInput
+from hippograph.located import json_object, validate_line
 from hippograph.models import EdgeType
 
 FORMAT = "hippograph-dump"
@@ -68,10 +73,7 @@ EDGE_KINDS: tuple[EdgeKind, ...] = (
 # The labels whose outgoing edges an export reads, in dump order.
 EDGE_START_LABELS: tuple[str, ...] = tuple(dict.fromkeys(kind[1] for kind in EDGE_KINDS))
 
-_HEADER_KEYS = {"format", "version", "exported_at", "embedding", "counts"}
-_NODE_KEYS = {"node", "props"}
-_EDGE_KEYS = {"edge", "from", "from_label", "to", "to_label", "props"}
-_DATETIME = "$datetime"
+_KINDS: dict[tuple[str, str, str], EdgeKind] = {(k[0].value, k[1], k[2]): k for k in EDGE_KINDS}
 
 
 class ExportError(HippoError):
@@ -129,42 +131,7 @@ class EdgeRecord:
     props: dict[str, Any]
 
 
-# --- values ---------------------------------------------------------------------------
-
-
-def encode_value(value: Any) -> Any:
-    """A property value as JSON data; datetimes are tagged (they must be aware)."""
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise TypeError("a naive datetime cannot be dumped")
-        return {_DATETIME: value.astimezone(UTC).isoformat()}
-    if isinstance(value, list | tuple):
-        return [encode_value(v) for v in value]
-    if value is None or isinstance(value, str | bool | int | float):
-        return value
-    raise TypeError(f"a {type(value).__name__} cannot be dumped")
-
-
-def decode_value(raw: Any, where: str, *, in_list: bool = False) -> Any:
-    """The property value that ``raw`` (JSON data) stands for; ``where`` names it in errors."""
-    if isinstance(raw, dict):
-        text = raw.get(_DATETIME)
-        if set(raw) != {_DATETIME} or not isinstance(text, str):
-            raise InvalidInput(f"{where}: an object value must be {{{_DATETIME!r}: <ISO time>}}")
-        try:
-            value = datetime.fromisoformat(text)
-        except ValueError:
-            raise InvalidInput(f"{where}: {text!r} is not an ISO 8601 time") from None
-        if value.tzinfo is None:
-            raise InvalidInput(f"{where}: {text!r} has no time zone offset")
-        return value.astimezone(UTC)
-    if isinstance(raw, list):
-        if in_list:
-            raise InvalidInput(f"{where}: lists of lists cannot be graph properties")
-        return [decode_value(v, where, in_list=True) for v in raw]
-    if raw is None and in_list:
-        raise InvalidInput(f"{where}: a list property cannot hold null")
-    return raw
+# --- writing ----------------------------------------------------------------------------
 
 
 def _encode_props(props: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -216,6 +183,106 @@ def edge_line(edge: EdgeRecord) -> str:
     )
 
 
+# --- the shapes of the lines ------------------------------------------------------------
+
+
+def _known_label(value: str) -> str:
+    if value not in NODE_LABELS:
+        raise ValueError(f"unknown label {value!r}; a dump holds {list(NODE_LABELS)}")
+    return value
+
+
+def _known_edge_type(value: str) -> str:
+    if value not in EdgeType.__members__:
+        raise ValueError(f"unknown edge type {value!r}; known: {list(EdgeType.__members__)}")
+    return value
+
+
+_Label = Annotated[str, AfterValidator(_known_label)]
+_EdgeTypeName = Annotated[str, AfterValidator(_known_edge_type)]
+_Count = Annotated[int, Field(ge=0)]
+
+
+class _Line(BaseModel):
+    # Strict: a dump is written by code, so "1" for 1 or true for 1 is damage, not style.
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _EmbeddingShape(_Line):
+    model: str
+    dimensions: int = Field(ge=1)
+
+
+class _CountsShape(_Line):
+    # A label or edge type left out counts 0.
+    nodes: dict[_Label, _Count]
+    edges: dict[_EdgeTypeName, _Count]
+
+
+class HeaderShape(_Line):
+    """The header line's shape (its format and version are checked before it)."""
+
+    format: str
+    version: int
+    exported_at: Time
+    embedding: _EmbeddingShape
+    counts: _CountsShape
+
+
+class _RecordShape(_Line):
+    props: dict[str, PropertyValue]
+
+    @model_validator(mode="after")
+    def _vector_fits(self, info: ValidationInfo) -> Self:
+        # The vector indexes take vectors of the header's size only; its
+        # dimensions come in the validation context.
+        dimensions: int = (info.context or {})["dimensions"]
+        vector = self.props.get("embedding")
+        if vector is not None and not (
+            isinstance(vector, list)
+            and len(vector) == dimensions
+            and all(isinstance(x, int | float) and not isinstance(x, bool) for x in vector)
+        ):
+            raise ValueError(f"props.embedding must be {dimensions} numbers")
+        return self
+
+
+class NodeShape(_RecordShape):
+    """A node line's shape: a known label and properties with a string ``id``."""
+
+    node: _Label
+
+    @model_validator(mode="after")
+    def _has_id(self) -> Self:
+        node_id = self.props.get("id")
+        if not isinstance(node_id, str) or not node_id:
+            raise ValueError("props.id must be a non-empty string")
+        return self
+
+
+class EdgeShape(_RecordShape):
+    """An edge line's shape: a kind of :data:`EDGE_KINDS` and the ids of its ends."""
+
+    edge: _EdgeTypeName
+    from_id: str = Field(alias="from")
+    from_label: _Label
+    to_id: str = Field(alias="to")
+    to_label: _Label
+
+    @model_validator(mode="after")
+    def _known_kind(self) -> Self:
+        if (self.edge, self.from_label, self.to_label) not in _KINDS:
+            raise ValueError(
+                f"no {self.edge} edge goes from a {self.from_label} to a {self.to_label}"
+            )
+        return self
+
+    @property
+    def kind(self) -> EdgeKind:
+        """The edge's type with the labels of its ends."""
+        return _KINDS[(self.edge, self.from_label, self.to_label)]
+
+
 # --- reading and checking a file --------------------------------------------------------
 
 
@@ -230,104 +297,37 @@ def looks_like_dump(path: Path) -> bool:
     return isinstance(head, dict) and head.get("format") == FORMAT
 
 
-def _object(line: str, where: str) -> dict[str, Any]:
-    try:
-        raw = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: expected a JSON object, got {type(raw).__name__}")
-    return raw
-
-
-def _keys(raw: Mapping[str, Any], expected: set[str], where: str) -> None:
-    if set(raw) != expected:
-        raise InvalidInput(f"{where}: expected the keys {sorted(expected)}, got {sorted(raw)}")
-
-
-def _counts(raw: Any, where: str) -> DumpCounts:
-    counts = DumpCounts()
-    if not isinstance(raw, dict) or set(raw) != {"nodes", "edges"}:
-        raise InvalidInput(f"{where}: counts must be {{'nodes': {{...}}, 'edges': {{...}}}}")
-    for part, known in (("nodes", counts.nodes), ("edges", counts.edges)):
-        given = raw[part]
-        if not isinstance(given, dict):
-            raise InvalidInput(f"{where}: counts.{part} must be an object")
-        for name, n in given.items():
-            if name not in known:
-                raise InvalidInput(f"{where}: counts.{part} names {name!r}; known: {list(known)}")
-            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise InvalidInput(f"{where}: counts.{part}.{name} must be a count")
-            known[name] = n
-    return counts
-
-
 def parse_header(line: str, where: str) -> DumpHeader:
     """The header line, checked: this format, a version this code reads, every field."""
-    raw = _object(line, where)
+    raw = json_object(line, where)
     if raw.get("format") != FORMAT:
         raise InvalidInput(f"{where}: not a HippoGraph dump (no {FORMAT!r} header)")
-    if raw.get("version") != VERSION:
+    # Before the shape: another version may differ in any other key. (True == 1.)
+    version = raw.get("version")
+    if version != VERSION or isinstance(version, bool):
         raise InvalidInput(
-            f"{where}: dump version {raw.get('version')!r} is not supported "
+            f"{where}: dump version {version!r} is not supported "
             f"(this HippoGraph reads version {VERSION})"
         )
-    _keys(raw, _HEADER_KEYS, where)
-    exported_at = decode_value({_DATETIME: raw["exported_at"]}, f"{where}: exported_at")
-    embedding = raw["embedding"]
-    if (
-        not isinstance(embedding, dict)
-        or not isinstance(embedding.get("model"), str)
-        or not isinstance(embedding.get("dimensions"), int)
-        or embedding["dimensions"] < 1
-    ):
-        raise InvalidInput(f"{where}: embedding must be {{'model': str, 'dimensions': int}}")
-    info = EmbeddingInfo(embedding["model"], embedding["dimensions"])
-    return DumpHeader(exported_at, info, _counts(raw["counts"], where))
-
-
-def _label(raw: Any, where: str) -> str:
-    if raw not in NODE_LABELS:
-        raise InvalidInput(f"{where}: unknown label {raw!r}; a dump holds {list(NODE_LABELS)}")
-    return str(raw)
-
-
-def _props(raw: Any, where: str, dimensions: int) -> dict[str, Any]:
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where}: props must be an object")
-    props = {key: decode_value(value, f"{where}: props.{key}") for key, value in raw.items()}
-    vector = props.get("embedding")
-    if vector is not None and (
-        len(vector) != dimensions
-        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in vector)
-    ):
-        raise InvalidInput(f"{where}: props.embedding must be {dimensions} numbers")
-    return props
+    header = validate_line(HeaderShape, raw, where)
+    counts = DumpCounts()
+    counts.nodes.update(header.counts.nodes)
+    counts.edges.update(header.counts.edges)
+    embedding = EmbeddingInfo(header.embedding.model, header.embedding.dimensions)
+    return DumpHeader(header.exported_at, embedding, counts)
 
 
 def parse_record(line: str, where: str, dimensions: int) -> NodeRecord | EdgeRecord:
     """A node or edge line, checked on its own (its ends are checked by :func:`check_dump`)."""
-    raw = _object(line, where)
+    raw = json_object(line, where)
+    context = {"dimensions": dimensions}
     if "node" in raw:
-        _keys(raw, _NODE_KEYS, where)
-        node = NodeRecord(_label(raw["node"], where), _props(raw["props"], where, dimensions))
-        node_id = node.props.get("id")
-        if not isinstance(node_id, str) or not node_id:
-            raise InvalidInput(f"{where}: props.id must be a non-empty string")
-        return node
+        node = validate_line(NodeShape, raw, where, context)
+        return NodeRecord(node.node, node.props)
     if "edge" not in raw:
         raise InvalidInput(f"{where}: a line after the header is a node or an edge")
-    _keys(raw, _EDGE_KEYS, where)
-    kinds = {(t.value, start, end): (t, start, end) for t, start, end in EDGE_KINDS}
-    key = (raw["edge"], _label(raw["from_label"], where), _label(raw["to_label"], where))
-    if key not in kinds:
-        if raw["edge"] not in {t.value for t in EdgeType}:
-            known = [t.value for t in EdgeType]
-            raise InvalidInput(f"{where}: unknown edge type {raw['edge']!r}; known: {known}")
-        raise InvalidInput(f"{where}: no {key[0]} edge goes from a {key[1]} to a {key[2]}")
-    if not isinstance(raw["from"], str) or not isinstance(raw["to"], str):
-        raise InvalidInput(f"{where}: from and to must be node ids")
-    return EdgeRecord(kinds[key], raw["from"], raw["to"], _props(raw["props"], where, dimensions))
+    edge = validate_line(EdgeShape, raw, where, context)
+    return EdgeRecord(edge.kind, edge.from_id, edge.to_id, edge.props)
 
 
 @dataclass(frozen=True, slots=True)

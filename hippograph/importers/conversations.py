@@ -8,7 +8,8 @@ A JSONL file holds one conversation per line::
                    "role": "user", "client_id": "m1"}]}
 
 ``user_name``, ``session_title``, ``conversation_id`` and each message's
-``ts``, ``role`` and ``client_id`` are optional. Each line becomes one session
+``ts``, ``role`` and ``client_id`` are optional (null or "" when absent); the
+line's shape is declared in hippograph.importers.jsonl_lines. Each line becomes one session
 of its user; a LoCoMo sample becomes one user (the sample id) with one session
 per LoCoMo session, as in ``hippograph bench locomo``.
 
@@ -24,7 +25,7 @@ turn's ``dia_id``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -32,16 +33,14 @@ from typing import Any, Literal
 
 from hippograph.errors import HippoError, InvalidInput
 from hippograph.ids import require_client_id, require_user_id
+from hippograph.importers.jsonl_lines import ConversationLine
 from hippograph.importers.locomo import Conversation, parse_sample
-from hippograph.models import Role
+from hippograph.located import json_object, validate_line
 from hippograph.services.messages import MessageInput
-from hippograph.validation import require_aware, require_text
+from hippograph.validation import require_text
 
 ImportFormat = Literal["locomo", "jsonl"]
 FORMATS: tuple[ImportFormat, ...] = ("locomo", "jsonl")
-_MAX_TITLE = 200
-_MESSAGE_KEYS = {"speaker", "content", "ts", "role", "client_id"}
-_LINE_KEYS = {"user_id", "user_name", "session_title", "conversation_id", "messages"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,77 +161,41 @@ def _from_locomo(conversation: Conversation, source: str) -> ConversationImport:
 
 
 def parse_jsonl(lines: Iterable[str], name: str) -> list[ConversationImport]:
-    """One conversation per non-blank line; an error names the line it is on."""
+    """One conversation per non-blank line; an error names the line and the field."""
     conversations = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         source = f"{name} line {number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"{source}: not valid JSON: {exc.msg} (column {exc.colno})") from exc
+        raw = json_object(line, source)
         conversations.append(parse_conversation(raw, source, default_key=f"{name}:{number}"))
     return conversations
 
 
-def parse_conversation(raw: Any, source: str, *, default_key: str) -> ConversationImport:
+def parse_conversation(
+    raw: Mapping[str, Any], source: str, *, default_key: str
+) -> ConversationImport:
     """One JSONL conversation object; ``default_key`` identifies it without a conversation_id."""
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{source}: expected a JSON object, got {type(raw).__name__}")
-    unknown = sorted(set(raw) - _LINE_KEYS)
-    if unknown:
-        raise InvalidInput(f"{source}: unknown keys {unknown}; known: {sorted(_LINE_KEYS)}")
-    user_id = _check(require_user_id, source, _string(raw, "user_id", source), "user_id")
-    user_name = _optional_string(raw, "user_name", source) or user_id
-    title = _optional_string(raw, "session_title", source) or ""
-    _check(require_text, source, title, "session_title", _MAX_TITLE, allow_empty=True)
-    key = _optional_string(raw, "conversation_id", source) or default_key
-    messages = raw.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise InvalidInput(f"{source}: messages must be a non-empty list")
-    parsed = [_message(m, f"messages[{i}]", i, source) for i, m in enumerate(messages)]
-    _require_unique_client_ids(parsed, source)
-    started = next((m.ts for m in parsed if m.ts is not None), None)
-    session = SessionImport(key=key, title=title, messages=tuple(parsed), started_at=started)
-    return ConversationImport(source, user_id, user_name, (session,))
-
-
-def _message(raw: Any, field: str, position: int, source: str) -> MessageInput:
-    where = f"{source}: {field}"
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"{where} must be an object with speaker and content")
-    unknown = sorted(set(raw) - _MESSAGE_KEYS)
-    if unknown:
-        raise InvalidInput(f"{where} has unknown keys {unknown}; known: {sorted(_MESSAGE_KEYS)}")
-    speaker = _string(raw, "speaker", where)
-    content = _string(raw, "content", where)
-    if not speaker.strip() or not content.strip():
-        raise InvalidInput(f"{where}: speaker and content must not be empty")
-    role_name = _optional_string(raw, "role", where) or Role.USER.value
-    try:
-        role = Role(role_name.lower())
-    except ValueError:
-        raise InvalidInput(
-            f"{where}.role must be one of {', '.join(r.value for r in Role)} (got {role_name!r})"
-        ) from None
-    ts_text = _optional_string(raw, "ts", where)
-    ts = _timestamp(ts_text, f"{where}.ts") if ts_text else None
-    client_id = _optional_string(raw, "client_id", where) or f"#{position}"
-    _check(require_client_id, source, client_id, f"{field}.client_id")
-    return MessageInput(speaker=speaker, content=content, role=role, ts=ts, client_id=client_id)
-
-
-def _timestamp(text: str, where: str) -> datetime:
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise InvalidInput(f"{where} is not an ISO 8601 time (got {text!r})") from None
-    try:
-        return require_aware(value, "ts")
-    except InvalidInput:
-        # Naive times are refused as everywhere else: which zone they meant is a guess.
-        raise InvalidInput(f"{where} must include a time zone offset (got {text!r})") from None
+    line = validate_line(ConversationLine, raw, source)
+    messages = [
+        MessageInput(
+            speaker=m.speaker,
+            content=m.content,
+            role=m.role,
+            ts=m.ts,
+            client_id=m.client_id or f"#{position}",
+        )
+        for position, m in enumerate(line.messages)
+    ]
+    _require_unique_client_ids(messages, source)
+    started = next((m.ts for m in messages if m.ts is not None), None)
+    session = SessionImport(
+        key=line.conversation_id or default_key,
+        title=line.session_title or "",
+        messages=tuple(messages),
+        started_at=started,
+    )
+    return ConversationImport(source, line.user_id, line.user_name or line.user_id, (session,))
 
 
 def _require_unique_client_ids(messages: Sequence[MessageInput], source: str) -> None:
@@ -245,20 +208,6 @@ def _require_unique_client_ids(messages: Sequence[MessageInput], source: str) ->
                 f"{source}: messages[{index}].client_id {message.client_id!r} is used twice"
             )
         seen.add(message.client_id)
-
-
-def _string(raw: dict[str, Any], key: str, where: str) -> str:
-    value = raw.get(key)
-    if not isinstance(value, str):
-        raise InvalidInput(f"{where}: {key} must be a string")
-    return value
-
-
-def _optional_string(raw: dict[str, Any], key: str, where: str) -> str | None:
-    value = raw.get(key)
-    if value is not None and not isinstance(value, str):
-        raise InvalidInput(f"{where}: {key} must be a string")
-    return value
 
 
 def _check(

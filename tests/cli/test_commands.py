@@ -52,7 +52,9 @@ def test_import_refuses_a_bad_file_before_starting_anything(
 ) -> None:
     path = write_jsonl(tmp_path / "chats.jsonl", [{"user_id": "alice", "messages": []}])
     assert main(["import", str(path)]) == 2
-    assert "chats.jsonl line 1: messages must be a non-empty list" in capsys.readouterr().err
+    assert (
+        "chats.jsonl line 1: messages: List should have at least 1 item" in capsys.readouterr().err
+    )
     with pytest.raises(SystemExit, match="no such file"):
         main(["import", str(tmp_path / "missing.jsonl")])
 

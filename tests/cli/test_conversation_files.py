@@ -69,32 +69,41 @@ def test_a_jsonl_line_becomes_one_session_of_its_user(tmp_path: Path) -> None:
     [
         ('{"user_id": "alice", "messages": [', "f.jsonl line 2: not valid JSON"),
         ('["alice"]', "f.jsonl line 2: expected a JSON object, got list"),
-        ({"messages": LINE["messages"]}, "f.jsonl line 2: user_id must be a string"),
-        ({"user_id": "bad id!", "messages": LINE["messages"]}, "f.jsonl line 2: user_id must be"),
-        ({"user_id": "alice", "messages": []}, "f.jsonl line 2: messages must be a non-empty list"),
-        ({"user_id": "alice", "msgs": []}, "f.jsonl line 2: unknown keys ['msgs']"),
+        ({"messages": LINE["messages"]}, "f.jsonl line 2: user_id: Field required"),
+        (
+            {"user_id": "bad id!", "messages": LINE["messages"]},
+            "f.jsonl line 2: user_id: must be 1-128 characters",
+        ),
+        (
+            {"user_id": "alice", "messages": []},
+            "f.jsonl line 2: messages: List should have at least 1 item",
+        ),
+        (
+            {"user_id": "alice", "msgs": []},
+            "f.jsonl line 2: messages: Field required; msgs: Extra inputs are not permitted",
+        ),
         (
             {"user_id": "alice", "messages": [{"speaker": "A"}]},
-            "f.jsonl line 2: messages[0]: content must be a string",
+            "f.jsonl line 2: messages[0].content: Field required",
         ),
         (
             {"user_id": "alice", "messages": [{"speaker": "A", "content": "  "}]},
-            "f.jsonl line 2: messages[0]: speaker and content must not be empty",
+            "f.jsonl line 2: messages[0].content: must not be empty",
         ),
         (
             {
                 "user_id": "alice",
                 "messages": [{"speaker": "A", "content": "x", "ts": "2024-05-01T10:00:00"}],
             },
-            "f.jsonl line 2: messages[0].ts must include a time zone offset",
+            "f.jsonl line 2: messages[0].ts: must include a time zone offset",
         ),
         (
             {"user_id": "alice", "messages": [{"speaker": "A", "content": "x", "ts": "May 1"}]},
-            "f.jsonl line 2: messages[0].ts is not an ISO 8601 time",
+            "f.jsonl line 2: messages[0].ts: is not an ISO 8601 time",
         ),
         (
             {"user_id": "alice", "messages": [{"speaker": "A", "content": "x", "role": "boss"}]},
-            "f.jsonl line 2: messages[0].role must be one of user, assistant, system, tool",
+            "f.jsonl line 2: messages[0].role: must be one of user, assistant, system, tool",
         ),
         (
             {
@@ -106,10 +115,42 @@ def test_a_jsonl_line_becomes_one_session_of_its_user(tmp_path: Path) -> None:
             },
             "f.jsonl line 2: messages[1].client_id '#1' is used twice",
         ),
+        (
+            {"user_id": "alice", "messages": ["hi"]},
+            "f.jsonl line 2: messages[0]: Input should be a JSON object",
+        ),
+        (
+            {
+                "user_id": "alice",
+                "messages": [{"speaker": "A", "content": "x", "client_id": "a b"}],
+            },
+            "f.jsonl line 2: messages[0].client_id: must be 1-128 printable ASCII characters",
+        ),
+        (
+            {"user_id": 7, "session_title": "x" * 201, "messages": LINE["messages"]},
+            "f.jsonl line 2: user_id: Input should be a valid string; "
+            "session_title: is 201 characters long; the limit is 200",
+        ),
+        # Refused only once the user was created, halfway through an import,
+        # before the name was part of the line's shape.
+        (
+            {"user_id": "alice", "user_name": "Al\x00ice", "messages": LINE["messages"]},
+            "f.jsonl line 2: user_name: must not contain NUL characters",
+        ),
     ],
 )
 def test_a_bad_jsonl_line_is_refused_naming_its_line(row: Any, expected: str) -> None:
     assert _error([LINE, row]).startswith(expected)
+
+
+def test_empty_optional_values_mean_absent() -> None:
+    row = {"user_id": "bob", "user_name": "", "session_title": "", "conversation_id": ""}
+    message = {"speaker": "Bob", "content": "Hi", "ts": "", "role": "", "client_id": ""}
+    (bob,) = parse_jsonl([json.dumps(row | {"messages": [message]})], "f.jsonl")
+    (session,) = bob.sessions
+    assert (bob.user_name, session.key, session.title) == ("bob", "f.jsonl:1", "")
+    (only,) = session.messages
+    assert (only.ts, only.role, only.client_id) == (None, Role.USER, "#0")
 
 
 def test_a_locomo_sample_becomes_a_user_with_a_session_per_locomo_session(tmp_path: Path) -> None:

@@ -27,13 +27,12 @@ from hippograph.dump import (
     EmbeddingInfo,
     NodeRecord,
     check_dump,
-    decode_value,
     edge_line,
-    encode_value,
     header_line,
     looks_like_dump,
     node_line,
 )
+from hippograph.dump_values import decode_value, encode_value
 from hippograph.errors import InvalidInput
 from hippograph.jobs import JobStatus
 from hippograph.models import EdgeType
@@ -216,7 +215,7 @@ def test_values_round_trip_with_datetimes_tagged() -> None:
     values = ["text", 3, 0.1, True, None, ["a", "b"], [0.5, -1.25], at, [at]]
     encoded = json.loads(json.dumps([encode_value(v) for v in values]))
     assert encoded[7] == {"$datetime": "2024-05-01T08:30:15.123456+00:00"}
-    decoded = [decode_value(v, "x") for v in encoded]
+    decoded = [decode_value(v) for v in encoded]
     assert decoded == values
     assert [type(v) for v in decoded] == [type(v) for v in values]
     with pytest.raises(TypeError, match="naive"):
@@ -302,11 +301,11 @@ BROKEN: dict[str, tuple[Callable[[Path], Path], str]] = {
     ),
     "unknown_label": (
         lambda p: _edit(p, 4, lambda r: r.update(node="Robot")),
-        "line 4: unknown label 'Robot'",
+        "line 4: node: unknown label 'Robot'",
     ),
     "unknown_edge_type": (
         lambda p: _edit(p, 6, lambda r: r.update(edge="LIKES")),
-        "line 6: unknown edge type 'LIKES'",
+        "line 6: edge: unknown edge type 'LIKES'",
     ),
     "edge_between_wrong_labels": (
         lambda p: _edit(p, 6, lambda r: r.update(edge="SUPERSEDES")),
@@ -337,6 +336,38 @@ BROKEN: dict[str, tuple[Callable[[Path], Path], str]] = {
         "line 8: a node after the edges",
     ),
     "cut_short": (_drop_last, "(is it cut short?)"),
+    # Refusals the hand-written checks missed: a bool taken for a number,
+    # keys nobody reads, and values that crashed the check instead.
+    "version_true": (
+        lambda p: _edit(p, 1, lambda r: r.update(version=True)),
+        "line 1: dump version True is not supported",
+    ),
+    "dimensions_true": (
+        lambda p: _edit(p, 1, lambda r: r["embedding"].update(dimensions=True)),
+        "line 1: embedding.dimensions: Input should be a valid integer",
+    ),
+    "unknown_embedding_key": (
+        lambda p: _edit(p, 1, lambda r: r["embedding"].update(normalized=True)),
+        "line 1: embedding.normalized: Extra inputs are not permitted",
+    ),
+    "negative_count": (
+        lambda p: _edit(p, 1, lambda r: r["counts"]["nodes"].update(User=-1)),
+        "line 1: counts.nodes.User: Input should be greater than or equal to 0",
+    ),
+    "vector_not_a_list": (
+        lambda p: _edit(p, 5, lambda r: r["props"].update(embedding=5)),
+        f"line 5: props.embedding must be {DIMENSIONS} numbers",
+    ),
+    "time_past_the_last_utc_time": (
+        lambda p: _edit(
+            p, 2, lambda r: r["props"].update(created_at={"$datetime": "9999-12-31T23:59:59-14:00"})
+        ),
+        "line 2: props.created_at: '9999-12-31T23:59:59-14:00' is out of range once moved to UTC",
+    ),
+    "edge_end_not_an_id": (
+        lambda p: _edit(p, 6, lambda r: r.update({"from": 7})),
+        "line 6: from: Input should be a valid string",
+    ),
 }
 
 
@@ -367,7 +398,7 @@ def test_the_commands_import_and_export_a_dump(
 ) -> None:
     broken = _edit(_small_dump(tmp_path / "broken.jsonl"), 4, lambda r: r.update(node="Robot"))
     assert main(["import", str(broken), "--no-progress"]) == 2
-    assert "broken.jsonl line 4: unknown label 'Robot'" in capsys.readouterr().err
+    assert "broken.jsonl line 4: node: unknown label 'Robot'" in capsys.readouterr().err
     # Nothing was written, not even the schema: the database cannot be exported.
     assert main(["export", str(tmp_path / "nothing.jsonl"), "--no-progress"]) == 2
     assert "never set up" in capsys.readouterr().err
