@@ -81,6 +81,7 @@ async def test_every_runtime_and_precision_agrees_with_torch_float32() -> None:
         assert min(cosines) > anything, (runtime, precision, cosines)
 
 
+@pytest.mark.slow  # loads the model afresh in ONNX Runtime (7 s here)
 async def test_auto_runs_onnx_in_float32_on_the_cpu() -> None:
     runtime, precision, rows = await _vectors(EmbeddingSettings(cache_dir=MODEL_CACHE))
     assert (runtime, precision) == ("onnx", "float32")

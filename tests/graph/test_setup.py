@@ -60,6 +60,7 @@ async def test_a_model_of_another_size_is_refused_with_both_named(store: GraphSt
         await store.setup(model="some-768-model", dimensions=768)
 
 
+@pytest.mark.slow  # waits out the retry policy on the refused index change (4 s)
 @pytest.mark.only_on("arcadedb", "efSearch is ArcadeDB's index metadata; Neo4j has no such setting")
 async def test_a_changed_ef_search_keeps_the_existing_index_and_starts(
     graph_db: TestDatabase, tmp_path: Path
@@ -76,6 +77,7 @@ async def test_a_changed_ef_search_keeps_the_existing_index_and_starts(
     assert indexes[0] == indexes[1]
 
 
+@pytest.mark.slow  # waits out the retry policy, then rebuilds the index (4 s)
 @pytest.mark.only_on("arcadedb", "the warning is about ArcadeDB's refusal of a changed efSearch")
 async def test_reindex_applies_settings_an_existing_index_was_made_without(
     graph_db: TestDatabase, tmp_path: Path, caplog: pytest.LogCaptureFixture

@@ -8,6 +8,8 @@ import sys
 import warnings
 from pathlib import Path
 
+import pytest
+
 from hippograph.runtime import Runtime
 from hippograph.settings import Settings
 from jobs.worker import build_worker
@@ -28,6 +30,7 @@ async def _check(settings: Settings) -> int:
     return await asyncio.wait_for(process.wait(), 60)
 
 
+@pytest.mark.slow  # starts Redis, an arq worker and arq --check in child processes
 async def test_arq_check_passes_while_a_worker_runs_and_fails_when_none_does(
     runtime: Runtime, settings: Settings
 ) -> None:
