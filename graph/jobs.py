@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from neo4j import AsyncManagedTransaction
 
@@ -13,7 +13,22 @@ from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import Props, to_utc, to_utc_or_none
 from hippograph.jobs import Job, JobKind, JobStatus
-from hippograph.services.job_payloads import decode_payload, encode_payload
+
+if TYPE_CHECKING:
+    from hippograph.services.job_payloads import JobPayload
+
+
+class PayloadCodec(Protocol):
+    """How a job's typed payload is stored as text and read back.
+
+    Handed in by the composition root (``hippograph.services.job_payloads``
+    is one), so the graph does not import the services that declare the
+    payloads.
+    """
+
+    def encode_payload(self, work: JobPayload) -> str: ...
+    def decode_payload(self, kind: JobKind, stored: str | None) -> JobPayload: ...
+
 
 JOB_MAP = (
     "{.id, .kind, .status, .user_ids, .params, .created_at, .started_at, .finished_at,"
@@ -76,13 +91,13 @@ UNFINISHED_JOBS = cypher(
 )
 
 
-def job_from(p: Props) -> Job:
+def job_from(p: Props, codec: PayloadCodec) -> Job:
     """A ``Job`` from its projection (params and counts are stored as JSON text)."""
     return Job(
         id=p["id"],
         status=JobStatus(p["status"]),
         user_ids=tuple(p.get("user_ids") or ()),
-        params=decode_payload(JobKind(p["kind"]), p.get("params")),
+        params=codec.decode_payload(JobKind(p["kind"]), p.get("params")),
         created_at=to_utc(p["created_at"]),
         started_at=to_utc_or_none(p.get("started_at")),
         finished_at=to_utc_or_none(p.get("finished_at")),
@@ -100,8 +115,12 @@ def job_from(p: Props) -> Job:
 class JobGraph:
     """Job records in the graph."""
 
-    def __init__(self, graph: GraphDriver) -> None:
+    def __init__(self, graph: GraphDriver, codec: PayloadCodec) -> None:
         self._graph = graph
+        self._codec = codec
+
+    def _job(self, props: Props) -> Job:
+        return job_from(props, self._codec)
 
     async def submit(self, job: Job) -> tuple[Job, bool]:
         """Store ``job`` unless its id exists (a failed one is queued again).
@@ -114,7 +133,7 @@ class JobGraph:
             "kind": job.kind.value,
             "status": job.status.value,
             "user_ids": list(job.user_ids),
-            "params": encode_payload(job.params),
+            "params": self._codec.encode_payload(job.params),
             "created_at": job.created_at,
             "attempts": 0,
             "counts": "{}",
@@ -125,10 +144,10 @@ class JobGraph:
             if found:
                 requeued = await fetch(tx, REQUEUE_FAILED_JOB, {"id": job.id})
                 if requeued:
-                    return job_from(requeued[0]["props"]), True
-                return job_from(found[0]["props"]), False
+                    return self._job(requeued[0]["props"]), True
+                return self._job(found[0]["props"]), False
             rows = await fetch(tx, CREATE_JOB, {"props": props})
-            return job_from(rows[0]["props"]), True
+            return self._job(rows[0]["props"]), True
 
         return await self._graph.write(work, merge_only=True)
 
@@ -137,7 +156,7 @@ class JobGraph:
 
         async def work(tx: AsyncManagedTransaction) -> dict[str, Job]:
             rows = await fetch(tx, GET_JOBS, {"ids": ids})
-            return {row["props"]["id"]: job_from(row["props"]) for row in rows}
+            return {row["props"]["id"]: self._job(row["props"]) for row in rows}
 
         return await self._graph.read(work)
 
@@ -148,7 +167,7 @@ class JobGraph:
         async def work(tx: AsyncManagedTransaction) -> Job | None:
             params = {"id": job_id, "now": now, "stale_before": stale_before}
             rows = await fetch(tx, START_JOB, params)
-            return job_from(rows[0]["props"]) if rows else None
+            return self._job(rows[0]["props"]) if rows else None
 
         return await self._graph.write(work)
 
@@ -175,7 +194,7 @@ class JobGraph:
 
         async def work(tx: AsyncManagedTransaction) -> Job | None:
             rows = await fetch(tx, FINISH_JOB, params)
-            return job_from(rows[0]["props"]) if rows else None
+            return self._job(rows[0]["props"]) if rows else None
 
         return await self._graph.write(work)
 

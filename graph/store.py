@@ -15,7 +15,7 @@ from graph.dump import DumpGraph
 from graph.embedded import EmbeddedArcadeDB
 from graph.forgetting import ForgetGraph
 from graph.ingest import IngestGraph
-from graph.jobs import JobGraph
+from graph.jobs import JobGraph, PayloadCodec
 from graph.keys import KeyGraph
 from graph.memories import MemoryGraph
 from graph.memory_ops import MemoryOpsGraph
@@ -40,6 +40,7 @@ class GraphStore:
 
     graph: GraphDriver
     dialect: IndexDialect
+    job_codec: PayloadCodec
     users: UserGraph = field(init=False)
     messages: MessageGraph = field(init=False)
     memunits: MemUnitGraph = field(init=False)
@@ -65,7 +66,7 @@ class GraphStore:
         self.provenance = ProvenanceGraph(self.graph)
         self.keys = KeyGraph(self.graph)
         self.ingest = IngestGraph(self.graph)
-        self.jobs = JobGraph(self.graph)
+        self.jobs = JobGraph(self.graph, self.job_codec)
         self.memory_ops = MemoryOpsGraph(self.graph)
         self.cascade = CascadeGraph(self.graph)
         self.reflection = ReflectionGraph(self.graph)
@@ -102,11 +103,13 @@ class GraphConnection:
 async def connect(
     settings: GraphSettings,
     *,
+    job_codec: PayloadCodec,
     embedded: EmbeddedArcadeDB | None = None,
     database: str | None = None,
 ) -> GraphConnection:
     """Open the graph that ``settings`` describe.
 
+    ``job_codec`` stores job payloads (``hippograph.services.job_payloads``).
     In embedded mode the server is started here (unless a running one is
     passed in, as tests do) and the database is created if it is missing.
     """
@@ -131,7 +134,9 @@ async def connect(
         dialect: IndexDialect = ArcadeDBDialect(
             http_url, user, password, name, settings.vector_ef_search
         )
-        return GraphConnection(_store(uri, user, password, name, settings, dialect), server, owns)
+        return GraphConnection(
+            _store(uri, user, password, name, settings, dialect, job_codec), server, owns
+        )
     if not settings.uri:
         raise ConfigError("HIPPOGRAPH_GRAPH__URI is not set")
     if password is None:
@@ -144,7 +149,7 @@ async def connect(
         )
     else:
         dialect = Neo4jDialect()
-    return GraphConnection(_store(settings.uri, user, password, name, settings, dialect))
+    return GraphConnection(_store(settings.uri, user, password, name, settings, dialect, job_codec))
 
 
 def _store(
@@ -154,6 +159,7 @@ def _store(
     database: str,
     settings: GraphSettings,
     dialect: IndexDialect,
+    job_codec: PayloadCodec,
 ) -> GraphStore:
     driver = AsyncGraphDatabase.driver(
         uri,
@@ -167,4 +173,4 @@ def _store(
         notifications_min_severity="OFF",
     )
     retry = RetryPolicy(settings.transaction_retry_s, settings.unavailable_retry_s)
-    return GraphStore(GraphDriver(driver, database, retry), dialect)
+    return GraphStore(GraphDriver(driver, database, retry), dialect, job_codec)

@@ -28,8 +28,9 @@ async def with_runtime(settings: Settings, work: Callable[[Runtime], Awaitable[i
 async def with_graph(settings: Settings, work: Callable[[GraphStore], Awaitable[T]]) -> T:
     """Open the graph alone: a dump needs neither the model nor the services."""
     from graph.store import connect
+    from hippograph.services import job_payloads
 
-    connection = await connect(settings.graph)
+    connection = await connect(settings.graph, job_codec=job_payloads)
     try:
         return await work(connection.store)
     finally:

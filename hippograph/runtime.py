@@ -17,7 +17,7 @@ from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.clock import Clock, utc_now
 from hippograph.metrics import Metrics
 from hippograph.ports import LLM, Embedder
-from hippograph.services import Services
+from hippograph.services import Services, job_payloads
 from hippograph.services.keys import KeyService
 from hippograph.settings import Settings
 from hippograph.wiring import build_services
@@ -66,7 +66,9 @@ class Runtime:
             else _ready(embedder)
         )
         try:
-            connection = await connect(settings.graph, embedded=embedded, database=database)
+            connection = await connect(
+                settings.graph, job_codec=job_payloads, embedded=embedded, database=database
+            )
         except BaseException:
             model_task.cancel()
             raise

@@ -27,6 +27,7 @@ import neo4j
 
 from graph.embedded import EmbeddedArcadeDB
 from graph.store import GraphConnection, connect
+from hippograph.services import job_payloads
 from hippograph.settings import GraphSettings
 from neo4j_launcher.server import Neo4jServer
 
@@ -97,7 +98,10 @@ class TestDatabase:
     async def connect(self, data_dir: Path, **overrides: Any) -> GraphConnection:
         """An open connection to this database (schema not set up)."""
         return await connect(
-            self.settings(data_dir, **overrides), embedded=self.embedded, database=self.name
+            self.settings(data_dir, **overrides),
+            job_codec=job_payloads,
+            embedded=self.embedded,
+            database=self.name,
         )
 
 

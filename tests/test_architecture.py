@@ -79,3 +79,38 @@ def test_jobs_do_not_import_the_web_layer() -> None:
         if (bad := {m for m in _modules(path) if m.split(".")[:2] == ["hippograph", "server"]})
     }
     assert offenders == {}
+
+
+def _runtime_modules(path: Path) -> set[str]:
+    """Modules a file imports when it runs: imports under ``if TYPE_CHECKING:`` are left out."""
+    tree = ast.parse(path.read_text())
+    typing_only = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If)
+        and isinstance(block.test, ast.Name)
+        and block.test.id == "TYPE_CHECKING"
+        for stmt in block.body
+        for node in ast.walk(stmt)
+    }
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_the_graph_does_not_import_the_services_above_it() -> None:
+    # The services declare what they need from the graph (Protocols beside
+    # them); the graph implements it and is handed anything else it needs
+    # (the job payload codec) by the composition root.
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(bad)
+        for path in (ROOT / "graph").rglob("*.py")
+        if (bad := {m for m in _runtime_modules(path) if m.startswith("hippograph.services")})
+    }
+    assert offenders == {}
