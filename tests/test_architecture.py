@@ -23,25 +23,37 @@ EDGE = {
 }
 
 
-def _imports(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
+def _modules(path: Path, *, runtime_only: bool = False) -> set[str]:
+    """Every module ``path`` imports, by its full dotted name.
 
-
-def _modules(path: Path) -> set[str]:
-    """Every module ``path`` imports, by its full dotted name."""
+    ``runtime_only`` leaves out the imports under ``if TYPE_CHECKING:``, which
+    only the type checker follows.
+    """
+    tree = ast.parse(path.read_text())
+    typing_only = {
+        id(node)
+        for block in ast.walk(tree)
+        if runtime_only
+        and isinstance(block, ast.If)
+        and isinstance(block.test, ast.Name)
+        and block.test.id == "TYPE_CHECKING"
+        for stmt in block.body
+        for node in ast.walk(stmt)
+    }
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
     return names
+
+
+def _imports(path: Path) -> set[str]:
+    """The top-level packages ``path`` imports."""
+    return {name.split(".")[0] for name in _modules(path)}
 
 
 def test_the_domain_imports_no_framework() -> None:
@@ -81,29 +93,6 @@ def test_jobs_do_not_import_the_web_layer() -> None:
     assert offenders == {}
 
 
-def _runtime_modules(path: Path) -> set[str]:
-    """Modules a file imports when it runs: imports under ``if TYPE_CHECKING:`` are left out."""
-    tree = ast.parse(path.read_text())
-    typing_only = {
-        id(node)
-        for block in ast.walk(tree)
-        if isinstance(block, ast.If)
-        and isinstance(block.test, ast.Name)
-        and block.test.id == "TYPE_CHECKING"
-        for stmt in block.body
-        for node in ast.walk(stmt)
-    }
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
-
-
 def test_the_graph_does_not_import_the_services_above_it() -> None:
     # The services declare what they need from the graph (Protocols beside
     # them); the graph implements it and is handed anything else it needs
@@ -111,6 +100,10 @@ def test_the_graph_does_not_import_the_services_above_it() -> None:
     offenders = {
         str(path.relative_to(ROOT)): sorted(bad)
         for path in (ROOT / "graph").rglob("*.py")
-        if (bad := {m for m in _runtime_modules(path) if m.startswith("hippograph.services")})
+        if (
+            bad := {
+                m for m in _modules(path, runtime_only=True) if m.startswith("hippograph.services")
+            }
+        )
     }
     assert offenders == {}
