@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from hippograph.turns import CONTEXT_WEIGHT
+
 GraphServer = Literal["arcadedb", "neo4j"]
 
 
@@ -245,6 +247,13 @@ class MemorizeSettings(BaseModel):
         default=True,
         description="queue a reflect run whenever memorize writes facts "
         "(off: only the scheduled sweep and explicit reflect requests)",
+    )
+    turn_context_weight: float = Field(
+        default=CONTEXT_WEIGHT,
+        ge=0,
+        le=1,
+        description="how much of the turn before goes into a turn's or event's vector "
+        "(0: the turn alone); bench/context_weight.py measures it",
     )
 
 

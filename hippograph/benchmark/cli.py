@@ -32,6 +32,7 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
             progress=not args.json,
             reflection=args.reflection,
             per_question=args.per_question,
+            base=settings,
         )
     )
     if args.json:

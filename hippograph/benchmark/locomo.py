@@ -32,8 +32,6 @@ from hippograph.services.memorize import MemorizeRequest
 from hippograph.services.search import SearchRequest, SearchTarget
 from hippograph.settings import (
     GraphSettings,
-    MemorizeSettings,
-    ReflectionSettings,
     Settings,
 )
 
@@ -55,7 +53,12 @@ async def load_conversation(
     services = runtime.services
     store = runtime.connection.store
     turns = TurnMemoryService(
-        store.messages, store.memories, services.users, runtime.embedder, utc_now
+        store.messages,
+        store.memories,
+        services.users,
+        runtime.embedder,
+        utc_now,
+        runtime.settings.memorize.turn_context_weight,
     )
     user_id = conversation.sample_id
     await services.users.create_user(SETTINGS_ADMIN, user_id, " & ".join(conversation.speakers))
@@ -247,8 +250,13 @@ async def run_locomo(
     data_dir: Path | None = None,
     reflection: str = "off",
     per_question: Path | None = None,
+    base: Settings | None = None,
 ) -> dict[str, Any]:
     """The benchmark on a fresh embedded store; the result as one JSON-ready dict.
+
+    ``base``: the settings to run with (the environment's by default), on a
+    fresh embedded graph with in-process jobs, reflecting only when
+    ``reflection`` asks.
 
     ``per_question``: a JSONL file to write, one line per question and method
     (question, category, evidence, retrieved dia_ids per hit, recall@k).
@@ -259,10 +267,15 @@ async def run_locomo(
         raise ValueError(f"reflection must be one of {', '.join(REFLECTION)}")
     conversations = load_locomo(data)
     directory = data_dir or Path(tempfile.mkdtemp(prefix="hippograph-locomo-"))
-    settings = Settings(
-        graph=GraphSettings(data_dir=directory),
-        memorize=MemorizeSettings(reflect_after_write=False),
-        reflection=ReflectionSettings(sweep_interval_s=0),
+    base = base or Settings()
+    settings = base.model_copy(
+        update={
+            "graph": GraphSettings(data_dir=directory),
+            "memorize": base.memorize.model_copy(update={"reflect_after_write": False}),
+            "reflection": base.reflection.model_copy(update={"sweep_interval_s": 0}),
+            # an embedded graph runs its jobs in this process (no Redis, no worker)
+            "jobs": base.jobs.model_copy(update={"mode": "inprocess"}),
+        }
     )
     runtime = await Runtime.start(settings)
     rows = per_question.open("w", encoding="utf-8") if per_question else None

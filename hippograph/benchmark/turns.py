@@ -23,7 +23,7 @@ from hippograph.ports import Embedder
 from hippograph.services.memories import MemoryStore
 from hippograph.services.messages import MessageStore
 from hippograph.services.users import UserService
-from hippograph.turns import blend, turn_texts
+from hippograph.turns import CONTEXT_WEIGHT, blend, turn_texts
 
 _PAGE = 500
 
@@ -42,6 +42,7 @@ class TurnMemoryService:
     _users: UserService
     _embedder: Embedder
     _clock: Clock
+    _context_weight: float = CONTEXT_WEIGHT
 
     async def build(self, principal: Principal, session_id: str) -> int:
         """Create the turn memories a session lacks; returns how many were created."""
@@ -88,7 +89,10 @@ class TurnMemoryService:
                     session_id=message.session_id,
                     seq=message.seq,
                 ),
-                IndexedText(embedding=blend(a, b), search_text=text.search_text(texts_.context)),
+                IndexedText(
+                    embedding=blend(a, b, self._context_weight),
+                    search_text=text.search_text(texts_.context),
+                ),
                 Sources(message_ids=(message.id,)),
             )
             for (message, texts_), a, b in zip(todo, own, context, strict=True)

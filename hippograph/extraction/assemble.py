@@ -31,7 +31,7 @@ from hippograph.models import (
     Message,
     Sources,
 )
-from hippograph.turns import blend, turn_content
+from hippograph.turns import CONTEXT_WEIGHT, blend, turn_content
 from hippograph.vector_math import mean, unit
 
 
@@ -89,6 +89,8 @@ class UnitContext:
     # When the memories are made: retention counts from here (or a later
     # recall), never from the conversation's older dates.
     learned_at: datetime
+    # How much of the turn before goes into an event's vector (hippograph.turns).
+    context_weight: float = CONTEXT_WEIGHT
 
 
 def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
@@ -159,7 +161,11 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
                     sources=Sources(
                         message_ids=tuple(m.id for m in sources), memunit_ids=(unit_id,)
                     ),
-                    vector=blend(own, centroid([previous, own])) if previous else list(own),
+                    vector=(
+                        blend(own, centroid([previous, own]), context.context_weight)
+                        if previous
+                        else list(own)
+                    ),
                 )
             )
         else:

@@ -320,6 +320,7 @@ class MemorizeService:
                     group_id=work.group_id,
                     source_type=work.source_type or "conversation",
                     learned_at=self._clock(),
+                    context_weight=self._settings.turn_context_weight,
                 ),
             )
             return draft, extraction.usage
