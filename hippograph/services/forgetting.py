@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
@@ -125,29 +125,12 @@ class ForgetJob(BaseModel):
     @classmethod
     def of(cls, request: ForgetRequest, dry_run: bool) -> ForgetJob:
         """The work of ``request``."""
-        return cls(
-            user_id=request.user_id,
-            policy=request.policy,
-            strategy=request.strategy,
-            threshold=request.threshold,
-            max_age_days=request.max_age_days,
-            max_capacity=request.max_capacity,
-            memory_ids=request.memory_ids,
-            dry_run=dry_run,
-        )
+        return cls(**asdict(request), dry_run=dry_run)
 
     @property
     def request(self) -> ForgetRequest:
         """The request (``InvalidInput`` if a stored one no longer makes sense)."""
-        return ForgetRequest(
-            user_id=self.user_id,
-            policy=self.policy,
-            strategy=self.strategy,
-            threshold=self.threshold,
-            max_age_days=self.max_age_days,
-            max_capacity=self.max_capacity,
-            memory_ids=self.memory_ids,
-        )
+        return ForgetRequest(**self.model_dump(exclude={"kind", "dry_run"}))
 
 
 @dataclass(eq=False)
