@@ -42,10 +42,11 @@ MAX_QUERY_TERMS = 64
 # maps with datetimes, 1.3 ms as one list of lists with strings (measured at
 # 100k memories, 2026-11-24) — on two cores that time is taken from the
 # graph server and the model, which run beside it.
-# Memory row: id, importance, created_at, last_accessed_at, session_id, seq, score.
+# Memory row: id, importance, created_at, last_accessed_at, session_id, seq,
+# about_start, about_end, score.
 _FIELDS_M = (
     "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at),"
-    " m.session_id, m.seq, score"
+    " m.session_id, m.seq, toString(m.about_start), toString(m.about_end), score"
 )
 # MemUnit row: id, ts, session_id, score.
 _FIELDS_N = "n.id, toString(n.ts), n.session_id, score"
@@ -123,6 +124,17 @@ COSINES = cypher(
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.embedding IS NOT NULL "
     "RETURN collect([id, vector.similarity.cosine(m.embedding, $vector)]) AS rows",
 )
+# The memories at given (session, seq) positions, with their cosine: the turns
+# around the best hits, which the context stage of ranking may bring in.
+NEIGHBOURS = cypher(
+    "search.NEIGHBOURS",
+    "UNWIND $positions AS position "
+    "MATCH (m:Memory {session_id: position[0]}) "
+    "WHERE m.seq = position[1] AND m.user_id = $user_id AND m.embedding IS NOT NULL AND "
+    + FILTER_M
+    + " WITH m, vector.similarity.cosine(m.embedding, $vector) AS score "
+    "RETURN " + CANDIDATES_M,
+)
 UNIT_COSINES = cypher(
     "search.UNIT_COSINES",
     "UNWIND $ids AS id MATCH (n:MemUnit {id: id}) WHERE n.embedding IS NOT NULL "
@@ -172,6 +184,7 @@ def _candidate(
         last_accessed_at=parse_utc(row[3]),
         session_id=row[4],
         seq=row[5],
+        about=(parse_utc(row[6]), parse_utc(row[7])) if row[6] and row[7] else None,
         similarity=similarity,
         keyword_score=keyword_score,
     )
@@ -322,6 +335,24 @@ class SearchGraph:
     async def cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         """Cosine of each memory in ``ids`` to ``vector``."""
         return await self._cosines(COSINES, ids, vector)
+
+    async def neighbours(
+        self,
+        user_id: str,
+        positions: Sequence[tuple[str, int]],
+        vector: Sequence[float],
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[Candidate]:
+        """The user's memories at these (session id, seq) positions, with their cosine."""
+        if not positions:
+            return []
+        params = filter_params(memory_filter, now) | {
+            "user_id": user_id,
+            "positions": [[session_id, seq] for session_id, seq in positions],
+            "vector": vector_param(vector),
+        }
+        return self._by_vector(await self._collected(NEIGHBOURS, params), exact=True, unit=False)
 
     async def unit_cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]:
         """Cosine of each MemUnit in ``ids`` to ``vector``."""

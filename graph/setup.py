@@ -58,6 +58,11 @@ PROPERTY_INDEXES = [
         "setup.MEMORY_USER",
         "CREATE INDEX memory_user IF NOT EXISTS FOR (n:Memory) ON (n.user_id)",
     ),
+    # search's context stage finds the turns next to a hit by session and seq
+    cypher(
+        "setup.MEMORY_SESSION",
+        "CREATE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.session_id)",
+    ),
     cypher(
         "setup.MEMORY_CREATED",
         "CREATE INDEX memory_created IF NOT EXISTS FOR (n:Memory) ON (n.created_at)",

@@ -185,6 +185,10 @@ class Memory:
     # what a profile attribute is about ("city", "job"): a new value supersedes the old
     topic: str | None = None
     level_history: tuple[LevelChange, ...] = ()
+    # The period its text names ("yesterday" said on 8 May 2023 is 7 May),
+    # resolved when it was said; search matches asked-for periods against it.
+    about_start: datetime | None = None
+    about_end: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,9 +12,11 @@ any year.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 
+from hippograph.models import Memory
 from hippograph.relative_dates import RelativeDate, Unit, find_relative_dates
 
 _MONTHS = [
@@ -53,6 +55,17 @@ class TimeWindow:
             return False
         return self.start <= moment < self.end
 
+    def overlaps(self, start: datetime, end: datetime) -> bool:
+        """Whether the period ``[start, end)`` shares any time with this one."""
+        if self.month is not None:
+            return start.month == self.month or (
+                end - start < timedelta(days=31)
+                and (end - timedelta(seconds=1)).month == self.month
+            )
+        if self.start is None or self.end is None:
+            return False
+        return start < self.end and self.start < end
+
 
 def _month_number(name: str) -> int:
     name = name.lower().rstrip(".")
@@ -81,11 +94,97 @@ def _year_window(year: int, label: str) -> TimeWindow:
     )
 
 
+_STORED_DAYS: tuple[tuple[str, Callable[[re.Match[str]], tuple[int, int, int]]], ...] = (
+    (r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3]))),
+    (
+        rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
+        lambda m: (int(m[3]), _month_number(m[1]), int(m[2])),
+    ),
+    (
+        rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b",
+        lambda m: (int(m[3]), _month_number(m[2]), int(m[1])),
+    ),
+)
+
+
 def _safe_day(year: int, month: int, day: int) -> date | None:
     try:
         return date(year, month, day)
     except ValueError:
         return None
+
+
+_ASKS_WHEN = re.compile(
+    r"\b(when|what (?:day|date|time|year|month|week)|which (?:day|date|year|month|week)"
+    r"|how long ago|since when)\b|什么时候|哪天|哪一天|哪年|几月|何时",
+    re.IGNORECASE,
+)
+
+
+def asks_when(query: str) -> bool:
+    """Whether ``query`` asks for a time ("When did…", "what year…", "什么时候").
+
+    Its answer names a time, so memories whose text names one are likelier.
+    """
+    return _ASKS_WHEN.search(query) is not None
+
+
+def period_named(text: str, said: datetime) -> tuple[datetime, datetime] | None:
+    """The period a stored text tells of, resolved from when it was said, as ``[start, end)``.
+
+    "Yesterday" said on 8 May 2023 is 7 May; a month without a year is the
+    last such month up to when it was said. The first period named wins, but
+    one that holds the moment it was said does not count: it is the text's
+    own date ("On 8 May 2023, Caroline said…", "today"), which its creation
+    time already gives.
+    """
+    periods = sorted(_periods_in(text.lower(), said), key=lambda p: p[0])
+    for _, start, end in periods:
+        if not start <= said < end:
+            return start, end
+    return None
+
+
+def _periods_in(text: str, said: datetime) -> list[tuple[int, datetime, datetime]]:
+    """Every period ``text`` names, exactly (no slack), with where it starts in the text."""
+    found: list[tuple[int, datetime, datetime]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(span: tuple[int, int], window: TimeWindow | None) -> None:
+        if window is None or window.start is None or window.end is None:
+            return
+        if any(span[0] < end and start < span[1] for start, end in taken):
+            return  # "May 2023" inside "7 May 2023"
+        taken.append(span)
+        found.append((span[0], window.start, window.end))
+
+    for pattern, parts in _STORED_DAYS:
+        for m in re.finditer(pattern, text):
+            day = _safe_day(*parts(m))
+            if day is not None:
+                start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+                add(m.span(), TimeWindow(start, start + timedelta(days=1)))
+    for m in re.finditer(rf"\b{_MONTH},?\s+(\d{{4}})\b", text):
+        add(m.span(), _month_window(int(m[2]), _month_number(m[1]), m[0]))
+    for m in re.finditer(rf"\b(?:in|during|since|of|last)\s+{_MONTH}\b(?!\s+\d)", text):
+        month = _month_number(m[1])
+        year = said.year if month <= said.month else said.year - 1
+        add(m.span(), _month_window(year, month, m[0]))
+    for m in re.finditer(r"\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b", text):
+        add(m.span(), _year_window(int(m[1]), m[0]))
+    for relative in find_relative_dates(text, said):
+        add((relative.start, relative.end), _period_window(relative, ""))
+    return found
+
+
+def dated(memory: Memory, said: datetime | None = None) -> Memory:
+    """``memory`` with the period its content names (``about_start``/``about_end``).
+
+    ``said``: when the content was said (default: the memory's creation time).
+    """
+    period = period_named(memory.content, said or memory.created_at)
+    start, end = period if period else (None, None)
+    return replace(memory, about_start=start, about_end=end)
 
 
 def parse_time_window(query: str, now: datetime) -> TimeWindow | None:

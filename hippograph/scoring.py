@@ -13,8 +13,9 @@ stages, each visible in the hit's breakdown:
 2. context: a memory next to a relevant one in the same conversation (its
    source message one step away) gains ``context_weight`` times that
    neighbour's relevance: questions are answered by the turn after them.
-3. time: when the query names a period, memories from that period gain
-   ``time_weight``.
+3. time: when the query names a period, memories from that period, or whose
+   text names a time in it ("yesterday" said the day after), gain
+   ``time_weight``; when it asks "when", memories whose text names a time do.
 4. fused = (relevance + context + time) / (1 + context_weight [+ time_weight]),
    back in [0, 1].
 5. final, by strategy: WEIGHTED (seed 001) ``α·fused + β·decay^hours + γ·importance``
@@ -81,6 +82,7 @@ class Candidate:
     keyword_rank: int | None = None
     session_id: str | None = None
     seq: int | None = None  # position of its source message in the session
+    about: tuple[datetime, datetime] | None = None  # the period its text names
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +155,13 @@ def _relevance(
     return w.vector_weight * semantic + (1.0 - w.vector_weight) * keyword
 
 
+def _in_time(c: Candidate, window: TimeWindow | None, asks_when: bool) -> bool:
+    """Whether ``c`` is from the period asked for, or names a time when one is asked for."""
+    if window is not None:
+        return window.contains(c.created_at) or (c.about is not None and window.overlaps(*c.about))
+    return asks_when and c.about is not None
+
+
 def rank(
     candidates: Sequence[Candidate],
     *,
@@ -162,12 +171,12 @@ def rank(
     now: datetime,
     window: TimeWindow | None = None,
     fallback: bool = False,
-    moments: dict[str, datetime] | None = None,
+    asks_when: bool = False,
 ) -> list[tuple[Candidate, Breakdown]]:
     """Score and order ``candidates``; see the module docstring for the stages.
 
-    ``moments`` gives the time a candidate is about, for the time stage
-    (default: its creation time).
+    ``window``: the period the query names; ``asks_when``: whether it asks for
+    a time (``hippograph.querytime.asks_when``).
     """
     best_keyword = max((c.keyword_score or 0.0 for c in candidates), default=0.0)
     keyword_norm = {
@@ -180,20 +189,24 @@ def rank(
         c.id: _relevance(c, method, strategy, weights, keyword_norm[c.id], fallback)
         for c in candidates
     }
-    by_position = {
-        (c.session_id, c.seq): c.id for c in candidates if c.session_id and c.seq is not None
-    }
-    divisor = 1.0 + weights.context_weight + (weights.time_weight if window else 0.0)
+    # Several memories can stand at one position (an event and the facts of
+    # one message): the position is as relevant as the best of them.
+    by_position: dict[tuple[str, int], float] = {}
+    for c in candidates:
+        if c.session_id and c.seq is not None:
+            key = (c.session_id, c.seq)
+            by_position[key] = max(by_position.get(key, 0.0), relevance[c.id])
+    timed = window is not None or asks_when
+    divisor = 1.0 + weights.context_weight + (weights.time_weight if timed else 0.0)
     ranked: list[tuple[Candidate, Breakdown]] = []
     for c in candidates:
         neighbours = [
-            relevance[by_position[key]]
-            for key in ((c.session_id, (c.seq or 0) - 1), (c.session_id, (c.seq or 0) + 1))
+            by_position[key]
+            for key in ((c.session_id or "", (c.seq or 0) + step) for step in (-1, 1))
             if c.seq is not None and key in by_position
         ]
         context = weights.context_weight * max(neighbours, default=0.0)
-        moment = (moments or {}).get(c.id, c.created_at)
-        time_match = weights.time_weight if window and window.contains(moment) else 0.0
+        time_match = weights.time_weight if _in_time(c, window, asks_when) else 0.0
         fused = (relevance[c.id] + context + time_match) / divisor
         if strategy is ScoringStrategy.MULTIPLICATIVE:
             age_days = (now - c.created_at).total_seconds() / 86400

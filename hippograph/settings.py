@@ -164,6 +164,13 @@ class SearchSettings(BaseModel):
     )
     term_sample_size: int = Field(default=2000, ge=10)
     term_sample_ttl_s: float = Field(default=300.0, ge=0)
+    context_seeds: int = Field(
+        default=10,
+        ge=0,
+        le=100,
+        description="the best hits whose neighbouring turns join the candidates (context "
+        "stage); 0 keeps the context stage to turns already among the candidates",
+    )
 
 
 class LimitSettings(BaseModel):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from hippograph.models import Memory, MemoryCategory, MemorySource
+from hippograph.querytime import dated
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,19 +37,21 @@ def next_version(old: Memory, revision: Revision, memory_id: str, at: datetime) 
     period: two disagreeing memories for the same time. Memorize supersedes a
     profile value the same way (the new value starts where the old one ends).
     """
-    return replace(
-        old,
-        id=memory_id,
-        content=revision.content,
-        original_content=None,
-        importance=old.importance if revision.importance is None else revision.importance,
-        category=revision.category or old.category,
-        domain=old.domain if revision.domain is None else revision.domain,
-        verified=old.verified if revision.verified is None else revision.verified,
-        source=revision.source or old.source,
-        created_at=at,
-        last_accessed_at=at,
-        access_count=0,
-        valid_from=at,
-        valid_to=None,
+    return dated(
+        replace(
+            old,
+            id=memory_id,
+            content=revision.content,
+            original_content=None,
+            importance=old.importance if revision.importance is None else revision.importance,
+            category=revision.category or old.category,
+            domain=old.domain if revision.domain is None else revision.domain,
+            verified=old.verified if revision.verified is None else revision.verified,
+            source=revision.source or old.source,
+            created_at=at,
+            last_accessed_at=at,
+            access_count=0,
+            valid_from=at,
+            valid_to=None,
+        )
     )

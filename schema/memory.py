@@ -54,6 +54,13 @@ class Memory(Node):
     level_history: list[LevelChange] = strawberry.field(
         description="Every level change forgetting made, oldest first."
     )
+    about_start: datetime | None = strawberry.field(
+        description='Start of the period the content names ("yesterday" said on 8 May 2023 '
+        "is 7 May), resolved from when it was said; search matches asked-for periods against it."
+    )
+    about_end: datetime | None = strawberry.field(
+        description="End (exclusive) of the period the content names."
+    )
 
     @strawberry.field(
         description="What this memory was derived from: messages, MemUnits, memories."

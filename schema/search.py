@@ -58,7 +58,10 @@ class ScoreBreakdown:
     keyword: float | None = strawberry.field(description="BM25 over the query's best BM25.")
     relevance: float = strawberry.field(description="The method's relevance (fusion for HYBRID).")
     context: float = strawberry.field(description="Lent by a neighbouring turn's relevance.")
-    time_match: float = strawberry.field(description="Bonus for the period the query names.")
+    time_match: float = strawberry.field(
+        description="Bonus for a memory from the period the query names or whose text names a "
+        "time in it, or, for a question asking when, whose text names a time."
+    )
     fused: float = strawberry.field(description="(relevance + context + time) scaled to [0, 1].")
     recency: float
     importance: float

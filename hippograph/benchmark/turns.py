@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
+from hippograph.extraction.relative_time import resolve_relative_times
 from hippograph.ids import IdKind, derived_id
 from hippograph.models import (
     IndexedText,
@@ -20,6 +21,7 @@ from hippograph.models import (
 )
 from hippograph.pagination import SeqCursor
 from hippograph.ports import Embedder
+from hippograph.querytime import dated
 from hippograph.services.memories import MemoryStore
 from hippograph.services.messages import MessageStore
 from hippograph.services.users import UserService
@@ -75,23 +77,29 @@ class TurnMemoryService:
         context = await self._embedder.embed([t.context for _, t in todo])
         items = [
             (
-                Memory(
-                    id=turn_memory_id(message.id),
-                    user_id=message.user_id,
-                    kind=MemoryKind.EPISODIC,
-                    content=texts_.content,
-                    importance=0.5,
-                    created_at=message.ts,
-                    # retention counts from when it was learned (see assemble._memory)
-                    last_accessed_at=max(learned_at, message.ts),
-                    category=MemoryCategory.EPISODE,
-                    source=MemorySource.EXTRACTION,
-                    session_id=message.session_id,
-                    seq=message.seq,
+                dated(
+                    Memory(
+                        id=turn_memory_id(message.id),
+                        user_id=message.user_id,
+                        kind=MemoryKind.EPISODIC,
+                        content=texts_.content,
+                        importance=0.5,
+                        created_at=message.ts,
+                        # retention counts from when it was learned (see assemble._memory)
+                        last_accessed_at=max(learned_at, message.ts),
+                        category=MemoryCategory.EPISODE,
+                        source=MemorySource.EXTRACTION,
+                        session_id=message.session_id,
+                        seq=message.seq,
+                    )
                 ),
                 IndexedText(
                     embedding=blend(a, b, self._context_weight),
-                    search_text=text.search_text(texts_.context),
+                    # "yesterday" is indexed with the date it meant, so a
+                    # question naming that date finds it by its words too
+                    search_text=text.search_text(
+                        resolve_relative_times(texts_.context, message.ts)
+                    ),
                 ),
                 Sources(message_ids=(message.id,)),
             )

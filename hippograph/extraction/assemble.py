@@ -31,6 +31,7 @@ from hippograph.models import (
     Message,
     Sources,
 )
+from hippograph.querytime import dated
 from hippograph.turns import CONTEXT_WEIGHT, blend, turn_content
 from hippograph.vector_math import mean, unit
 
@@ -242,20 +243,22 @@ def _memory(
     # mean the conversation's time, not the import's. But it was last brought
     # to mind when it was learned: retention (seed 001: from the last access)
     # starts there, so importing years of history does not fade it at once.
-    return Memory(
-        id=memory_id,
-        user_id=user_id,
-        kind=kind,
-        content=content,
-        importance=round(importance, 4),
-        created_at=at.ts,
-        last_accessed_at=max(learned_at, at.ts),
-        category=MemoryCategory.EPISODE if kind is MemoryKind.EPISODIC else MemoryCategory.FACT,
-        source=MemorySource.EXTRACTION,
-        valid_from=at.ts if kind is MemoryKind.PROFILE else None,
-        session_id=at.session_id,
-        seq=at.seq,
-        topic=topic,
+    return dated(
+        Memory(
+            id=memory_id,
+            user_id=user_id,
+            kind=kind,
+            content=content,
+            importance=round(importance, 4),
+            created_at=at.ts,
+            last_accessed_at=max(learned_at, at.ts),
+            category=MemoryCategory.EPISODE if kind is MemoryKind.EPISODIC else MemoryCategory.FACT,
+            source=MemorySource.EXTRACTION,
+            valid_from=at.ts if kind is MemoryKind.PROFILE else None,
+            session_id=at.session_id,
+            seq=at.seq,
+            topic=topic,
+        )
     )
 
 

@@ -26,6 +26,7 @@ class Fetched:
     by_vector: list[Candidate]
     by_keyword: list[Candidate]
     fallback: bool
+    vector: list[float] | None = None  # the query's, when it was embedded
 
 
 async def nearest(store: SearchStore, plan: SearchPlan, vector: Sequence[float]) -> list[Candidate]:
@@ -88,6 +89,16 @@ class CandidateFetcher:
             return await self._store.unit_cosines(ids, vector)
         return await self._store.cosines(ids, vector)
 
+    async def neighbours(
+        self, plan: SearchPlan, positions: Sequence[tuple[str, int]], vector: Sequence[float]
+    ) -> list[Candidate]:
+        """The memories at ``positions`` (session id, seq) that pass the plan's filter."""
+        if plan.units:
+            return []
+        return await self._store.neighbours(
+            plan.user_id, positions, vector, plan.memory_filter, plan.now
+        )
+
     async def fetch(self, plan: SearchPlan, embed: Callable[[], Awaitable[list[float]]]) -> Fetched:
         """Both sides' candidates, as ``plan.method`` needs them.
 
@@ -116,7 +127,7 @@ class CandidateFetcher:
             fallback = not by_vector
             if fallback and keyword_task is None:
                 by_keyword = await self.keyword(plan)
-            return Fetched(by_vector, by_keyword, fallback)
+            return Fetched(by_vector, by_keyword, fallback, vector)
         finally:
             for task in tasks:
                 if not task.done():

@@ -29,6 +29,7 @@ from hippograph.models import (
 )
 from hippograph.pagination import TimeCursor, decode_time_cursor
 from hippograph.ports import Embedder
+from hippograph.querytime import dated
 from hippograph.services.messages import MessageStore
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
@@ -190,22 +191,24 @@ class MemoryService:
             memory_id = client_memory_id(user.id, new.client_id)
             if (replayed := await self._replayed(memory_id, content, new.client_id)) is not None:
                 return replayed
-        memory = Memory(
-            id=memory_id,
-            user_id=user.id,
-            kind=new.kind,
-            content=content,
-            importance=new.importance,
-            created_at=now,
-            last_accessed_at=now,
-            category=new.category or DEFAULT_CATEGORY[new.kind],
-            source=new.source,
-            verified=new.verified,
-            valid_from=new.valid_from,
-            valid_to=new.valid_to,
-            domain=_check_domain(new.domain),
-            session_id=session_id,
-            seq=seq,
+        memory = dated(
+            Memory(
+                id=memory_id,
+                user_id=user.id,
+                kind=new.kind,
+                content=content,
+                importance=new.importance,
+                created_at=now,
+                last_accessed_at=now,
+                category=new.category or DEFAULT_CATEGORY[new.kind],
+                source=new.source,
+                verified=new.verified,
+                valid_from=new.valid_from,
+                valid_to=new.valid_to,
+                domain=_check_domain(new.domain),
+                session_id=session_id,
+                seq=seq,
+            )
         )
         try:
             await self._memories.add(memory, await self.index(content), sources)

@@ -28,6 +28,7 @@ from hippograph.models import (
     MemorySource,
 )
 from hippograph.ports import Embedder
+from hippograph.querytime import dated
 from hippograph.services.memories import MemoryStore, client_memory_id, require_same_content
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
@@ -131,20 +132,22 @@ class MemoryOpsService:
                 outcomes.append(MemoryOpOutcome(op.op, replayed[op.client_id]))
             elif op.op is MemoryOpKind.ADD and indexed is not None and content is not None:
                 kind = op.kind or MemoryKind.SEMANTIC
-                memory = Memory(
-                    id=(
-                        client_memory_id(user.id, op.client_id)
-                        if op.client_id
-                        else new_id(IdKind.MEMORY, now)
-                    ),
-                    user_id=user.id,
-                    kind=kind,
-                    content=content,
-                    importance=op.importance if op.importance is not None else 0.5,
-                    created_at=now,
-                    last_accessed_at=now,
-                    category=DEFAULT_CATEGORY[kind],
-                    source=MemorySource.AGENT,
+                memory = dated(
+                    Memory(
+                        id=(
+                            client_memory_id(user.id, op.client_id)
+                            if op.client_id
+                            else new_id(IdKind.MEMORY, now)
+                        ),
+                        user_id=user.id,
+                        kind=kind,
+                        content=content,
+                        importance=op.importance if op.importance is not None else 0.5,
+                        created_at=now,
+                        last_accessed_at=now,
+                        category=DEFAULT_CATEGORY[kind],
+                        source=MemorySource.AGENT,
+                    )
                 )
                 adds.append((memory, indexed))
                 outcomes.append(MemoryOpOutcome(op.op, memory.id))

@@ -21,7 +21,7 @@ from hippograph.errors import InvalidInput
 from hippograph.models import Memory, MemoryFilter, MemUnit
 from hippograph.modes import SearchMode, resolve_mode
 from hippograph.ports import Embedder
-from hippograph.querytime import TimeWindow, parse_time_window
+from hippograph.querytime import TimeWindow, asks_when, parse_time_window
 from hippograph.scoring import (
     Breakdown,
     Candidate,
@@ -32,7 +32,7 @@ from hippograph.scoring import (
     with_ranks,
 )
 from hippograph.search_plan import SearchPlan, plan_search
-from hippograph.services.candidates import CandidateFetcher
+from hippograph.services.candidates import CandidateFetcher, Fetched
 from hippograph.services.common_terms import CommonTerms
 from hippograph.services.counts import CachedCounts
 from hippograph.services.memories import MemoryStore, MemUnitStore
@@ -159,21 +159,33 @@ class SearchService:
         now = self._clock()
         mode = resolve_mode(request.mode, query)
         period = parse_time_window(query, now)
+        when = asks_when(query)
 
         async def embed() -> list[float]:
             [vector] = await self._embedder.embed([query])
             return vector
 
-        fetched = await self._fetcher.fetch(await self._plan(request, mode, now), embed)
-        ranked = rank(
-            with_ranks(fetched.by_vector, fetched.by_keyword),
-            method=request.method,
-            strategy=request.strategy,
-            weights=request.weights,
-            now=now,
-            window=period,
-            fallback=fetched.fallback,
-        )[: request.top_k]
+        plan = await self._plan(request, mode, now)
+        fetched = await self._fetcher.fetch(plan, embed)
+        candidates = with_ranks(fetched.by_vector, fetched.by_keyword)
+
+        def ranking(among: list[Candidate]) -> list[tuple[Candidate, Breakdown]]:
+            return rank(
+                among,
+                method=request.method,
+                strategy=request.strategy,
+                weights=request.weights,
+                now=now,
+                window=period,
+                fallback=fetched.fallback,
+                asks_when=when,
+            )
+
+        ranked = ranking(candidates)
+        around = await self._around(plan, request, fetched, ranked)
+        if around:
+            ranked = ranking(candidates + around)
+        ranked = ranked[: request.top_k]
         hits = await self._fetch(principal, request.target, ranked)
         touched = False
         if request.touch and request.target is SearchTarget.MEMORY and hits:
@@ -187,6 +199,42 @@ class SearchService:
             period=period,
             touched=touched,
         )
+
+    async def _around(
+        self,
+        plan: SearchPlan,
+        request: SearchRequest,
+        fetched: Fetched,
+        ranked: list[tuple[Candidate, Breakdown]],
+    ) -> list[Candidate]:
+        """The turns next to the best hits that are not candidates yet (the context stage).
+
+        The answer to a question is often the turn after the one that matched
+        it, and that turn may share no word and little meaning with the query.
+        Brought in here, it still has to earn its place: it ranks on its own
+        cosine plus the context bonus its neighbour gives it.
+        """
+        seeds = self._settings.context_seeds
+        if (
+            seeds == 0
+            or request.weights.context_weight <= 0
+            or fetched.vector is None
+            or fetched.fallback
+            or request.target is SearchTarget.MEMUNIT
+        ):
+            return []
+        known = {(c.session_id, c.seq) for c, _ in ranked}
+        positions: dict[tuple[str, int], None] = {}
+        for c, _ in ranked[:seeds]:
+            if c.session_id is None or c.seq is None:
+                continue
+            for step in (-1, 1):
+                position = (c.session_id, c.seq + step)
+                if position not in known and position[1] >= 0:
+                    positions[position] = None
+        ids = {c.id for c, _ in ranked}
+        found = await self._fetcher.neighbours(plan, list(positions), fetched.vector)
+        return [c for c in found if c.id not in ids]
 
     async def _plan(self, request: SearchRequest, mode: SearchMode, now: datetime) -> SearchPlan:
         """How this request's candidates are fetched, from the user's cached counts."""

@@ -64,6 +64,17 @@ class SearchStore(Protocol):
         scoped: bool = True,
     ) -> list[Candidate]: ...
     async def cosines(self, ids: Sequence[str], vector: Sequence[float]) -> dict[str, float]: ...
+    async def neighbours(
+        self,
+        user_id: str,
+        positions: Sequence[tuple[str, int]],
+        vector: Sequence[float],
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[Candidate]:
+        """The user's memories at these (session id, seq) positions, with their cosine."""
+        ...
+
     async def unit_cosines(
         self, ids: Sequence[str], vector: Sequence[float]
     ) -> dict[str, float]: ...

@@ -270,3 +270,54 @@ def test_bad_search_arguments_are_clear_errors(
     assert body["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "field": field}
     count = api.ok("query($id: ID!) { memory(id: $id) { accessCount } }", {"id": ann["coffee"]})
     assert count["memory"]["accessCount"] == 0  # a refused search touches nothing
+
+
+def test_the_turn_after_a_matched_question_joins_the_hits_through_context(api: Api) -> None:
+    # The answer shares no word and little meaning with the query: only the
+    # question before it matches. Neither side finds it among 3 candidates.
+    texts = [
+        "Cats are independent pets",
+        "What is the name of your dog?",
+        "Biscuit.",
+        "I adopted a kitten last year",
+        "Pets make people happier",
+        "The vet is open on Saturdays",
+        "Hamsters are small pets",
+    ]
+    _, messages = seed_user(api, "ann", texts)
+    ids = [add_memory(api, "ann", t, [m]) for t, m in zip(texts, messages, strict=True)]
+    question, answer = ids[1], ids[2]
+    query = "What is the name of your dog?"
+    alone = search(api, query, topK=3, candidates=3, scoring={"contextWeight": 0})
+    assert question in [h["memory"]["id"] for h in alone["hits"]]
+    assert answer not in [h["memory"]["id"] for h in alone["hits"]]
+    found = search(api, query, topK=3, candidates=3)
+    by_id = {h["memory"]["id"]: h["breakdown"] for h in found["hits"]}
+    assert answer in by_id
+    # it came by context: neither side ranked it, the question lent it relevance
+    assert by_id[answer]["methods"] == []
+    assert by_id[answer]["context"] == pytest.approx(0.2 * by_id[question]["relevance"])
+
+
+def test_a_period_the_memory_names_matches_the_period_asked_for(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    moved = add_memory(api, "ann", "Ann moved to Lisbon in March 2021")
+    other = add_memory(api, "ann", "Ann moved her desk to the window")
+    shown = api.ok("query($id: ID!) { memory(id: $id) { aboutStart aboutEnd } }", {"id": moved})[
+        "memory"
+    ]
+    assert shown == {
+        "aboutStart": "2021-03-01T00:00:00+00:00",
+        "aboutEnd": "2021-04-01T00:00:00+00:00",
+    }
+    # said today, about March 2021: the period matches what the text names
+    result = search(api, "Where did Ann move in March 2021?")
+    by_id = {h["memory"]["id"]: h["breakdown"] for h in result["hits"]}
+    assert by_id[moved]["timeMatch"] == pytest.approx(0.1)
+    assert by_id[other]["timeMatch"] == 0.0
+    # a question asking when favours the memory that names a time
+    when = search(api, "When did Ann move?")
+    assert when["period"] is None
+    by_id = {h["memory"]["id"]: h["breakdown"] for h in when["hits"]}
+    assert by_id[moved]["timeMatch"] == pytest.approx(0.1)
+    assert by_id[other]["timeMatch"] == 0.0

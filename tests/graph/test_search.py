@@ -190,6 +190,51 @@ async def test_candidates_carry_what_ranking_reads_unchanged_on_every_path(
     assert await store.search.vector_exact("bob", query, 5, MemoryFilter(), T0) == []
 
 
+async def test_neighbours_are_the_user_s_memories_at_the_positions_asked(
+    store: GraphStore,
+) -> None:
+    from hippograph.text import search_text
+
+    await add_user(store, "ann")
+    await add_user(store, "bob")
+    placed = {}
+    for seq in (3, 4, 5, 9):
+        record = memory("ann", f"turn {seq}", session_id="ses_one", seq=seq)
+        await store.memories.add(
+            record, IndexedText(unit_vector(seq), search_text(record.content)), Sources()
+        )
+        placed[seq] = record.id
+    gone = memory("ann", "deleted turn", session_id="ses_one", seq=6, deleted_at=T0)
+    await store.memories.add(gone, IndexedText(unit_vector(6), "deleted turn"), Sources())
+    # another user's memory that claims the same position never shows
+    intruder = memory("bob", "bob turn", session_id="ses_one", seq=4)
+    await store.memories.add(intruder, IndexedText(unit_vector(4), "bob turn"), Sources())
+    found = await store.search.neighbours(
+        "ann", [("ses_one", 4), ("ses_one", 6), ("ses_two", 5)], unit_vector(4), MemoryFilter(), T0
+    )
+    assert [(c.id, c.session_id, c.seq) for c in found] == [(placed[4], "ses_one", 4)]
+    assert abs((found[0].similarity or 0.0) - 1.0) < 1e-5
+    both = await store.search.neighbours(
+        "ann", [("ses_one", 3), ("ses_one", 5)], unit_vector(4), MemoryFilter(), T0
+    )
+    assert {c.id for c in both} == {placed[3], placed[5]}
+    assert await store.search.neighbours("ann", [], unit_vector(4), MemoryFilter(), T0) == []
+
+
+async def test_candidates_carry_the_period_a_memory_names(store: GraphStore) -> None:
+    from datetime import timedelta
+
+    await add_user(store, "ann")
+    start = T0 - timedelta(days=400)
+    record = memory("ann", "moved", about_start=start, about_end=start + timedelta(days=1))
+    plain = memory("ann", "moved again")
+    for seed, m in enumerate((record, plain)):
+        await store.memories.add(m, IndexedText(unit_vector(seed), "moved"), Sources())
+    hits = await store.search.vector_exact("ann", unit_vector(0), 2, MemoryFilter(), T0)
+    about = {h.id: h.about for h in hits}
+    assert about == {record.id: (start, start + timedelta(days=1)), plain.id: None}
+
+
 @pytest.mark.only_on("neo4j-2026", "only Neo4j 2026.01+ filters a vector index by user (SEARCH)")
 async def test_a_small_user_among_large_ones_gets_its_exact_nearest_from_the_index(
     store: GraphStore,

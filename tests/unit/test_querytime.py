@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
-from hippograph.querytime import parse_time_window
+from hippograph.models import Memory, MemoryKind
+from hippograph.querytime import TimeWindow, asks_when, dated, parse_time_window, period_named
 
 NOW = datetime(2024, 3, 15, 10, 0, tzinfo=UTC)
 
@@ -84,3 +86,86 @@ def test_no_period_named(query: str) -> None:
 
 def test_impossible_dates_are_ignored() -> None:
     assert parse_time_window("on February 30, 2023", NOW) is None
+
+
+SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # "yesterday" said on 8 May 2023 is the 7th
+        (
+            "I went to the support group yesterday",
+            datetime(2023, 5, 7, tzinfo=UTC),
+            datetime(2023, 5, 8, tzinfo=UTC),
+        ),
+        # a month without a year is the last such month up to when it was said
+        ("We moved in August", datetime(2022, 8, 1, tzinfo=UTC), datetime(2022, 9, 1, tzinfo=UTC)),
+        ("in March we sold it", datetime(2023, 3, 1, tzinfo=UTC), datetime(2023, 4, 1, tzinfo=UTC)),
+        ("since 2019", datetime(2019, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_stored_text_names_a_period_resolved_from_when_it_was_said(
+    text: str, start: datetime, end: datetime
+) -> None:
+    assert period_named(text, SAID) == (start, end)
+
+
+def test_a_text_naming_no_time_has_no_period() -> None:
+    assert period_named("I love painting sunsets", SAID) is None
+
+
+def test_a_memory_is_dated_from_its_content() -> None:
+    memory = Memory(
+        id="m",
+        user_id="u",
+        kind=MemoryKind.EVENT,
+        content="Caroline said yesterday was her first pottery class",
+        importance=0.5,
+        created_at=SAID,
+        last_accessed_at=SAID,
+    )
+    assert dated(memory).about_start == datetime(2023, 5, 7, tzinfo=UTC)
+    assert dated(memory, said=datetime(2024, 1, 2, tzinfo=UTC)).about_start == datetime(
+        2024, 1, 1, tzinfo=UTC
+    )
+    assert dated(replace(memory, content="no time here")).about_start is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "When did Caroline go to the LGBTQ support group?",
+        "what year did they move?",
+        "How long ago was the trip?",
+        "他什么时候去的北京？",
+    ],
+)
+def test_questions_asking_for_a_time(query: str) -> None:
+    assert asks_when(query)
+
+
+@pytest.mark.parametrize(
+    "query", ["What did Mel paint?", "Where does Kate work?", "whenever I cook"]
+)
+def test_questions_not_asking_for_a_time(query: str) -> None:
+    assert not asks_when(query)
+
+
+def test_a_month_window_overlaps_a_period_in_that_month_of_any_year() -> None:
+    july = TimeWindow(month=7)
+    assert july.overlaps(datetime(2021, 7, 3, tzinfo=UTC), datetime(2021, 7, 4, tzinfo=UTC))
+    assert not july.overlaps(datetime(2021, 6, 3, tzinfo=UTC), datetime(2021, 6, 4, tzinfo=UTC))
+    # a day window ending at midnight of 1 July is still June
+    assert not july.overlaps(datetime(2021, 6, 30, tzinfo=UTC), datetime(2021, 7, 1, tzinfo=UTC))
+
+
+def test_a_text_s_own_date_is_not_the_period_it_tells_of() -> None:
+    stamped = "On 8 May 2023, Caroline said: “I went to a support group yesterday (7 May 2023)”"
+    assert period_named(stamped, SAID) == (
+        datetime(2023, 5, 7, tzinfo=UTC),
+        datetime(2023, 5, 8, tzinfo=UTC),
+    )
+    assert period_named("On 8 May 2023, Melanie said: “Hey Caroline!”", SAID) is None
+    assert period_named("I'm painting today", SAID) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -137,6 +138,79 @@ def test_a_named_period_favours_memories_from_it() -> None:
     assert [c.id for c, _ in ranked] == ["in", "out"]
     assert ranked[0][1].time_match == 0.1
     assert ranked[0][1].fused == pytest.approx((0.5 + 0.1) / 1.3)
+
+
+def test_a_position_is_as_relevant_as_its_best_memory() -> None:
+    # an event and a fact of one message stand at one position; the turn
+    # after it borrows from the better of the two, whichever comes last
+    event = _c("event", 0.9, None, session_id="s", seq=4)
+    fact = _c("fact", 0.2, None, session_id="s", seq=4)
+    after = _c("after", 0.1, None, session_id="s", seq=5)
+    by_id = {
+        c.id: br
+        for c, br in rank(
+            [event, fact, after],
+            method=SearchMethod.VECTOR,
+            strategy=ScoringStrategy.WEIGHTED,
+            weights=W,
+            now=T0,
+        )
+    }
+    assert by_id["after"].context == pytest.approx(0.2 * 0.9)
+
+
+def test_a_named_period_matches_the_time_a_memory_names() -> None:
+    # said a year before, about a day inside the window ("yesterday" then)
+    told_later = Candidate(
+        id="about",
+        importance=0.5,
+        created_at=T0 + timedelta(days=3),
+        last_accessed_at=T0,
+        similarity=0.5,
+        about=(T0 - timedelta(hours=12), T0 + timedelta(hours=12)),
+    )
+    elsewhere = replace(
+        told_later, id="else", about=(T0 + timedelta(days=40), T0 + timedelta(days=41))
+    )
+    window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
+    by_id = {
+        c.id: br
+        for c, br in rank(
+            [told_later, elsewhere],
+            method=SearchMethod.VECTOR,
+            strategy=ScoringStrategy.WEIGHTED,
+            weights=W,
+            now=T0,
+            window=window,
+        )
+    }
+    assert by_id["about"].time_match == 0.1
+    assert by_id["else"].time_match == 0.0
+
+
+def test_a_question_asking_when_favours_memories_that_name_a_time() -> None:
+    timed = Candidate(
+        id="timed",
+        importance=0.5,
+        created_at=T0,
+        last_accessed_at=T0,
+        similarity=0.5,
+        about=(T0, T0 + timedelta(days=1)),
+    )
+    untimed = replace(timed, id="untimed", about=None, similarity=0.55)
+    ranked = rank(
+        [untimed, timed],
+        method=SearchMethod.VECTOR,
+        strategy=ScoringStrategy.WEIGHTED,
+        weights=W,
+        now=T0,
+        asks_when=True,
+    )
+    assert [c.id for c, _ in ranked] == ["timed", "untimed"]
+    # (0.5 + 0.1) / 1.3 against 0.55 / 1.3
+    assert ranked[0][1].fused == pytest.approx(0.6 / 1.3)
+    assert ranked[1][1].fused == pytest.approx(0.55 / 1.3)
+    assert ranked[1][1].time_match == 0.0
 
 
 def test_fallback_gives_every_keyword_hit_half_relevance() -> None:
