@@ -11,6 +11,7 @@ signals are per-request weights, so switching one off needs no reload:
 * ``-time``: ``timeWeight`` 0.
 * ``-entities``: ``entityWeight`` 0 (when the build has an entity signal).
 * ``-all``: all three at 0 (relevance, recency and importance only).
+* ``<weight>=<value>``: one weight set, the others default (``context_weight=0.4``).
 
 python -m bench.ablation [--data FILE ...] [--granularity memory] [--k 5,10]
     [--configs full,-context,-time,-entities,-all] [--rows out.jsonl]
@@ -48,6 +49,12 @@ WEIGHT_NAMES = {f.name for f in fields(ScoringWeights)}
 def configuration(name: str) -> ScoringWeights | None:
     """The weights a configuration name stands for; None when this build lacks the signal."""
     off: dict[str, Any] = {}
+    if "=" in name:  # a weight set to a value: "context_weight=0.4"
+        weight, _, value = name.partition("=")
+        if weight not in WEIGHT_NAMES:
+            raise SystemExit(f"unknown weight {weight!r}")
+        off = {weight: int(value) if weight == "rrf_k" else float(value)}
+        return ScoringWeights(**off)
     if name == "-all":
         off = {w: 0.0 for w in SIGNALS.values() if w in WEIGHT_NAMES}
     elif name != "full":
