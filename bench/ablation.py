@@ -12,6 +12,10 @@ signals are per-request weights, so switching one off needs no reload:
 * ``-entities``: ``entityWeight`` 0 (when the build has an entity signal).
 * ``-all``: all three at 0 (relevance, recency and importance only).
 * ``<weight>=<value>``: one weight set, the others default (``context_weight=0.4``).
+* ``vector``, ``keyword``: that method alone, default weights (``full`` is HYBRID).
+* parts joined by ``+`` combine: ``vector+context_weight=0``.
+* ``dense``: no service at all, the plain baseline: each turn (``speaker: text``)
+  embedded alone with the same model, ranked by cosine to the question.
 
 python -m bench.ablation [--data FILE ...] [--granularity memory] [--k 5,10]
     [--configs full,-context,-time,-entities,-all] [--rows out.jsonl]
@@ -26,17 +30,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from bench.common import LOCOMO, machine
 from hippograph.benchmark.locomo import _dia_ids, load_conversation
 from hippograph.benchmark.recall import mean, percentile, recall_at_k
-from hippograph.importers.locomo import load_locomo
+from hippograph.importers.locomo import Conversation, load_locomo
 from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
-from hippograph.scoring import ScoringWeights
+from hippograph.scoring import ScoringWeights, SearchMethod
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.search import SearchRequest
 from hippograph.settings import GraphSettings, Settings
@@ -44,27 +48,60 @@ from hippograph.settings import GraphSettings, Settings
 REALTALK = LOCOMO.parents[1] / "realtalk" / "realtalk_dev.json"
 SIGNALS = {"context": "context_weight", "time": "time_weight", "entities": "entity_weight"}
 WEIGHT_NAMES = {f.name for f in fields(ScoringWeights)}
+DENSE = "dense"
 
 
-def configuration(name: str) -> ScoringWeights | None:
-    """The weights a configuration name stands for; None when this build lacks the signal."""
-    off: dict[str, Any] = {}
-    if "=" in name:  # a weight set to a value: "context_weight=0.4"
-        weight, _, value = name.partition("=")
-        if weight not in WEIGHT_NAMES:
-            raise SystemExit(f"unknown weight {weight!r}")
-        off = {weight: int(value) if weight == "rrf_k" else float(value)}
-        return ScoringWeights(**off)
-    if name == "-all":
-        off = {w: 0.0 for w in SIGNALS.values() if w in WEIGHT_NAMES}
-    elif name != "full":
-        signal = SIGNALS.get(name.removeprefix("-"))
-        if signal is None:
-            raise SystemExit(f"unknown configuration {name!r}")
-        if signal not in WEIGHT_NAMES:
-            return None
-        off = {signal: 0.0}
-    return ScoringWeights(**off)
+async def dense_ranking(
+    runtime: Runtime, conversation: Conversation, questions: Sequence[str], k: int
+) -> list[list[list[str]]]:
+    """Per question, the ``k`` turns whose own embedding is nearest the question's."""
+    turns = [m for s in conversation.sessions for m in s.message_inputs()]
+    vectors = await runtime.embedder.embed([f"{t.speaker}: {t.content}" for t in turns])
+    asked = await runtime.embedder.embed(list(questions))
+    ranked = []
+    for query in asked:
+        scores = [sum(a * b for a, b in zip(query, v, strict=True)) for v in vectors]
+        order = sorted(range(len(turns)), key=lambda i: -scores[i])[:k]
+        ranked.append([[turns[i].client_id or ""] for i in order])
+    return ranked
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """One way of asking: a method and its weights, or the dense baseline."""
+
+    method: SearchMethod
+    weights: ScoringWeights
+    dense: bool = False
+
+
+def configuration(name: str) -> Config | None:
+    """What a configuration name stands for; None when this build lacks a signal it names.
+
+    Parts joined by ``+`` combine: ``vector+context_weight=0``.
+    """
+    method = SearchMethod.HYBRID
+    changes: dict[str, Any] = {}
+    for part in name.split("+"):
+        if part == DENSE:
+            return Config(method, ScoringWeights(), dense=True)
+        if part in ("vector", "keyword", "hybrid"):
+            method = SearchMethod(part)
+        elif "=" in part:  # a weight set to a value: "context_weight=0.4"
+            weight, _, value = part.partition("=")
+            if weight not in WEIGHT_NAMES:
+                raise SystemExit(f"unknown weight {weight!r}")
+            changes[weight] = int(value) if weight == "rrf_k" else float(value)
+        elif part == "-all":
+            changes |= {w: 0.0 for w in SIGNALS.values() if w in WEIGHT_NAMES}
+        elif part != "full":
+            signal = SIGNALS.get(part.removeprefix("-"))
+            if signal is None or not part.startswith("-"):
+                raise SystemExit(f"unknown configuration {part!r}")
+            if signal not in WEIGHT_NAMES:
+                return None
+            changes[signal] = 0.0
+    return Config(method, ScoringWeights(**changes))
 
 
 async def run_file(
@@ -89,22 +126,30 @@ async def run_file(
             user_id = await load_conversation(runtime, conversation, granularity)
             cache: dict[str, list[str]] = {}
             for name in configs:
-                weights = configuration(name)
-                if weights is None:
+                config = configuration(name)
+                if config is None:
                     continue
-                for question in conversation.questions:
+                baseline: list[list[list[str]]] = []
+                if config.dense:
+                    questions = [q.question for q in conversation.questions]
+                    baseline = await dense_ranking(runtime, conversation, questions, max(ks))
+                for index, question in enumerate(conversation.questions):
                     request = SearchRequest(
                         user_id=user_id,
                         query=question.question,
                         top_k=max(ks),
-                        weights=weights,
+                        method=config.method,
+                        weights=config.weights,
                         mode=SearchMode.NORMAL,
                         touch=False,
                     )
-                    started = time.perf_counter()
-                    result = await runtime.services.search.search(SETTINGS_ADMIN, request)
-                    latencies[name].append((time.perf_counter() - started) * 1000)
-                    ranked = [await _dia_ids(runtime, hit.id, cache) for hit in result.hits]
+                    if baseline:
+                        ranked = baseline[index]
+                    else:
+                        started = time.perf_counter()
+                        result = await runtime.services.search.search(SETTINGS_ADMIN, request)
+                        latencies[name].append((time.perf_counter() - started) * 1000)
+                        ranked = [await _dia_ids(runtime, hit.id, cache) for hit in result.hits]
                     if not question.scorable:
                         continue
                     scores = {k: recall_at_k(ranked, question.evidence, k) for k in ks}

@@ -74,7 +74,12 @@ class TurnMemoryService:
             return 0
         learned_at = self._clock()
         own = await self._embedder.embed([t.content for _, t in todo])
-        context = await self._embedder.embed([t.context for _, t in todo])
+        # the pair is embedded only when some of it goes into the vector
+        context = (
+            await self._embedder.embed([t.context for _, t in todo])
+            if self._context_weight > 0
+            else own
+        )
         items = [
             (
                 dated(

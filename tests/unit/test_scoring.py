@@ -75,10 +75,10 @@ def test_hybrid_is_a_convex_combination_of_cosine_and_normalised_bm25() -> None:
     assert (by_id["a"].keyword, by_id["b"].keyword) == (0.5, 1.0)
     assert by_id["a"].relevance == pytest.approx(0.74)
     assert by_id["b"].relevance == pytest.approx(0.70)
-    # no neighbours, no period named: fused = relevance / (1 + 0.5)
-    assert by_id["a"].fused == pytest.approx(0.74 / 1.5)
+    # no neighbours, no period named: fused = relevance / (1 + 0.35)
+    assert by_id["a"].fused == pytest.approx(0.74 / 1.35)
     # final = 0.5·fused + 0.2·0.99^0 + 0.3·0.5
-    assert by_id["a"].final == pytest.approx(0.5 * 0.74 / 1.5 + 0.2 + 0.15)
+    assert by_id["a"].final == pytest.approx(0.5 * 0.74 / 1.35 + 0.2 + 0.15)
     assert [c.id for c, _ in ranked] == ["a", "b"]
 
 
@@ -110,10 +110,10 @@ def test_a_neighbour_in_the_conversation_lends_relevance() -> None:
             now=T0,
         )
     }
-    assert by_id["a"].context == pytest.approx(0.5 * 0.70)
-    assert by_id["b"].context == pytest.approx(0.5 * 0.74)
+    assert by_id["a"].context == pytest.approx(0.35 * 0.70)
+    assert by_id["b"].context == pytest.approx(0.35 * 0.74)
     assert by_id["c"].context == 0.0
-    assert by_id["b"].fused == pytest.approx((0.70 + 0.37) / 1.5)
+    assert by_id["b"].fused == pytest.approx((0.70 + 0.35 * 0.74) / 1.35)
 
 
 def test_a_named_period_favours_memories_from_it() -> None:
@@ -137,7 +137,7 @@ def test_a_named_period_favours_memories_from_it() -> None:
     )
     assert [c.id for c, _ in ranked] == ["in", "out"]
     assert ranked[0][1].time_match == 0.1
-    assert ranked[0][1].fused == pytest.approx((0.5 + 0.1) / 1.6)
+    assert ranked[0][1].fused == pytest.approx((0.5 + 0.1) / 1.45)
 
 
 def test_a_position_is_as_relevant_as_its_best_memory() -> None:
@@ -156,7 +156,7 @@ def test_a_position_is_as_relevant_as_its_best_memory() -> None:
             now=T0,
         )
     }
-    assert by_id["after"].context == pytest.approx(0.5 * 0.9)
+    assert by_id["after"].context == pytest.approx(0.35 * 0.9)
 
 
 def test_a_named_period_matches_the_time_a_memory_names() -> None:
@@ -207,8 +207,8 @@ def test_a_question_asking_when_favours_memories_that_name_a_time() -> None:
         asks_when=True,
     )
     assert [c.id for c, _ in ranked] == ["timed", "untimed"]
-    assert ranked[0][1].fused == pytest.approx(0.6 / 1.6)  # (0.5 + 0.1) / (1 + 0.5 + 0.1)
-    assert ranked[1][1].fused == pytest.approx(0.55 / 1.6)
+    assert ranked[0][1].fused == pytest.approx(0.6 / 1.45)  # (0.5 + 0.1) / (1 + 0.35 + 0.1)
+    assert ranked[1][1].fused == pytest.approx(0.55 / 1.45)
     assert ranked[1][1].time_match == 0.0
 
 

@@ -54,11 +54,13 @@ def _event_vector(weight: float) -> list[float]:
     return list(event.vector)
 
 
-def test_the_default_weight_blends_the_turn_before_in() -> None:
-    assert MemorizeSettings().turn_context_weight == CONTEXT_WEIGHT
-    assert _event_vector(CONTEXT_WEIGHT) == pytest.approx(
-        blend(OWN, unit([0.5, 0.5, 0.0]), CONTEXT_WEIGHT)
-    )
+def test_by_default_a_turn_s_vector_is_its_own() -> None:
+    assert MemorizeSettings().turn_context_weight == CONTEXT_WEIGHT == 0.0
+    assert _event_vector(CONTEXT_WEIGHT) == pytest.approx(OWN)
+
+
+def test_a_weight_blends_the_turn_before_in() -> None:
+    assert _event_vector(0.5) == pytest.approx(blend(OWN, unit([0.5, 0.5, 0.0]), 0.5))
 
 
 def test_weight_zero_keeps_the_turn_alone() -> None:
