@@ -234,7 +234,13 @@ class SearchService:
                     positions[position] = None
         ids = {c.id for c, _ in ranked}
         found = await self._fetcher.neighbours(plan, list(positions), fetched.vector)
-        return [c for c in found if c.id not in ids]
+        # a radius asked for bounds every memory returned, however it came
+        radius = plan.vector.radius
+        return [
+            c
+            for c in found
+            if c.id not in ids and (radius is None or (c.similarity or 0.0) >= radius)
+        ]
 
     async def _plan(self, request: SearchRequest, mode: SearchMode, now: datetime) -> SearchPlan:
         """How this request's candidates are fetched, from the user's cached counts."""

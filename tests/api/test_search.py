@@ -298,6 +298,9 @@ def test_the_turn_after_a_matched_question_joins_the_hits_through_context(api: A
     # it came by context: neither side ranked it, the question lent it relevance
     assert by_id[answer]["methods"] == []
     assert by_id[answer]["context"] == pytest.approx(0.35 * by_id[question]["relevance"])
+    # a radius bounds what context brings in too
+    tight = search(api, query, topK=3, candidates=3, radius=0.9)
+    assert [h["memory"]["id"] for h in tight["hits"]] == [question]
 
 
 def test_a_period_the_memory_names_matches_the_period_asked_for(api: Api) -> None:
