@@ -255,6 +255,11 @@ class MemorizeSettings(BaseModel):
         description="how much of the turn before goes into a turn's or event's vector "
         "(0: the turn alone); bench/context_weight.py measures it",
     )
+    entities: bool = Field(
+        default=True,
+        description="link messages and memories to the entities they mention "
+        "(people, places, things, dates) for search's entity walk",
+    )
 
 
 class ReflectionSettings(BaseModel):

@@ -1,0 +1,239 @@
+"""Entity nodes, the MENTIONS edges to them, and search's walk over them.
+
+An ``Entity`` is one user's name for a person, place, organisation, thing or
+date, merged by its normalised name: its id is derived from (user, name)
+(:func:`hippograph.entities.entity_id`), so writes MERGE by id and a replay
+finds what the first run made. Messages and memories point at the entities
+they mention with ``MENTIONS`` edges, written in the transaction that writes
+the memories. Deleting a message or memory removes its edges with it, and
+:func:`prune` then removes the entities nothing mentions any more.
+
+The walk (:meth:`EntityGraph.walk`) is one step of personalized PageRank
+from the query's entities, in one round trip: each matched entity spreads a
+seed weight over the memories that mention it. An entity mentioned by more
+than ``cap`` memories (a speaker's name, "today") is skipped: reading its
+edges would cost more than it tells, and its inverse-degree weight would be
+near nothing anyway. The same Cypher runs on ArcadeDB and both Neo4j
+releases: ``COUNT {}`` subqueries, ``UNWIND``, ``collect``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cypher import VISIBLE_N, cypher
+from graph.driver import GraphDriver, fetch
+from graph.filters import FILTER_M, filter_params
+from graph.records import parse_utc
+from hippograph.entities import entity_id
+from hippograph.models import Entity, EntityKind, MemoryFilter, Mentions, Page
+from hippograph.scoring import Candidate
+
+MERGE_ENTITIES = cypher(
+    "entities.MERGE_ENTITIES",
+    "UNWIND $rows AS row MERGE (e:Entity {id: row.id}) "
+    "ON CREATE SET e.user_id = row.user_id, e.name = row.name, e.norm = row.norm, "
+    "e.kind = row.kind "
+    "RETURN count(e) AS merged",
+)
+LINK_MEMORIES = cypher(
+    "entities.LINK_MEMORIES",
+    "UNWIND $links AS link MATCH (m:Memory {id: link.source}) "
+    "MATCH (e:Entity {id: link.entity}) MERGE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
+)
+LINK_MESSAGES = cypher(
+    "entities.LINK_MESSAGES",
+    "UNWIND $links AS link MATCH (m:Message {id: link.source}) "
+    "MATCH (e:Entity {id: link.entity}) MERGE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
+)
+MENTIONED_BY = {
+    "Memory": cypher(
+        "entities.MENTIONED_BY_MEMORIES",
+        "UNWIND $ids AS id MATCH (:Memory {id: id})-[:MENTIONS]->(e:Entity) "
+        "RETURN collect(DISTINCT e.id) AS ids",
+    ),
+    "Message": cypher(
+        "entities.MENTIONED_BY_MESSAGES",
+        "UNWIND $ids AS id MATCH (:Message {id: id})-[:MENTIONS]->(e:Entity) "
+        "RETURN collect(DISTINCT e.id) AS ids",
+    ),
+}
+PRUNE = cypher(
+    "entities.PRUNE",
+    "UNWIND $ids AS id MATCH (e:Entity {id: id}) "
+    "WHERE COUNT { (e)<-[:MENTIONS]-() } = 0 "
+    "DETACH DELETE e RETURN count(*) AS pruned",
+)
+
+# One step of personalized PageRank from the query's entities. Seeds are
+# found by id (the unique index): the ids are derived from the user and the
+# names, so another user's entity can never be among them, and the user_id
+# test says so again. Each seed's degree is counted, capped, before its
+# edges are read.
+_ROW = (
+    "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at), m.session_id, m.seq"
+)
+WALK = cypher(
+    "entities.WALK",
+    "UNWIND $ids AS id MATCH (e:Entity {id: id}) WHERE e.user_id = $user_id "
+    "WITH e, COUNT { (e)<-[:MENTIONS]-(:Memory) } AS degree "
+    "WHERE degree > 0 AND degree <= $cap "
+    "MATCH (e)<-[:MENTIONS]-(m:Memory) WHERE m.user_id = $user_id AND " + FILTER_M + " "
+    "WITH e.id AS entity, degree, collect([" + _ROW + "]) AS rows "
+    "RETURN collect([entity, degree, rows]) AS seeds",
+)
+ENTITY_PAGE = cypher(
+    "entities.ENTITY_PAGE",
+    "MATCH (e:Entity {user_id: $user_id}) WHERE $after IS NULL OR e.id > $after "
+    "WITH e ORDER BY e.id ASC LIMIT $limit "
+    "RETURN collect([e.id, e.user_id, e.name, e.norm, e.kind, "
+    "COUNT { (e)<-[:MENTIONS]-() }]) AS rows",
+)
+GET_ENTITIES = cypher(
+    "entities.GET_ENTITIES",
+    "UNWIND $ids AS id MATCH (n:Entity {id: id}) WHERE " + VISIBLE_N + " "
+    "RETURN collect([n.id, n.user_id, n.name, n.norm, n.kind, "
+    "COUNT { (n)<-[:MENTIONS]-() }]) AS rows",
+)
+MENTIONED_IN = cypher(
+    "entities.MENTIONED_IN",
+    "MATCH (:Entity {id: $id})<-[:MENTIONS]-(m:Memory) "
+    "WHERE ($after_ts IS NULL OR m.created_at < $after_ts "
+    "OR (m.created_at = $after_ts AND m.id < $after_id)) "
+    "RETURN m.id AS id, m.created_at AS at ORDER BY m.created_at DESC, m.id DESC LIMIT $limit",
+)
+
+
+def _entity(row: Sequence[Any]) -> Entity:
+    return Entity(
+        id=row[0],
+        user_id=row[1],
+        name=row[2],
+        norm=row[3],
+        kind=EntityKind(row[4]),
+        mention_count=int(row[5]),
+    )
+
+
+async def write_mentions(tx: AsyncManagedTransaction, mentions: Sequence[Mentions]) -> int:
+    """MERGE the entities of ``mentions`` and the MENTIONS edges to them; edges asked for."""
+    entities: dict[str, dict[str, str]] = {}
+    links: dict[str, list[dict[str, str]]] = {"Memory": [], "Message": []}
+    for group in mentions:
+        for mention in group.entities:
+            eid = entity_id(group.user_id, mention.norm)
+            entities.setdefault(
+                eid,
+                {
+                    "id": eid,
+                    "user_id": group.user_id,
+                    "name": mention.name,
+                    "norm": mention.norm,
+                    "kind": mention.kind.value,
+                },
+            )
+            links[group.label].append({"source": group.node_id, "entity": eid})
+    if not entities:
+        return 0
+    # Sorted, so two writers lock shared entities in the same order.
+    await fetch(tx, MERGE_ENTITIES, {"rows": [entities[k] for k in sorted(entities)]})
+    total = 0
+    for label, query in (("Message", LINK_MESSAGES), ("Memory", LINK_MEMORIES)):
+        if links[label]:
+            await fetch(tx, query, {"links": links[label]})
+            total += len(links[label])
+    return total
+
+
+async def mentioned_by(tx: AsyncManagedTransaction, label: str, ids: Sequence[str]) -> list[str]:
+    """The entities the ``label`` nodes ``ids`` mention (read before deleting them)."""
+    if label not in MENTIONED_BY or not ids:
+        return []
+    rows = await fetch(tx, MENTIONED_BY[label], {"ids": list(ids)})
+    return list(rows[0]["ids"]) if rows else []
+
+
+async def prune(tx: AsyncManagedTransaction, entity_ids: Sequence[str]) -> int:
+    """Delete the entities among ``entity_ids`` that nothing mentions any more."""
+    if not entity_ids:
+        return 0
+    rows = await fetch(tx, PRUNE, {"ids": sorted(set(entity_ids))})
+    return int(rows[0]["pruned"]) if rows else 0
+
+
+class EntityGraph:
+    """Entity reads: a user's entities, what mentions one, and search's walk."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def walk(
+        self,
+        user_id: str,
+        norms: Sequence[str],
+        cap: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[tuple[str, int, list[Candidate]]]:
+        """For each of the user's entities named in ``norms`` with 1..``cap`` mentions:
+        its id, its degree (memories mentioning it) and those memories, filtered."""
+        if not norms:
+            return []
+        params = filter_params(memory_filter, now) | {
+            "ids": [entity_id(user_id, n) for n in dict.fromkeys(norms)],
+            "user_id": user_id,
+            "cap": cap,
+        }
+        records = await self._graph.query(WALK, params)
+        seeds = records[0]["seeds"] if records else []
+        return [
+            (
+                entity,
+                int(degree),
+                [
+                    Candidate(
+                        id=r[0],
+                        importance=float(r[1]),
+                        created_at=parse_utc(r[2]),
+                        last_accessed_at=parse_utc(r[3]),
+                        session_id=r[4],
+                        seq=r[5],
+                    )
+                    for r in rows
+                ],
+            )
+            for entity, degree, rows in seeds
+        ]
+
+    async def entities(self, user_id: str, first: int, after: str | None) -> Page[Entity]:
+        """A page of ``user_id``'s entities in id order, after the entity id ``after``."""
+        records = await self._graph.query(
+            ENTITY_PAGE, {"user_id": user_id, "after": after, "limit": first + 1}
+        )
+        rows = [_entity(r) for r in (records[0]["rows"] if records else [])]
+        return Page(items=tuple(rows[:first]), has_next=len(rows) > first)
+
+    async def get_entities(self, ids: Sequence[str], scope: list[str] | None) -> dict[str, Entity]:
+        """The visible entities among ``ids``, by id."""
+        records = await self._graph.query(GET_ENTITIES, {"ids": list(ids), "scope": scope})
+        return {e.id: e for e in (_entity(r) for r in (records[0]["rows"] if records else []))}
+
+    async def mentioned_in(
+        self, entity_id_: str, first: int, after: tuple[datetime, str] | None
+    ) -> tuple[list[str], bool]:
+        """Ids of the memories mentioning an entity, newest first, and whether more follow."""
+        rows = await self._graph.query(
+            MENTIONED_IN,
+            {
+                "id": entity_id_,
+                "after_ts": after[0] if after else None,
+                "after_id": after[1] if after else None,
+                "limit": first + 1,
+            },
+        )
+        ids = [str(r["id"]) for r in rows]
+        return ids[:first], len(ids) > first
