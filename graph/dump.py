@@ -62,6 +62,7 @@ NODE_PAGES: dict[str, LiteralString] = {
     "Message": cypher("dump.MESSAGE_PAGE", "MATCH (n:Message)" + _PAGE),
     "MemUnit": cypher("dump.MEMUNIT_PAGE", "MATCH (n:MemUnit)" + _PAGE),
     "Memory": cypher("dump.MEMORY_PAGE", "MATCH (n:Memory)" + _PAGE),
+    "Entity": cypher("dump.ENTITY_PAGE", "MATCH (n:Entity)" + _PAGE),
     "ApiKey": cypher("dump.APIKEY_PAGE", "MATCH (n:ApiKey)" + _PAGE),
     "Job": cypher("dump.JOB_PAGE", "MATCH (n:Job)" + _PAGE),
 }
@@ -77,6 +78,7 @@ _OUT_EDGES: LiteralString = (
 EDGE_PAGES: dict[str, LiteralString] = {
     "User": cypher("dump.USER_EDGE_PAGE", "MATCH (a:User)" + _OUT_EDGES),
     "Session": cypher("dump.SESSION_EDGE_PAGE", "MATCH (a:Session)" + _OUT_EDGES),
+    "Message": cypher("dump.MESSAGE_EDGE_PAGE", "MATCH (a:Message)" + _OUT_EDGES),
     "MemUnit": cypher("dump.MEMUNIT_EDGE_PAGE", "MATCH (a:MemUnit)" + _OUT_EDGES),
     "Memory": cypher("dump.MEMORY_EDGE_PAGE", "MATCH (a:Memory)" + _OUT_EDGES),
 }
@@ -108,6 +110,11 @@ WRITE_NODES: dict[str, LiteralString] = {
         "dump.WRITE_MEMORIES",
         "UNWIND $rows AS row OPTIONAL MATCH (old:Memory {id: row.id}) WITH row WHERE old IS NULL "
         "MERGE (n:Memory {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    ),
+    "Entity": cypher(
+        "dump.WRITE_ENTITIES",
+        "UNWIND $rows AS row OPTIONAL MATCH (old:Entity {id: row.id}) WITH row WHERE old IS NULL "
+        "MERGE (n:Entity {id: row.id}) SET n = row.props RETURN count(n) AS created",
     ),
     "ApiKey": cypher(
         "dump.WRITE_APIKEYS",
@@ -192,6 +199,24 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
         "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
         "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
         "CREATE (a)-[r:SUPERSEDES]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    # Asked from the start: an entity has many incoming MENTIONS, a message or
+    # memory few outgoing ones.
+    (EdgeType.MENTIONS, "Message", "Entity"): cypher(
+        "dump.WRITE_MESSAGE_MENTIONS",
+        "UNWIND $links AS link MATCH (a:Message {id: link[0]}) "
+        "OPTIONAL MATCH (a)-[old:MENTIONS]->(x:Entity) WHERE x.id = link[1] "
+        "WITH link, a, count(old) AS existing MATCH (b:Entity {id: link[1]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:MENTIONS]->(b) SET r = link[2]) " + _LINKED,
+    ),
+    (EdgeType.MENTIONS, "Memory", "Entity"): cypher(
+        "dump.WRITE_MEMORY_MENTIONS",
+        "UNWIND $links AS link MATCH (a:Memory {id: link[0]}) "
+        "OPTIONAL MATCH (a)-[old:MENTIONS]->(x:Entity) WHERE x.id = link[1] "
+        "WITH link, a, count(old) AS existing MATCH (b:Entity {id: link[1]}) "
+        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:MENTIONS]->(b) SET r = link[2]) " + _LINKED,
     ),
 }
 

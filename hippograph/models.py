@@ -77,6 +77,7 @@ class EdgeType(StrEnum):
     DERIVED_FROM = "DERIVED_FROM"
     SUMMARIZES = "SUMMARIZES"
     SUPERSEDES = "SUPERSEDES"
+    MENTIONS = "MENTIONS"
 
 
 DEFAULT_CATEGORY: dict[MemoryKind, MemoryCategory] = {

@@ -15,8 +15,11 @@ stages, each visible in the hit's breakdown:
    neighbour's relevance: questions are answered by the turn after them.
 3. time: when the query names a period, memories from that period gain
    ``time_weight``.
-4. fused = (relevance + context + time) / (1 + context_weight [+ time_weight]),
-   back in [0, 1].
+3b. entity: when the query names entities the user's graph holds, a memory
+   gains ``entity_weight`` times its entity score, the share of those
+   entities' weight it mentions (:mod:`hippograph.entity_signal`).
+4. fused = (relevance + context + time + entity) / (1 + context_weight
+   [+ time_weight] [+ entity_weight]), back in [0, 1].
 5. final, by strategy: WEIGHTED (seed 001) ``α·fused + β·decay^hours + γ·importance``
    with hours since last access; MULTIPLICATIVE (seed 000)
    ``(0.8·fused + 0.2/(1 + age_days))·(0.8 + 0.4·importance)``; RRF as WEIGHTED
@@ -29,7 +32,7 @@ the same on every run and every server.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -65,6 +68,7 @@ class ScoringWeights:
     rrf_k: int = 60
     context_weight: float = 0.2
     time_weight: float = 0.1
+    entity_weight: float = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +85,7 @@ class Candidate:
     keyword_rank: int | None = None
     session_id: str | None = None
     seq: int | None = None  # position of its source message in the session
+    entity_score: float | None = None  # share of the query's entities it mentions
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +105,7 @@ class Breakdown:
     keyword_rank: int | None
     methods: tuple[SearchMethod, ...]
     fallback: bool
+    entity: float = 0.0
 
 
 def clip01(value: float) -> float:
@@ -163,11 +169,13 @@ def rank(
     window: TimeWindow | None = None,
     fallback: bool = False,
     moments: dict[str, datetime] | None = None,
+    entities: bool = False,
 ) -> list[tuple[Candidate, Breakdown]]:
     """Score and order ``candidates``; see the module docstring for the stages.
 
     ``moments`` gives the time a candidate is about, for the time stage
-    (default: its creation time).
+    (default: its creation time). ``entities`` says the query named entities
+    the user's graph holds, so the entity stage counts.
     """
     best_keyword = max((c.keyword_score or 0.0 for c in candidates), default=0.0)
     keyword_norm = {
@@ -184,6 +192,7 @@ def rank(
         (c.session_id, c.seq): c.id for c in candidates if c.session_id and c.seq is not None
     }
     divisor = 1.0 + weights.context_weight + (weights.time_weight if window else 0.0)
+    divisor += weights.entity_weight if entities else 0.0
     ranked: list[tuple[Candidate, Breakdown]] = []
     for c in candidates:
         neighbours = [
@@ -194,7 +203,8 @@ def rank(
         context = weights.context_weight * max(neighbours, default=0.0)
         moment = (moments or {}).get(c.id, c.created_at)
         time_match = weights.time_weight if window and window.contains(moment) else 0.0
-        fused = (relevance[c.id] + context + time_match) / divisor
+        entity = weights.entity_weight * (c.entity_score or 0.0) if entities else 0.0
+        fused = (relevance[c.id] + context + time_match + entity) / divisor
         if strategy is ScoringStrategy.MULTIPLICATIVE:
             age_days = (now - c.created_at).total_seconds() / 86400
             final, recency = multiplicative_score(fused, age_days, c.importance)
@@ -226,6 +236,7 @@ def rank(
                     keyword_rank=c.keyword_rank,
                     methods=methods,
                     fallback=fallback,
+                    entity=entity,
                 ),
             )
         )
@@ -253,6 +264,27 @@ def with_ranks(vector: Sequence[Candidate], keyword: Sequence[Candidate]) -> lis
     return list(merged.values())
 
 
+def with_entities(
+    candidates: Sequence[Candidate], by_entity: Mapping[str, Candidate]
+) -> list[Candidate]:
+    """``candidates`` with their entity scores, then the walk's memories not among them.
+
+    A memory only the walk found has no rank on either side; it brings its
+    cosine along when the fetcher got one for it.
+    """
+    merged = [
+        replace(c, entity_score=by_entity[c.id].entity_score) if c.id in by_entity else c
+        for c in candidates
+    ]
+    known = {c.id for c in candidates}
+    merged.extend(
+        replace(c, vector_rank=None, keyword_rank=None, keyword_score=None)
+        for mid, c in by_entity.items()
+        if mid not in known
+    )
+    return merged
+
+
 def is_finite_weights(w: ScoringWeights) -> bool:
     """Whether every weight is a finite number."""
     return all(
@@ -265,5 +297,6 @@ def is_finite_weights(w: ScoringWeights) -> bool:
             w.vector_weight,
             w.context_weight,
             w.time_weight,
+            w.entity_weight,
         )
     )

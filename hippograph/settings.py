@@ -164,6 +164,20 @@ class SearchSettings(BaseModel):
     )
     term_sample_size: int = Field(default=2000, ge=10)
     term_sample_ttl_s: float = Field(default=300.0, ge=0)
+    entity_walk: bool = Field(
+        default=True,
+        description="HYBRID memory search walks the entity graph from the query's entities "
+        "(off: two signals, as before entities)",
+    )
+    entity_max_mentions: int = Field(
+        default=200,
+        ge=1,
+        description="entities mentioned by more of the user's memories are not walked "
+        "(their edges cost more than their weight is worth)",
+    )
+    entity_max_names: int = Field(
+        default=32, ge=1, description="names of a query looked up in the entity graph"
+    )
 
 
 class LimitSettings(BaseModel):

@@ -92,6 +92,7 @@ def build_services(
             clock,
             settings.search,
             limits,
+            store.entities,
         ),
         provenance=ProvenanceService(store.provenance, limits),
         keys=KeyService(store.keys, clock, admin_key, settings.api.key_cache_ttl_s),

@@ -37,6 +37,11 @@ class ScoringInput:
         default=_DEFAULT.time_weight,
         description="Bonus for memories from a period the query names.",
     )
+    entity_weight: float = strawberry.field(
+        default=_DEFAULT.entity_weight,
+        description="HYBRID: weight of the entity walk's score, for memories that mention "
+        "the people, places and things the query names (0: off).",
+    )
 
     def weights(self) -> scoring.ScoringWeights:
         """The domain's weights."""
@@ -49,6 +54,7 @@ class ScoringInput:
             rrf_k=self.rrf_k,
             context_weight=self.context_weight,
             time_weight=self.time_weight,
+            entity_weight=self.entity_weight,
         )
 
 
@@ -59,7 +65,12 @@ class ScoreBreakdown:
     relevance: float = strawberry.field(description="The method's relevance (fusion for HYBRID).")
     context: float = strawberry.field(description="Lent by a neighbouring turn's relevance.")
     time_match: float = strawberry.field(description="Bonus for the period the query names.")
-    fused: float = strawberry.field(description="(relevance + context + time) scaled to [0, 1].")
+    entity: float = strawberry.field(
+        description="entityWeight times the share of the query's entities it mentions."
+    )
+    fused: float = strawberry.field(
+        description="(relevance + context + time + entity) scaled to [0, 1]."
+    )
     recency: float
     importance: float
     final: float = strawberry.field(description="The score hits are ranked by.")
