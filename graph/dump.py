@@ -19,6 +19,7 @@ from typing import Any, LiteralString, TextIO
 from neo4j import AsyncManagedTransaction
 from neo4j.time import DateTime
 
+from graph import entities
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import float32, to_utc
@@ -111,11 +112,7 @@ WRITE_NODES: dict[str, LiteralString] = {
         "UNWIND $rows AS row OPTIONAL MATCH (old:Memory {id: row.id}) WITH row WHERE old IS NULL "
         "MERGE (n:Memory {id: row.id}) SET n = row.props RETURN count(n) AS created",
     ),
-    "Entity": cypher(
-        "dump.WRITE_ENTITIES",
-        "UNWIND $rows AS row OPTIONAL MATCH (old:Entity {id: row.id}) WITH row WHERE old IS NULL "
-        "MERGE (n:Entity {id: row.id}) SET n = row.props RETURN count(n) AS created",
-    ),
+    "Entity": entities.DUMP_WRITE_ENTITIES,
     "ApiKey": cypher(
         "dump.WRITE_APIKEYS",
         "UNWIND $rows AS row OPTIONAL MATCH (old:ApiKey {id: row.id}) WITH row WHERE old IS NULL "
@@ -200,24 +197,8 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
         "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
         "CREATE (a)-[r:SUPERSEDES]->(b) SET r = link[2]) " + _LINKED,
     ),
-    # Asked from the start: an entity has many incoming MENTIONS, a message or
-    # memory few outgoing ones.
-    (EdgeType.MENTIONS, "Message", "Entity"): cypher(
-        "dump.WRITE_MESSAGE_MENTIONS",
-        "UNWIND $links AS link MATCH (a:Message {id: link[0]}) "
-        "OPTIONAL MATCH (a)-[old:MENTIONS]->(x:Entity) WHERE x.id = link[1] "
-        "WITH link, a, count(old) AS existing MATCH (b:Entity {id: link[1]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:MENTIONS]->(b) SET r = link[2]) " + _LINKED,
-    ),
-    (EdgeType.MENTIONS, "Memory", "Entity"): cypher(
-        "dump.WRITE_MEMORY_MENTIONS",
-        "UNWIND $links AS link MATCH (a:Memory {id: link[0]}) "
-        "OPTIONAL MATCH (a)-[old:MENTIONS]->(x:Entity) WHERE x.id = link[1] "
-        "WITH link, a, count(old) AS existing MATCH (b:Entity {id: link[1]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:MENTIONS]->(b) SET r = link[2]) " + _LINKED,
-    ),
+    (EdgeType.MENTIONS, "Message", "Entity"): entities.DUMP_WRITE_MESSAGE_MENTIONS,
+    (EdgeType.MENTIONS, "Memory", "Entity"): entities.DUMP_WRITE_MEMORY_MENTIONS,
 }
 
 

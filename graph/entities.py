@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
@@ -105,6 +105,30 @@ MENTIONED_IN = cypher(
     "WHERE ($after_ts IS NULL OR m.created_at < $after_ts "
     "OR (m.created_at = $after_ts AND m.id < $after_id)) "
     "RETURN m.id AS id, m.created_at AS at ORDER BY m.created_at DESC, m.id DESC LIMIT $limit",
+)
+
+# The dump's writes of entities and MENTIONS edges (graph/dump.py), in its
+# shapes: only what is missing is made. Whether an edge exists is asked from
+# its start: an entity has many incoming MENTIONS, a message or memory few.
+DUMP_WRITE_ENTITIES = cypher(
+    "dump.WRITE_ENTITIES",
+    "UNWIND $rows AS row OPTIONAL MATCH (old:Entity {id: row.id}) WITH row WHERE old IS NULL "
+    "MERGE (n:Entity {id: row.id}) SET n = row.props RETURN count(n) AS created",
+)
+_DUMP_MENTIONS: LiteralString = (
+    "OPTIONAL MATCH (a)-[old:MENTIONS]->(x:Entity) WHERE x.id = link[1] "
+    "WITH link, a, count(old) AS existing MATCH (b:Entity {id: link[1]}) "
+    "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+    "CREATE (a)-[r:MENTIONS]->(b) SET r = link[2]) "
+    "RETURN count(*) AS linked, sum(CASE existing WHEN 0 THEN 1 ELSE 0 END) AS created"
+)
+DUMP_WRITE_MESSAGE_MENTIONS = cypher(
+    "dump.WRITE_MESSAGE_MENTIONS",
+    "UNWIND $links AS link MATCH (a:Message {id: link[0]}) " + _DUMP_MENTIONS,
+)
+DUMP_WRITE_MEMORY_MENTIONS = cypher(
+    "dump.WRITE_MEMORY_MENTIONS",
+    "UNWIND $links AS link MATCH (a:Memory {id: link[0]}) " + _DUMP_MENTIONS,
 )
 
 
