@@ -28,9 +28,9 @@ from neo4j import AsyncManagedTransaction
 from graph.cypher import VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
 from graph.filters import FILTER_M, filter_params
-from graph.records import parse_utc
+from graph.records import MEMORY_MAP, memory_from, parse_utc
 from hippograph.entities import entity_id
-from hippograph.models import Entity, EntityKind, MemoryFilter, Mentions, Page
+from hippograph.models import Entity, EntityKind, Memory, MemoryFilter, Mentions, Page
 from hippograph.scoring import Candidate
 
 MERGE_ENTITIES = cypher(
@@ -101,10 +101,11 @@ GET_ENTITIES = cypher(
 )
 MENTIONED_IN = cypher(
     "entities.MENTIONED_IN",
-    "MATCH (:Entity {id: $id})<-[:MENTIONS]-(m:Memory) "
-    "WHERE ($after_ts IS NULL OR m.created_at < $after_ts "
+    "MATCH (e:Entity {id: $id})<-[:MENTIONS]-(m:Memory) WHERE m.user_id = e.user_id "
+    "AND ($after_ts IS NULL OR m.created_at < $after_ts "
     "OR (m.created_at = $after_ts AND m.id < $after_id)) "
-    "RETURN m.id AS id, m.created_at AS at ORDER BY m.created_at DESC, m.id DESC LIMIT $limit",
+    "WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $limit "
+    "RETURN m " + MEMORY_MAP + " AS props",
 )
 
 # The dump's writes of entities and MENTIONS edges (graph/dump.py), in its
@@ -248,8 +249,8 @@ class EntityGraph:
 
     async def mentioned_in(
         self, entity_id_: str, first: int, after: tuple[datetime, str] | None
-    ) -> tuple[list[str], bool]:
-        """Ids of the memories mentioning an entity, newest first, and whether more follow."""
+    ) -> Page[Memory]:
+        """A page of the memories mentioning an entity, newest first."""
         rows = await self._graph.query(
             MENTIONED_IN,
             {
@@ -259,5 +260,5 @@ class EntityGraph:
                 "limit": first + 1,
             },
         )
-        ids = [str(r["id"]) for r in rows]
-        return ids[:first], len(ids) > first
+        memories = [memory_from(r["props"]) for r in rows]
+        return Page(items=tuple(memories[:first]), has_next=len(memories) > first)

@@ -16,6 +16,7 @@ from hippograph.clock import Clock
 from hippograph.ports import LLM, Embedder
 from hippograph.services import Services
 from hippograph.services.cascade import CascadeService
+from hippograph.services.entities import EntityService
 from hippograph.services.forgetting import ForgetService
 from hippograph.services.job_payloads import JobHandlers
 from hippograph.services.job_runner import JobObserver, JobRunner
@@ -105,4 +106,5 @@ def build_services(
         cascade=CascadeService(store.cascade),
         reflection=reflection,
         forgetting=forgetting,
+        entities=EntityService(store.entities, users, limits),
     )

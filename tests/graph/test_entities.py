@@ -151,11 +151,11 @@ async def test_entity_pages_and_mentioned_in(store: GraphStore) -> None:
     records = await _store_memories(store, "ann", [(f"m{i}", ("Boston",)) for i in range(3)])
     first = await store.entities.entities("ann", 1, None)
     assert first.has_next is False
-    ids, more = await store.entities.mentioned_in(entity_id("ann", "boston"), 2, None)
+    page = await store.entities.mentioned_in(entity_id("ann", "boston"), 2, None)
+    ids = [m.id for m in page.items]
+    assert ids == sorted(ids, reverse=True)  # newest first, then by id
     assert len(ids) == 2
-    assert more
-    rest, more = await store.entities.mentioned_in(
-        entity_id("ann", "boston"), 2, (T0, sorted(ids)[0])
-    )
-    assert not more
-    assert set(ids) | set(rest) == {r.id for r in records}
+    assert page.has_next
+    rest = await store.entities.mentioned_in(entity_id("ann", "boston"), 2, (T0, ids[-1]))
+    assert not rest.has_next
+    assert set(ids) | {m.id for m in rest.items} == {r.id for r in records}
