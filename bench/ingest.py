@@ -124,18 +124,22 @@ async def run(data: Path, concurrency: int, graph: BenchGraph) -> dict[str, Any]
     try:
         store = runtime.connection.store
         services = runtime.services
-        memorize = MemorizeService(
-            services.messages,
-            services.users,
-            store.users,
-            TimedIngest(store.ingest),
-            TimedEmbedder(runtime.embedder),
-            TimedLLM(build_llm(settings)),
-            services.jobs,
-            utc_now,
-            settings.memorize,
-            settings.limits,
-        )
+
+        def memorize_service(entities: bool) -> MemorizeService:
+            return MemorizeService(
+                services.messages,
+                services.users,
+                store.users,
+                TimedIngest(store.ingest),
+                TimedEmbedder(runtime.embedder),
+                TimedLLM(build_llm(settings)),
+                services.jobs,
+                utc_now,
+                settings.memorize.model_copy(update={"entities": entities}),
+                settings.limits,
+            )
+
+        memorize = memorize_service(True)
         texts = [
             f'{t.speaker} said, "{t.text}"'
             for c in conversations
@@ -167,6 +171,8 @@ async def run(data: Path, concurrency: int, graph: BenchGraph) -> dict[str, Any]
                 totals["sessions"] += 1
 
         async def ingest(prefix: str) -> dict[str, Any]:
+            nonlocal memorize
+            memorize = memorize_service(entities=not prefix.startswith("off"))
             SPENT.clear()
             totals: dict[str, int] = defaultdict(int)
             started = time.perf_counter()
@@ -201,6 +207,10 @@ async def run(data: Path, concurrency: int, graph: BenchGraph) -> dict[str, Any]
 
         cold = await ingest("")
         warm = await ingest("again-")
+        # Entity extraction and its MENTIONS edges, off then on again, on the
+        # same warm server: the difference is what entities cost memorize.
+        off = await ingest("off-")
+        on = await ingest("on-")
     finally:
         await runtime.stop()
     return {
@@ -214,6 +224,8 @@ async def run(data: Path, concurrency: int, graph: BenchGraph) -> dict[str, Any]
         "embedding_only_texts_per_s": round(ceiling, 1),
         "first_pass_after_start": cold,
         "steady_state": warm,
+        "steady_state_entities_off": off,
+        "steady_state_entities_on_again": on,
         "machine": machine(),
     }
 
@@ -237,7 +249,12 @@ def main() -> None:
         f"embedding: {report['embedding']}, the model alone "
         f"{report['embedding_only_texts_per_s']} texts/s"
     )
-    for name in ("first_pass_after_start", "steady_state"):
+    for name in (
+        "first_pass_after_start",
+        "steady_state",
+        "steady_state_entities_off",
+        "steady_state_entities_on_again",
+    ):
         part = report[name]
         print(
             f"{name.replace('_', ' ')}: {part['messages']} messages in {part['seconds']} s: "

@@ -72,14 +72,18 @@ PRUNE = cypher(
 # One step of personalized PageRank from the query's entities. Seeds are
 # found by id (the unique index): the ids are derived from the user and the
 # names, so another user's entity can never be among them, and the user_id
-# test says so again. Each seed's degree is counted, capped, before its
-# edges are read.
+# test says so again. Only named entities seed the walk: people, places,
+# organisations, dates, and things written with a capital (a name, or what an
+# LLM named); a lower-case keyword phrase is what BM25 already scores, and a
+# second signal should say something the first does not. Each seed's degree
+# is counted, capped, before its edges are read.
 _ROW = (
     "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at), m.session_id, m.seq"
 )
 WALK = cypher(
     "entities.WALK",
     "UNWIND $ids AS id MATCH (e:Entity {id: id}) WHERE e.user_id = $user_id "
+    "AND (e.kind <> 'thing' OR e.name <> toLower(e.name)) "
     "WITH e, COUNT { (e)<-[:MENTIONS]-(:Memory) } AS degree "
     "WHERE degree > 0 AND degree <= $cap "
     "MATCH (e)<-[:MENTIONS]-(m:Memory) WHERE m.user_id = $user_id AND " + FILTER_M + " "

@@ -17,7 +17,9 @@ lets a rare entity drown a memory that mentions all of them; the share keeps
 
 Seeds mentioned by more than the walk's cap of memories are not read at all
 (the graph skips them: their edges cost more than their weight is worth), so
-they are not in the denominator either.
+they are not in the denominator either. A seed whose name lies inside another
+seed's ("pottery" inside "pottery workshop") is the same mention read twice:
+only the longer counts.
 """
 
 from __future__ import annotations
@@ -36,6 +38,17 @@ class Seed:
     entity_id: str
     degree: int
     memories: Sequence[Candidate]
+    norm: str = ""  # its normalised name, when known
+
+
+def _inside(short: str, long: str) -> bool:
+    """Whether the words of ``short`` are a run of the words of ``long`` (and not all of it)."""
+    return short != long and f" {short} " in f" {long} "
+
+
+def outermost(seeds: Sequence[Seed]) -> list[Seed]:
+    """The seeds whose names lie inside no other seed's name."""
+    return [s for s in seeds if not any(_inside(s.norm, o.norm) for o in seeds if s.norm)]
 
 
 def seed_weight(degree: int, memories: int) -> float:
@@ -45,6 +58,7 @@ def seed_weight(degree: int, memories: int) -> float:
 
 def entity_scores(seeds: Sequence[Seed], memories: int) -> dict[str, Candidate]:
     """Every memory the seeds reach, with its entity score set, best first."""
+    seeds = outermost(seeds)
     if not seeds:
         return {}
     weights = {s.entity_id: seed_weight(s.degree, memories) for s in seeds}

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hippograph.entities import entity_id
 from hippograph.entity_signal import Seed, entity_scores
 from hippograph.scoring import Candidate, SearchMethod
 from hippograph.search_plan import SearchPlan
@@ -99,7 +100,8 @@ class CandidateFetcher:
         found = await self._walker.walk(
             plan.user_id, query.norms, query.cap, plan.memory_filter, plan.now
         )
-        seeds = [Seed(entity, degree, hits) for entity, degree, hits in found]
+        norms = {entity_id(plan.user_id, n): n for n in query.norms}
+        seeds = [Seed(e, degree, hits, norms.get(e, "")) for e, degree, hits in found]
         return entity_scores(seeds, query.memories)
 
     async def keyword(self, plan: SearchPlan) -> list[Candidate]:

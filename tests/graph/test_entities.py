@@ -159,3 +159,21 @@ async def test_entity_pages_and_mentioned_in(store: GraphStore) -> None:
     rest = await store.entities.mentioned_in(entity_id("ann", "boston"), 2, (T0, ids[-1]))
     assert not rest.has_next
     assert set(ids) | {m.id for m in rest.items} == {r.id for r in records}
+
+
+async def test_only_named_entities_seed_the_walk(store: GraphStore) -> None:
+    await conversation(store, "ann", ["x"])
+    record = memory("ann", "a")
+    lower = Mentions(
+        label="Memory",
+        node_id=record.id,
+        user_id="ann",
+        entities=(
+            EntityMention("pottery", "pottery", EntityKind.THING),  # a keyword phrase
+            EntityMention("jon", "Jon", EntityKind.THING),  # a capitalised name
+            EntityMention("may 2023", "May 2023", EntityKind.DATE),
+        ),
+    )
+    await store.memories.add_many([(record, indexed("a", 1), Sources())], [lower])
+    seeds = await store.entities.walk("ann", ["pottery", "jon", "may 2023"], 10, MemoryFilter(), T0)
+    assert {e for e, _, _ in seeds} == {entity_id("ann", "jon"), entity_id("ann", "may 2023")}

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from hippograph.entity_signal import Seed, entity_scores, seed_weight
+from hippograph.entity_signal import Seed, entity_scores, outermost, seed_weight
 from hippograph.scoring import Candidate
 from tests.support import T0
 
@@ -36,3 +36,14 @@ def test_a_memory_scores_the_share_of_the_seed_weight_it_mentions() -> None:
 
 def test_no_seed_no_scores() -> None:
     assert entity_scores([], 100) == {}
+
+
+def test_a_name_inside_a_longer_matched_name_does_not_count_twice() -> None:
+    long = Seed("ent_1", 2, [_m("a"), _m("b")], "pottery workshop")
+    short = Seed("ent_2", 5, [_m("a"), _m("c")], "pottery")
+    other = Seed("ent_3", 5, [_m("c")], "potter")
+    assert outermost([long, short, other]) == [long, other]
+    scores = entity_scores([long, short, other], 10)
+    w_long, w_other = math.log(6), math.log(3)
+    assert scores["a"].entity_score == pytest.approx(w_long / (w_long + w_other))
+    assert scores["c"].entity_score == pytest.approx(w_other / (w_long + w_other))
