@@ -30,7 +30,17 @@ from graph.driver import GraphDriver, fetch
 from graph.filters import FILTER_M, filter_params
 from graph.records import MEMORY_MAP, memory_from, parse_utc
 from hippograph.entities import entity_id
-from hippograph.models import Entity, EntityKind, Memory, MemoryFilter, Mentions, Page
+from hippograph.ids import IdKind, kind_of
+from hippograph.models import (
+    Edge,
+    EdgeType,
+    Entity,
+    EntityKind,
+    Memory,
+    MemoryFilter,
+    Mentions,
+    Page,
+)
 from hippograph.scoring import Candidate
 
 MERGE_ENTITIES = cypher(
@@ -135,6 +145,22 @@ DUMP_WRITE_MEMORY_MENTIONS = cypher(
     "dump.WRITE_MEMORY_MENTIONS",
     "UNWIND $links AS link MATCH (a:Memory {id: link[0]}) " + _DUMP_MENTIONS,
 )
+# The entities the nodes of a provenance subgraph mention, by label (each id
+# lookup uses its label's unique index); every entity passes the tenant test.
+_MENTIONED: LiteralString = (
+    "-[:MENTIONS]->(n:Entity) WHERE " + VISIBLE_N + " "
+    "RETURN collect([x.id, n.id, n.user_id, n.name, n.norm, n.kind, "
+    "COUNT { (n)<-[:MENTIONS]-() }]) AS rows"
+)
+MENTIONS_OF = {
+    "Memory": cypher(
+        "entities.MENTIONS_OF_MEMORIES", "UNWIND $ids AS id MATCH (x:Memory {id: id})" + _MENTIONED
+    ),
+    "Message": cypher(
+        "entities.MENTIONS_OF_MESSAGES",
+        "UNWIND $ids AS id MATCH (x:Message {id: id})" + _MENTIONED,
+    ),
+}
 
 
 def _entity(row: Sequence[Any]) -> Entity:
@@ -245,6 +271,26 @@ class EntityGraph:
         )
         rows = [_entity(r) for r in (records[0]["rows"] if records else [])]
         return Page(items=tuple(rows[:first]), has_next=len(rows) > first)
+
+    async def mentions_of(
+        self, ids: Sequence[str], scope: list[str] | None
+    ) -> tuple[list[Entity], list[Edge]]:
+        """The visible entities the memories and messages among ``ids`` mention, and the
+        MENTIONS edges to them, in id order."""
+        entities: dict[str, Entity] = {}
+        edges: set[tuple[str, str]] = set()
+        for kind, label in ((IdKind.MEMORY, "Memory"), (IdKind.MESSAGE, "Message")):
+            wanted = [i for i in ids if kind_of(i) is kind]
+            if not wanted:
+                continue
+            records = await self._graph.query(MENTIONS_OF[label], {"ids": wanted, "scope": scope})
+            for row in records[0]["rows"] if records else []:
+                entities.setdefault(row[1], _entity(row[1:]))
+                edges.add((row[0], row[1]))
+        return (
+            [entities[k] for k in sorted(entities)],
+            [Edge(source=s, type=EdgeType.MENTIONS, target=t) for s, t in sorted(edges)],
+        )
 
     async def get_entities(self, ids: Sequence[str], scope: list[str] | None) -> dict[str, Entity]:
         """The visible entities among ``ids``, by id."""

@@ -10,7 +10,7 @@ from schema.connection import Connection
 from schema.context import Info
 from schema.enums import EntityKind
 from schema.mapping import from_domain
-from schema.memory import MemoryConnection, memory_cursor, memory_type
+from schema.memory import MemoryConnection, ProvenanceEdge, memory_cursor, memory_type
 from schema.types import Node
 
 
@@ -46,6 +46,14 @@ class Entity(Node):
             info.context.principal, entity, first, after
         )
         return MemoryConnection.of(page, memory_type, memory_cursor)
+
+
+@strawberry.type(description="The entities a provenance subgraph's nodes mention.")
+class EntityMentions:
+    entities: list[Entity]
+    edges: list[ProvenanceEdge] = strawberry.field(
+        description="MENTIONS edges, from a memory or message of the subgraph to an entity."
+    )
 
 
 @strawberry.type(description="A page of entities, by id.")

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from hippograph.auth import Principal
 from hippograph.ids import IdKind, require_id
-from hippograph.models import Entity, Memory, Page
+from hippograph.models import Edge, Entity, Memory, Page
 from hippograph.pagination import (
     decode_id_cursor,
     decode_time_cursor,
@@ -36,6 +36,9 @@ class EntityStore(Protocol):
     async def mentioned_in(
         self, entity_id: str, first: int, after: tuple[datetime, str] | None
     ) -> Page[Memory]: ...
+    async def mentions_of(
+        self, ids: Sequence[str], scope: list[str] | None
+    ) -> tuple[list[Entity], list[Edge]]: ...
 
 
 @dataclass(eq=False)
@@ -79,3 +82,10 @@ class EntityService:
         last = page.items[-1] if page.items else None
         end = encode_time_cursor(last.created_at, last.id) if last else None
         return replace(page, end_cursor=end)
+
+    async def mentions_of(
+        self, principal: Principal, node_ids: Sequence[str]
+    ) -> tuple[list[Entity], list[Edge]]:
+        """The entities the memories and messages among ``node_ids`` mention (a provenance
+        subgraph's), with the MENTIONS edges; only what the principal may see."""
+        return await self._store.mentions_of(list(node_ids), principal.scope)

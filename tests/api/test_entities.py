@@ -106,3 +106,35 @@ def test_search_explains_the_entity_signal_and_weight_zero_turns_it_off(api: Api
     assert all(h["breakdown"]["entity"] == 0 for h in off)
     [error] = api.post(SEARCH, {"userId": "caro", "q": query, "w": 1.5})["errors"]
     assert error["extensions"]["field"] == "scoring.entity_weight"
+
+
+PROVENANCE = """
+query($id: ID!) {
+  provenance(id: $id, depth: 2, direction: DOWN) {
+    nodes { id }
+    mentions { entities { id norm kind } edges { source type target } }
+  }
+}"""
+
+CLUB_MEMORIES = """
+query($id: ID!) { entity(id: $id) { mentionedIn(first: 5) { edges { node { id } } } } }
+"""
+
+
+def test_provenance_carries_the_entities_its_nodes_mention(api: Api) -> None:
+    _memorize(api)
+    club = next(e for e in _all(api, 50) if e["norm"] == "hiking club")
+    edges = api.ok(CLUB_MEMORIES, {"id": club["id"]})["entity"]["mentionedIn"]["edges"]
+    memory_id = edges[0]["node"]["id"]
+    walk = api.ok(PROVENANCE, {"id": memory_id})["provenance"]
+    nodes = {n["id"] for n in walk["nodes"]}
+    mentions = walk["mentions"]
+    assert club["id"] in {e["id"] for e in mentions["entities"]}
+    assert {"source": memory_id, "type": "MENTIONS", "target": club["id"]} in mentions["edges"]
+    # every edge starts at a node of the walk and ends at a listed entity
+    listed = {e["id"] for e in mentions["entities"]}
+    assert all(e["source"] in nodes and e["target"] in listed for e in mentions["edges"])
+    # the walk's messages mention it too
+    assert any(
+        e["target"] == club["id"] and e["source"].startswith("msg_") for e in mentions["edges"]
+    )
