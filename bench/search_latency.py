@@ -80,7 +80,8 @@ KINDS = (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.EVENT)
 # the default candidate pool (see hippograph.search_plan.plan_vector).
 INDEX_CANDIDATES = 100
 FILTERED = MemoryFilter(kinds=(MemoryKind.EPISODIC, MemoryKind.SEMANTIC), min_importance=0.2)
-ENTITY_WEIGHT = ScoringWeights().entity_weight
+# The walk is off by default (HIPPOGRAPH_SEARCH__ENTITY_WEIGHT 0): asked for by weight here.
+ENTITY_WEIGHT = 0.2
 # name -> (method, filter, entity weight); weight 0 skips the entity walk, so
 # "hybrid" and "hybrid-no-entities" are HYBRID with and without it, side by side.
 RUNS: dict[str, tuple[SearchMethod, MemoryFilter, float]] = {

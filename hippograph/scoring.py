@@ -68,7 +68,8 @@ class ScoringWeights:
     rrf_k: int = 60
     context_weight: float = 0.2
     time_weight: float = 0.1
-    entity_weight: float = 0.2
+    # None: the server's default (HIPPOGRAPH_SEARCH__ENTITY_WEIGHT), set by the search service.
+    entity_weight: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +193,8 @@ def rank(
         (c.session_id, c.seq): c.id for c in candidates if c.session_id and c.seq is not None
     }
     divisor = 1.0 + weights.context_weight + (weights.time_weight if window else 0.0)
-    divisor += weights.entity_weight if entities else 0.0
+    entity_weight = weights.entity_weight or 0.0
+    divisor += entity_weight if entities else 0.0
     ranked: list[tuple[Candidate, Breakdown]] = []
     for c in candidates:
         neighbours = [
@@ -203,7 +205,7 @@ def rank(
         context = weights.context_weight * max(neighbours, default=0.0)
         moment = (moments or {}).get(c.id, c.created_at)
         time_match = weights.time_weight if window and window.contains(moment) else 0.0
-        entity = weights.entity_weight * (c.entity_score or 0.0) if entities else 0.0
+        entity = entity_weight * (c.entity_score or 0.0) if entities else 0.0
         fused = (relevance[c.id] + context + time_match + entity) / divisor
         if strategy is ScoringStrategy.MULTIPLICATIVE:
             age_days = (now - c.created_at).total_seconds() / 86400
@@ -297,6 +299,6 @@ def is_finite_weights(w: ScoringWeights) -> bool:
             w.vector_weight,
             w.context_weight,
             w.time_weight,
-            w.entity_weight,
+            w.entity_weight or 0.0,
         )
     )

@@ -164,10 +164,13 @@ class SearchSettings(BaseModel):
     )
     term_sample_size: int = Field(default=2000, ge=10)
     term_sample_ttl_s: float = Field(default=300.0, ge=0)
-    entity_walk: bool = Field(
-        default=True,
-        description="HYBRID memory search walks the entity graph from the query's entities "
-        "(off: two signals, as before entities)",
+    entity_weight: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="the entity walk's weight in HYBRID memory search when a request names "
+        "none (0: no walk). Off by default: on the LoCoMo and REALTALK dev subsets it did not "
+        "raise recall (docs/retrieval.md)",
     )
     entity_max_mentions: int = Field(
         default=200,

@@ -37,10 +37,11 @@ class ScoringInput:
         default=_DEFAULT.time_weight,
         description="Bonus for memories from a period the query names.",
     )
-    entity_weight: float = strawberry.field(
-        default=_DEFAULT.entity_weight,
+    entity_weight: float | None = strawberry.field(
+        default=None,
         description="HYBRID: weight of the entity walk's score, for memories that mention "
-        "the people, places and things the query names (0: off).",
+        "the people, places and things the query names (0: no walk; null: the server's "
+        "HIPPOGRAPH_SEARCH__ENTITY_WEIGHT, 0 unless set).",
     )
 
     def weights(self) -> scoring.ScoringWeights:

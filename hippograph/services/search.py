@@ -128,8 +128,7 @@ class SearchService:
             sample_size=self._settings.term_sample_size,
             ttl_s=self._settings.term_sample_ttl_s,
         )
-        walker = self._entities if self._settings.entity_walk else None
-        self._fetcher = CandidateFetcher(self._store, common, walker)
+        self._fetcher = CandidateFetcher(self._store, common, self._entities)
 
     def _check(self, request: SearchRequest) -> str:
         require_count(request.top_k, "topK", 1, self._limits.max_top_k)
@@ -166,6 +165,9 @@ class SearchService:
 
     async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
         """Rank a visible user's memories (or MemUnits) for ``request.query``."""
+        if request.weights.entity_weight is None:
+            weights = replace(request.weights, entity_weight=self._settings.entity_weight)
+            request = replace(request, weights=weights)
         query = self._check(request)
         user = await self._users.require_user(principal, request.user_id)
         request = replace(request, user_id=user.id, query=query)
@@ -209,7 +211,7 @@ class SearchService:
         if (
             request.method is not SearchMethod.HYBRID
             or request.target is not SearchTarget.MEMORY
-            or request.weights.entity_weight == 0.0
+            or not request.weights.entity_weight
         ):
             return None
         counts = await self._memory_counts.of(request.user_id)

@@ -26,7 +26,7 @@ query($userId: ID!, $first: Int!, $after: String) {
 ENTITY = "query($id: ID!) { entity(id: $id) { id name kind } }"
 
 SEARCH = """
-query($userId: ID!, $q: String!, $w: Float!) {
+query($userId: ID!, $q: String!, $w: Float) {
   search(userId: $userId, query: $q, topK: 5, touch: false, scoring: {entityWeight: $w}) {
     hits { memory { id content } breakdown { entity fused relevance context timeMatch } }
   }
@@ -104,6 +104,9 @@ def test_search_explains_the_entity_signal_and_weight_zero_turns_it_off(api: Api
     assert "Hiking Club" in top["memory"]["content"]
     off = api.ok(SEARCH, {"userId": "caro", "q": query, "w": 0.0})["search"]["hits"]
     assert all(h["breakdown"]["entity"] == 0 for h in off)
+    # no weight given: the server's default, which is off unless configured
+    default = api.ok(SEARCH, {"userId": "caro", "q": query, "w": None})["search"]["hits"]
+    assert [h["breakdown"] for h in default] == [h["breakdown"] for h in off]
     [error] = api.post(SEARCH, {"userId": "caro", "q": query, "w": 1.5})["errors"]
     assert error["extensions"]["field"] == "scoring.entity_weight"
 

@@ -227,6 +227,9 @@ def test_merging_numbers_each_side_and_keeps_both_scores() -> None:
     )
 
 
+WE = ScoringWeights(entity_weight=0.2)
+
+
 def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> None:
     a = _c("a", 0.9, 10.0, entity_score=0.5)
     b = _c("b", 0.5, 20.0)
@@ -234,7 +237,7 @@ def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> N
         [a, b],
         method=SearchMethod.HYBRID,
         strategy=ScoringStrategy.WEIGHTED,
-        weights=W,
+        weights=WE,
         now=T0,
         entities=True,
     )
@@ -247,7 +250,7 @@ def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> N
     assert by_id["b"].fused == pytest.approx(0.70 / 1.4)
     # without entities in the query the score is ignored and the divisor is as before
     plain = rank(
-        [a, b], method=SearchMethod.HYBRID, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
+        [a, b], method=SearchMethod.HYBRID, strategy=ScoringStrategy.WEIGHTED, weights=WE, now=T0
     )
     assert {c.id: br.fused for c, br in plain}["a"] == pytest.approx(0.74 / 1.2)
     assert {c.id: br.entity for c, br in plain}["a"] == 0.0
@@ -256,18 +259,18 @@ def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> N
 def test_an_entity_weight_of_zero_leaves_the_ranking_as_it_was() -> None:
     a = _c("a", 0.5, 10.0, entity_score=1.0)
     b = _c("b", 0.6, 10.0)
-    off = ScoringWeights(entity_weight=0.0)
-    ranked = rank(
-        [a, b],
-        method=SearchMethod.HYBRID,
-        strategy=ScoringStrategy.WEIGHTED,
-        weights=off,
-        now=T0,
-        entities=True,
-    )
-    assert [c.id for c, _ in ranked] == ["b", "a"]
-    # 0.6·0.6 + 0.4·1.0 = 0.76, divided by 1.2 as with no entities
-    assert ranked[0][1].fused == pytest.approx(0.76 / 1.2)
+    for off in (ScoringWeights(entity_weight=0.0), ScoringWeights()):  # None counts as 0
+        ranked = rank(
+            [a, b],
+            method=SearchMethod.HYBRID,
+            strategy=ScoringStrategy.WEIGHTED,
+            weights=off,
+            now=T0,
+            entities=True,
+        )
+        assert [c.id for c, _ in ranked] == ["b", "a"]
+        # 0.6·0.6 + 0.4·1.0 = 0.76, divided by 1.2 as with no entities
+        assert ranked[0][1].fused == pytest.approx(0.76 / 1.2)
 
 
 def test_memories_only_the_walk_found_join_without_ranks() -> None:
@@ -286,7 +289,7 @@ def test_memories_only_the_walk_found_join_without_ranks() -> None:
         list(out.values()),
         method=SearchMethod.HYBRID,
         strategy=ScoringStrategy.WEIGHTED,
-        weights=W,
+        weights=WE,
         now=T0,
         entities=True,
     )
