@@ -50,15 +50,22 @@ MERGE_ENTITIES = cypher(
     "e.kind = row.kind "
     "RETURN count(e) AS merged",
 )
-LINK_MEMORIES = cypher(
-    "entities.LINK_MEMORIES",
+# Memories get their edges in the transaction that creates them, so theirs
+# are CREATEd: a MERGE would look for an existing edge, and an entity such as
+# a speaker's name has thousands of incoming ones. A message may have been
+# linked before (turn memories and memorize both read it), so its edges are
+# looked for from the message's side, which has a few.
+LINK_NEW_MEMORIES = cypher(
+    "entities.LINK_NEW_MEMORIES",
     "UNWIND $links AS link MATCH (m:Memory {id: link.source}) "
-    "MATCH (e:Entity {id: link.entity}) MERGE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
+    "MATCH (e:Entity {id: link.entity}) CREATE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
 )
 LINK_MESSAGES = cypher(
     "entities.LINK_MESSAGES",
     "UNWIND $links AS link MATCH (m:Message {id: link.source}) "
-    "MATCH (e:Entity {id: link.entity}) MERGE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
+    "OPTIONAL MATCH (m)-[old:MENTIONS]->(x:Entity) WHERE x.id = link.entity "
+    "WITH link, m, count(old) AS existing WHERE existing = 0 "
+    "MATCH (e:Entity {id: link.entity}) CREATE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
 )
 MENTIONED_BY = {
     "Memory": cypher(
@@ -175,7 +182,11 @@ def _entity(row: Sequence[Any]) -> Entity:
 
 
 async def write_mentions(tx: AsyncManagedTransaction, mentions: Sequence[Mentions]) -> int:
-    """MERGE the entities of ``mentions`` and the MENTIONS edges to them; edges asked for."""
+    """MERGE the entities of ``mentions`` and link them; edges asked for.
+
+    The memories among the sources must be new in this transaction (their
+    edges are created without looking for existing ones); messages may be old.
+    """
     entities: dict[str, dict[str, str]] = {}
     links: dict[str, list[dict[str, str]]] = {"Memory": [], "Message": []}
     for group in mentions:
@@ -197,7 +208,7 @@ async def write_mentions(tx: AsyncManagedTransaction, mentions: Sequence[Mention
     # Sorted, so two writers lock shared entities in the same order.
     await fetch(tx, MERGE_ENTITIES, {"rows": [entities[k] for k in sorted(entities)]})
     total = 0
-    for label, query in (("Message", LINK_MESSAGES), ("Memory", LINK_MEMORIES)):
+    for label, query in (("Message", LINK_MESSAGES), ("Memory", LINK_NEW_MEMORIES)):
         if links[label]:
             await fetch(tx, query, {"links": links[label]})
             total += len(links[label])

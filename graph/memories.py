@@ -207,7 +207,9 @@ class MemoryGraph:
             await write_mentions(tx, mentions)
             return int(created[0]["created"])
 
-        return await self._graph.write(work)
+        # Two writers of one user's entities race to MERGE the same ids: on
+        # ArcadeDB the loser gets a ConstraintError, retried like memorize's.
+        return await self._graph.write(work, merge_only=bool(mentions))
 
     async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
         """The memories among ``ids`` that exist, by id."""
