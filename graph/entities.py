@@ -92,8 +92,11 @@ PRUNE = cypher(
 # test says so again. Only named entities seed the walk: people, places,
 # organisations, dates, and things written with a capital (a name, or what an
 # LLM named); a lower-case keyword phrase is what BM25 already scores, and a
-# second signal should say something the first does not. Each seed's degree
-# is counted, capped, before its edges are read.
+# second signal should say something the first does not. A seed with more
+# than $cap MENTIONS edges (from messages and memories) is dropped before any
+# is read: counting a node's edges of one type, whatever is at their other
+# end, is Neo4j's degree lookup, where counting only those from memories
+# would walk them all. A seed's degree is then the memories it reached.
 _ROW = (
     "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at), m.session_id, m.seq"
 )
@@ -101,11 +104,10 @@ WALK = cypher(
     "entities.WALK",
     "UNWIND $ids AS id MATCH (e:Entity {id: id}) WHERE e.user_id = $user_id "
     "AND (e.kind <> 'thing' OR e.name <> toLower(e.name)) "
-    "WITH e, COUNT { (e)<-[:MENTIONS]-(:Memory) } AS degree "
-    "WHERE degree > 0 AND degree <= $cap "
+    "AND COUNT { (e)<-[:MENTIONS]-() } <= $cap "
     "MATCH (e)<-[:MENTIONS]-(m:Memory) WHERE m.user_id = $user_id AND " + FILTER_M + " "
-    "WITH e.id AS entity, degree, collect([" + _ROW + "]) AS rows "
-    "RETURN collect([entity, degree, rows]) AS seeds",
+    "WITH e.id AS entity, collect([" + _ROW + "]) AS rows "
+    "RETURN collect([entity, size(rows), rows]) AS seeds",
 )
 ENTITY_PAGE = cypher(
     "entities.ENTITY_PAGE",
@@ -245,8 +247,9 @@ class EntityGraph:
         memory_filter: MemoryFilter,
         now: datetime,
     ) -> list[tuple[str, int, list[Candidate]]]:
-        """For each of the user's entities named in ``norms`` with 1..``cap`` mentions:
-        its id, its degree (memories mentioning it) and those memories, filtered."""
+        """For each of the user's named entities in ``norms`` with at most ``cap`` mentions
+        (messages and memories): its id, how many memories passing the filter mention it,
+        and those memories."""
         if not norms:
             return []
         params = filter_params(memory_filter, now) | {

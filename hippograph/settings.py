@@ -175,8 +175,8 @@ class SearchSettings(BaseModel):
     entity_max_mentions: int = Field(
         default=200,
         ge=1,
-        description="entities mentioned by more of the user's memories are not walked "
-        "(their edges cost more than their weight is worth)",
+        description="entities with more mentions (by messages and memories) are not walked: "
+        "their edges cost more than their weight is worth",
     )
     entity_max_names: int = Field(
         default=32, ge=1, description="names of a query looked up in the entity graph"

@@ -120,7 +120,8 @@ async def test_the_walk_applies_the_search_filters(store: GraphStore) -> None:
     a, b = await _store_memories(store, "ann", [("a", ("Boston",)), ("b", ("Boston",))])
     assert await store.memories.soft_delete(a.id, T0)
     seeds = await store.entities.walk("ann", ["boston"], 10, MemoryFilter(), T0)
-    assert [[m.id for m in hits] for _, _, hits in seeds] == [[b.id]]
+    # the degree is what the filter leaves: the seed weighs as in that world
+    assert [(degree, [m.id for m in hits]) for _, degree, hits in seeds] == [(1, [b.id])]
 
 
 async def test_deleting_a_memory_prunes_the_entities_only_it_mentioned(store: GraphStore) -> None:
