@@ -47,7 +47,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     data_dir = Path(tempfile.mkdtemp(prefix="hippograph-walk-"))
     texts = distinct_texts(args.memories)
     questions = locomo_questions()[: args.searches]
-    cap = SearchSettings().entity_max_mentions
+    caps = [int(c) for c in args.caps.split(",")]
     names = SearchSettings().entity_max_names
     rng = np.random.default_rng(7)
     with open_graph(args.graph, data_dir) as graph:
@@ -91,15 +91,23 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             print(file=sys.stderr)
             now = utc_now()
             norms = [query_norms(q)[:names] for q in questions]
-            for ns in norms[: args.warmup]:
-                await store.entities.walk(USER, ns, cap, MemoryFilter(), now)
-            latencies, seeds, rows = [], [], []
-            for ns in norms:
-                started = time.perf_counter()
-                found = await store.entities.walk(USER, ns, cap, MemoryFilter(), now)
-                latencies.append((time.perf_counter() - started) * 1000)
-                seeds.append(len(found))
-                rows.append(sum(len(hits) for _, _, hits in found))
+            walks: dict[str, Any] = {}
+            for cap in caps:
+                for ns in norms[: args.warmup]:
+                    await store.entities.walk(USER, ns, cap, MemoryFilter(), now)
+                latencies, seeds, rows = [], [], []
+                for ns in norms:
+                    started = time.perf_counter()
+                    found = await store.entities.walk(USER, ns, cap, MemoryFilter(), now)
+                    latencies.append((time.perf_counter() - started) * 1000)
+                    seeds.append(len(found))
+                    rows.append(sum(len(hits) for _, _, hits in found))
+                walks[f"cap {cap}"] = {
+                    "latency_ms": percentiles(latencies),
+                    "seeds_per_walk": round(sum(seeds) / len(seeds), 2),
+                    "memories_read_per_walk": round(sum(rows) / len(rows), 1),
+                    "max_memories_read": max(rows),
+                }
         finally:
             await connection.close()
     return {
@@ -109,12 +117,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "memories": len(texts),
         "mentions": edges,
         "insert_memories_per_s_with_entities": round(len(texts) / write_s, 1),
-        "cap": cap,
-        "walks": len(norms),
-        "latency_ms": percentiles(latencies),
-        "seeds_per_walk": round(sum(seeds) / len(seeds), 2),
-        "memories_read_per_walk": round(sum(rows) / len(rows), 1),
-        "max_memories_read": max(rows),
+        "walks_per_cap": len(norms),
+        "by_cap": walks,
     }
 
 
@@ -123,6 +127,11 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument(
+        "--caps",
+        default=f"{SearchSettings().entity_max_mentions},2000,20000",
+        help="entity mention caps to time the walk at (the default cap first)",
+    )
     graphs.add_argument(parser)
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args)), indent=1))
