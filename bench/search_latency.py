@@ -59,11 +59,12 @@ from bench.graphs import open_graph
 from graph.embedded import free_port
 from hippograph import text
 from hippograph.clock import utc_now
+from hippograph.entities import memory_mentions
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryFilter, MemoryKind, Sources
 from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
-from hippograph.scoring import SearchMethod
+from hippograph.scoring import ScoringWeights, SearchMethod
 from hippograph.search_plan import plan_search
 from hippograph.services.candidates import nearest
 from hippograph.services.counts import CachedCounts
@@ -79,12 +80,16 @@ KINDS = (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.EVENT)
 # the default candidate pool (see hippograph.search_plan.plan_vector).
 INDEX_CANDIDATES = 100
 FILTERED = MemoryFilter(kinds=(MemoryKind.EPISODIC, MemoryKind.SEMANTIC), min_importance=0.2)
-# name -> (method, filter)
-RUNS: dict[str, tuple[SearchMethod, MemoryFilter]] = {
-    "vector": (SearchMethod.VECTOR, MemoryFilter()),
-    "keyword": (SearchMethod.KEYWORD, MemoryFilter()),
-    "hybrid": (SearchMethod.HYBRID, MemoryFilter()),
-    "hybrid+filters": (SearchMethod.HYBRID, FILTERED),
+# The walk is off by default (HIPPOGRAPH_SEARCH__ENTITY_WEIGHT 0): asked for by weight here.
+ENTITY_WEIGHT = 0.2
+# name -> (method, filter, entity weight); weight 0 skips the entity walk, so
+# "hybrid" and "hybrid-no-entities" are HYBRID with and without it, side by side.
+RUNS: dict[str, tuple[SearchMethod, MemoryFilter, float]] = {
+    "vector": (SearchMethod.VECTOR, MemoryFilter(), ENTITY_WEIGHT),
+    "keyword": (SearchMethod.KEYWORD, MemoryFilter(), ENTITY_WEIGHT),
+    "hybrid": (SearchMethod.HYBRID, MemoryFilter(), ENTITY_WEIGHT),
+    "hybrid-no-entities": (SearchMethod.HYBRID, MemoryFilter(), 0.0),
+    "hybrid+filters": (SearchMethod.HYBRID, FILTERED, ENTITY_WEIGHT),
 }
 SMALL_RUNS = {name: RUNS[name] for name in ("hybrid", "hybrid+filters")}
 
@@ -116,14 +121,17 @@ def distinct_texts(count: int) -> list[str]:
 
 
 async def load(
-    runtime: Runtime, texts: list[str], batch: int, user: str = USER
+    runtime: Runtime, texts: list[str], batch: int, user: str = USER, entities: bool = True
 ) -> dict[str, float]:
-    """Create the user and bulk-insert one memory per text (vectors from the cache)."""
+    """Create the user and bulk-insert one memory per text (vectors from the cache),
+    with the entities each mentions (as memorize links them) unless ``entities`` is off."""
     await runtime.services.users.create_user(SETTINGS_ADMIN, user, "Bench")
     store = runtime.connection.store
     with stopwatch() as embedding:
         vectors = await embed_cached(runtime.embedder.embed, texts, "search-latency")
     write_s = 0.0
+    extract_s = 0.0
+    edges = 0
     start_time = utc_now() - timedelta(days=365)
     for start in range(0, len(texts), batch):
         items = []
@@ -144,8 +152,16 @@ async def load(
                     Sources(),
                 )
             )
+        mentions = []
+        if entities:
+            with stopwatch() as reading:
+                for memory, _, _ in items:
+                    speaker = memory.content.split(" said, ", 1)[0]
+                    mentions.append(memory_mentions(memory, speaker))
+            extract_s += reading[0]
+            edges += sum(len(m.entities) for m in mentions)
         with stopwatch() as took:
-            await store.memories.add_many(items)
+            await store.memories.add_many(items, mentions)
         write_s += took[0]
         print(f"  inserted {start + len(items)}/{len(texts)}", file=sys.stderr, end="\r")
     print(file=sys.stderr)
@@ -154,14 +170,27 @@ async def load(
         "embed_s_or_cached": round(embedding[0], 1),
         "write_s": round(write_s, 1),
         "writes_per_s": round(len(texts) / write_s, 1),
+        "entity_extract_s": round(extract_s, 1),
+        "entity_edges": edges,
     }
 
 
 def _request(
-    question: str, method: SearchMethod, memory_filter: MemoryFilter, user: str = USER
+    question: str,
+    method: SearchMethod,
+    memory_filter: MemoryFilter,
+    user: str = USER,
+    entity_weight: float = ENTITY_WEIGHT,
 ) -> SearchRequest:
     return SearchRequest(
-        user, question, 10, method=method, filter=memory_filter, mode=SearchMode.NORMAL, touch=False
+        user,
+        question,
+        10,
+        method=method,
+        filter=memory_filter,
+        mode=SearchMode.NORMAL,
+        touch=False,
+        weights=ScoringWeights(entity_weight=entity_weight),
     )
 
 
@@ -170,7 +199,7 @@ async def search_in_process(
     questions: list[str],
     warmup: int,
     user: str = USER,
-    runs: dict[str, tuple[SearchMethod, MemoryFilter]] = RUNS,
+    runs: dict[str, tuple[SearchMethod, MemoryFilter, float]] = RUNS,
 ) -> dict[str, Any]:
     """Latency per method, after the first search since start."""
     search = runtime.services.search
@@ -179,13 +208,17 @@ async def search_in_process(
             SETTINGS_ADMIN, _request(questions[0], SearchMethod.VECTOR, MemoryFilter(), user)
         )
     report: dict[str, Any] = {"first_query_after_start_ms": round(first[0] * 1000, 1)}
-    for name, (method, memory_filter) in runs.items():
+    for name, (method, memory_filter, weight) in runs.items():
         for question in questions[:warmup]:
-            await search.search(SETTINGS_ADMIN, _request(question, method, memory_filter, user))
+            await search.search(
+                SETTINGS_ADMIN, _request(question, method, memory_filter, user, weight)
+            )
         latencies: list[float] = []
         for question in questions:
             with stopwatch() as took:
-                await search.search(SETTINGS_ADMIN, _request(question, method, memory_filter, user))
+                await search.search(
+                    SETTINGS_ADMIN, _request(question, method, memory_filter, user, weight)
+                )
             latencies.append(took[0] * 1000)
         report[name] = {"latency_ms": percentiles(latencies)}
     return report
@@ -246,9 +279,11 @@ async def index_recall(runtime: Runtime, questions: list[str]) -> float:
 
 
 QUERY = (
-    "query($user: ID!, $q: String!, $method: SearchMethod!, $filter: MemoryFilterInput) {\n"
+    "query($user: ID!, $q: String!, $method: SearchMethod!, $filter: MemoryFilterInput,\n"
+    "      $entityWeight: Float!) {\n"
     "  search(userId: $user, query: $q, topK: 10, method: $method, filter: $filter,\n"
-    "         mode: NORMAL, touch: false) { hits { score memory { id content } } } }"
+    "         mode: NORMAL, touch: false, scoring: {entityWeight: $entityWeight}) {\n"
+    "    hits { score memory { id content } } } }"
 )
 
 
@@ -285,13 +320,18 @@ def search_over_http(
         ) as client:
 
             def ask(
-                question: str, method: SearchMethod, memory_filter: MemoryFilter, user: str = USER
+                question: str,
+                method: SearchMethod,
+                memory_filter: MemoryFilter,
+                user: str = USER,
+                weight: float = ENTITY_WEIGHT,
             ) -> float:
                 variables = {
                     "user": user,
                     "q": question,
                     "method": method.name,
                     "filter": _graphql_filter(memory_filter),
+                    "entityWeight": weight,
                 }
                 with stopwatch() as took:
                     answer = client.post("/graphql", json={"query": QUERY, "variables": variables})
@@ -308,10 +348,10 @@ def search_over_http(
                 except httpx.HTTPError:
                     time.sleep(0.2)
             for user, runs, into in ((USER, RUNS, report), (SMALL_USER, SMALL_RUNS, {})):
-                for name, (method, memory_filter) in runs.items():
+                for name, (method, memory_filter, weight) in runs.items():
                     for question in questions[:warmup]:
-                        ask(question, method, memory_filter, user)
-                    latencies = [ask(q, method, memory_filter, user) for q in questions]
+                        ask(question, method, memory_filter, user, weight)
+                    latencies = [ask(q, method, memory_filter, user, weight) for q in questions]
                     into[name] = {"latency_ms": percentiles(latencies)}
                 if user == SMALL_USER:
                     report["small_user"] = into
@@ -330,9 +370,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         settings = Settings(graph=graph.settings, api=ApiSettings(admin_key=ADMIN_KEY))
         runtime = await Runtime.start(settings)
         try:
-            loaded = await load(runtime, texts, args.batch)
+            loaded = await load(runtime, texts, args.batch, entities=args.entities)
             if small_texts:
-                await load(runtime, small_texts, args.batch, SMALL_USER)
+                await load(runtime, small_texts, args.batch, SMALL_USER, args.entities)
         finally:
             await runtime.stop()
         # Searched after a restart, like the HTTP runs: right after a bulk load
@@ -397,6 +437,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20, help="searches before timing")
     parser.add_argument("--data-dir", default=None, help="default: a fresh temporary directory")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--no-entities",
+        dest="entities",
+        action="store_false",
+        help="load the memories without the entities they mention (no entity walk)",
+    )
     graphs.add_argument(parser)
     args = parser.parse_args()
     result = asyncio.run(run(args))

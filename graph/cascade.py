@@ -19,6 +19,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
+from graph.entities import mentioned_by, prune
 from graph.records import (
     MEMORY_MAP,
     MEMUNIT_MAP,
@@ -162,10 +163,14 @@ async def delete_planned(tx: AsyncManagedTransaction, report: DeletionReport) ->
     by_label: dict[str, list[str]] = {}
     for node in (*report.deleted, *((report.session,) if report.session else ())):
         by_label.setdefault(label_of(node), []).append(node.id)
+    mentioned: list[str] = []
     for label, ids in by_label.items():
+        mentioned += await mentioned_by(tx, label, ids)
         rows = await fetch(tx, DELETE[label], {"ids": ids})
         if int(rows[0]["deleted"]) != len(ids):
             raise Conflict(f"some of the {label} nodes to delete are gone already")
+    # Entities only these nodes mentioned go with them.
+    await prune(tx, mentioned)
 
 
 async def memory_closure(

@@ -19,6 +19,7 @@ from typing import Any, LiteralString, TextIO
 from neo4j import AsyncManagedTransaction
 from neo4j.time import DateTime
 
+from graph import entities
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import float32, to_utc
@@ -62,6 +63,7 @@ NODE_PAGES: dict[str, LiteralString] = {
     "Message": cypher("dump.MESSAGE_PAGE", "MATCH (n:Message)" + _PAGE),
     "MemUnit": cypher("dump.MEMUNIT_PAGE", "MATCH (n:MemUnit)" + _PAGE),
     "Memory": cypher("dump.MEMORY_PAGE", "MATCH (n:Memory)" + _PAGE),
+    "Entity": cypher("dump.ENTITY_PAGE", "MATCH (n:Entity)" + _PAGE),
     "ApiKey": cypher("dump.APIKEY_PAGE", "MATCH (n:ApiKey)" + _PAGE),
     "Job": cypher("dump.JOB_PAGE", "MATCH (n:Job)" + _PAGE),
 }
@@ -77,6 +79,7 @@ _OUT_EDGES: LiteralString = (
 EDGE_PAGES: dict[str, LiteralString] = {
     "User": cypher("dump.USER_EDGE_PAGE", "MATCH (a:User)" + _OUT_EDGES),
     "Session": cypher("dump.SESSION_EDGE_PAGE", "MATCH (a:Session)" + _OUT_EDGES),
+    "Message": cypher("dump.MESSAGE_EDGE_PAGE", "MATCH (a:Message)" + _OUT_EDGES),
     "MemUnit": cypher("dump.MEMUNIT_EDGE_PAGE", "MATCH (a:MemUnit)" + _OUT_EDGES),
     "Memory": cypher("dump.MEMORY_EDGE_PAGE", "MATCH (a:Memory)" + _OUT_EDGES),
 }
@@ -109,6 +112,7 @@ WRITE_NODES: dict[str, LiteralString] = {
         "UNWIND $rows AS row OPTIONAL MATCH (old:Memory {id: row.id}) WITH row WHERE old IS NULL "
         "MERGE (n:Memory {id: row.id}) SET n = row.props RETURN count(n) AS created",
     ),
+    "Entity": entities.DUMP_WRITE_ENTITIES,
     "ApiKey": cypher(
         "dump.WRITE_APIKEYS",
         "UNWIND $rows AS row OPTIONAL MATCH (old:ApiKey {id: row.id}) WITH row WHERE old IS NULL "
@@ -193,6 +197,8 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
         "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
         "CREATE (a)-[r:SUPERSEDES]->(b) SET r = link[2]) " + _LINKED,
     ),
+    (EdgeType.MENTIONS, "Message", "Entity"): entities.DUMP_WRITE_MESSAGE_MENTIONS,
+    (EdgeType.MENTIONS, "Memory", "Entity"): entities.DUMP_WRITE_MEMORY_MENTIONS,
 }
 
 

@@ -16,6 +16,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
+from graph.entities import write_mentions
 from graph.memories import CREATE_MEMORIES, LINK_MANY_MEMUNITS, LINK_MANY_MESSAGES, memory_row
 from graph.memunits import memunit_user_key
 from graph.records import MESSAGE_MAP, float32, memunit_props, message_from
@@ -128,6 +129,9 @@ class IngestGraph:
                         for source in dict.fromkeys(getattr(sources, attribute))
                     ]
                     await _link(tx, query, links, attribute)
+            # Only what this run created: a replay or a racing run wrote the rest.
+            new_ids = {m.id for m, _, _ in memories} | {mid for u, _, mids in units for mid in mids}
+            await write_mentions(tx, [m for m in batch.mentions if m.node_id in new_ids])
             profile = [
                 {"id": m.id, "user_id": m.user_id, "topic": m.topic, "at": m.created_at}
                 for m, _, _ in memories

@@ -10,6 +10,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
+from graph.entities import mentioned_by, prune, write_mentions
 from graph.filters import FILTER_M, filter_params
 from graph.records import MEMORY_MAP, float32, memory_from, memory_props, node_from
 from hippograph.errors import NotFound
@@ -17,6 +18,7 @@ from hippograph.models import (
     IndexedText,
     Memory,
     MemoryFilter,
+    Mentions,
     Page,
     ProvenanceNode,
     Sources,
@@ -181,8 +183,12 @@ class MemoryGraph:
 
         await self._graph.write(work)
 
-    async def add_many(self, items: Sequence[tuple[Memory, IndexedText, Sources]]) -> int:
-        """Store many memories and their edges in one transaction (bulk writes, imports)."""
+    async def add_many(
+        self,
+        items: Sequence[tuple[Memory, IndexedText, Sources]],
+        mentions: Sequence[Mentions] = (),
+    ) -> int:
+        """Store many memories, their edges and the entities they mention in one transaction."""
         rows = [memory_row(memory, indexed) for memory, indexed, _ in items]
 
         async def work(tx: AsyncManagedTransaction) -> int:
@@ -198,9 +204,12 @@ class MemoryGraph:
                 linked = await fetch(tx, many, {"links": links})
                 if int(linked[0]["linked"]) != len(links):
                     raise NotFound("source", f"one of {len(links)} {attribute}")
+            await write_mentions(tx, mentions)
             return int(created[0]["created"])
 
-        return await self._graph.write(work)
+        # Two writers of one user's entities race to MERGE the same ids: on
+        # ArcadeDB the loser gets a ConstraintError, retried like memorize's.
+        return await self._graph.write(work, merge_only=bool(mentions))
 
     async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
         """The memories among ``ids`` that exist, by id."""
@@ -270,7 +279,9 @@ class MemoryGraph:
         """Remove a memory, its edges and its vector; False if it was missing."""
 
         async def work(tx: AsyncManagedTransaction) -> bool:
+            mentioned = await mentioned_by(tx, "Memory", [memory_id])
             rows = await fetch(tx, HARD_DELETE_MEMORY, {"id": memory_id})
+            await prune(tx, mentioned)
             return bool(rows) and int(rows[0]["deleted"]) > 0
 
         return await self._graph.write(work)

@@ -8,6 +8,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
+from graph.entities import mentioned_by, prune
 from graph.memories import CREATE_MEMORIES, memory_row, write_successor
 from hippograph.errors import NotFound
 from hippograph.models import MemoryOpsPlan
@@ -53,8 +54,11 @@ class MemoryOpsGraph:
             ):
                 if not ids:
                     continue
+                deleting = query is HARD_DELETE_MEMORIES
+                mentioned = await mentioned_by(tx, "Memory", ids) if deleting else []
                 counted = await fetch(tx, query, {"ids": list(ids)} | extra)
                 if int(counted[0]["n"]) != len(ids):
                     raise NotFound("memory", f"one of {', '.join(ids)}")
+                await prune(tx, mentioned)
 
         await self._graph.write(work)

@@ -48,6 +48,10 @@ CONSTRAINTS = [
         "CREATE CONSTRAINT job_id IF NOT EXISTS FOR (n:Job) REQUIRE n.id IS UNIQUE",
     ),
     cypher(
+        "setup.ENTITY_ID",
+        "CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE",
+    ),
+    cypher(
         "setup.META_ID",
         "CREATE CONSTRAINT meta_id IF NOT EXISTS FOR (n:Meta) REQUIRE n.id IS UNIQUE",
     ),
@@ -78,6 +82,10 @@ PROPERTY_INDEXES = [
     cypher(
         "setup.MEMUNIT_SESSION",
         "CREATE INDEX memunit_session IF NOT EXISTS FOR (n:MemUnit) ON (n.session_id)",
+    ),
+    cypher(
+        "setup.ENTITY_USER",
+        "CREATE INDEX entity_user IF NOT EXISTS FOR (n:Entity) ON (n.user_id)",
     ),
     cypher(
         "setup.JOB_STATUS",

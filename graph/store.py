@@ -13,6 +13,7 @@ from graph.dialect import ArcadeDBDialect, IndexDialect, Neo4jDialect
 from graph.driver import GraphDriver
 from graph.dump import DumpGraph
 from graph.embedded import EmbeddedArcadeDB
+from graph.entities import EntityGraph
 from graph.forgetting import ForgetGraph
 from graph.ingest import IngestGraph
 from graph.jobs import JobGraph, PayloadCodec
@@ -56,6 +57,7 @@ class GraphStore:
     forgetting: ForgetGraph = field(init=False)
     dump: DumpGraph = field(init=False)
     stats: StatsGraph = field(init=False)
+    entities: EntityGraph = field(init=False)
 
     def __post_init__(self) -> None:
         self.users = UserGraph(self.graph)
@@ -73,6 +75,7 @@ class GraphStore:
         self.forgetting = ForgetGraph(self.graph)
         self.dump = DumpGraph(self.graph)
         self.stats = StatsGraph(self.graph)
+        self.entities = EntityGraph(self.graph)
 
     async def setup(self, *, model: str, dimensions: int) -> None:
         """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""

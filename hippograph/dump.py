@@ -52,7 +52,16 @@ from hippograph.models import EdgeType
 
 FORMAT = "hippograph-dump"
 VERSION = 1
-NODE_LABELS: tuple[str, ...] = ("User", "Session", "Message", "MemUnit", "Memory", "ApiKey", "Job")
+NODE_LABELS: tuple[str, ...] = (
+    "User",
+    "Session",
+    "Message",
+    "MemUnit",
+    "Memory",
+    "Entity",
+    "ApiKey",
+    "Job",
+)
 # Made by the schema setup (graph/setup.py), never dumped.
 SETUP_LABELS = frozenset({"Meta"})
 
@@ -69,6 +78,8 @@ EDGE_KINDS: tuple[EdgeKind, ...] = (
     (EdgeType.DERIVED_FROM, "Memory", "Memory"),
     (EdgeType.SUMMARIZES, "Memory", "Memory"),
     (EdgeType.SUPERSEDES, "Memory", "Memory"),
+    (EdgeType.MENTIONS, "Message", "Entity"),
+    (EdgeType.MENTIONS, "Memory", "Entity"),
 )
 # The labels whose outgoing edges an export reads, in dump order.
 EDGE_START_LABELS: tuple[str, ...] = tuple(dict.fromkeys(kind[1] for kind in EDGE_KINDS))

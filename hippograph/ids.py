@@ -29,9 +29,10 @@ class IdKind(StrEnum):
     MEMORY = "mem"
     API_KEY = "key"
     JOB = "job"
+    ENTITY = "ent"
 
 
-_GENERATED = re.compile(r"^(ses|msg|mu|mem|key|job)_[0-9A-HJKMNP-TV-Z]{26}$")
+_GENERATED = re.compile(r"^(ses|msg|mu|mem|key|job|ent)_[0-9A-HJKMNP-TV-Z]{26}$")
 _USER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$")
 _CLIENT_ID = re.compile(r"^[\x21-\x7e]{1,128}$")
 

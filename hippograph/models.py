@@ -77,6 +77,7 @@ class EdgeType(StrEnum):
     DERIVED_FROM = "DERIVED_FROM"
     SUMMARIZES = "SUMMARIZES"
     SUPERSEDES = "SUPERSEDES"
+    MENTIONS = "MENTIONS"
 
 
 DEFAULT_CATEGORY: dict[MemoryKind, MemoryCategory] = {
@@ -275,12 +276,55 @@ class Sources:
         return len(self.message_ids) + len(self.memunit_ids) + len(self.memory_ids)
 
 
+class EntityKind(StrEnum):
+    """What an entity is, as far as a cheap reading can tell (hippograph/entities.py)."""
+
+    PERSON = "person"
+    PLACE = "place"
+    ORGANIZATION = "organization"
+    THING = "thing"
+    DATE = "date"
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMention:
+    """One entity a text mentions: its normalised name (the merge key), as written, its kind."""
+
+    norm: str
+    name: str
+    kind: EntityKind
+
+
+@dataclass(frozen=True, slots=True)
+class Mentions:
+    """The entities one message or memory mentions, for its owner's entity nodes."""
+
+    label: str  # "Message" or "Memory"
+    node_id: str
+    user_id: str
+    entities: tuple[EntityMention, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """An entity node: one per user and normalised name."""
+
+    id: str
+    user_id: str
+    name: str
+    norm: str
+    kind: EntityKind
+    mention_count: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class IngestBatch:
     """What one memorize run writes."""
 
     units: Sequence[tuple[MemUnit, IndexedText, Sequence[str]]]
     memories: Sequence[tuple[Memory, IndexedText, Sources]]
+    # the entities the new messages and memories mention (hippograph/entities.py)
+    mentions: Sequence[Mentions] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,11 @@ stages, each visible in the hit's breakdown:
 3. time: when the query names a period, memories from that period, or whose
    text names a time in it ("yesterday" said the day after), gain
    ``time_weight``; when it asks "when", memories whose text names a time do.
-4. fused = (relevance + context + time) / (1 + context_weight [+ time_weight]),
-   back in [0, 1].
+3b. entity: when the query names entities the user's graph holds, a memory
+   gains ``entity_weight`` times its entity score, the share of those
+   entities' weight it mentions (:mod:`hippograph.entity_signal`).
+4. fused = (relevance + context + time + entity) / (1 + context_weight
+   [+ time_weight] [+ entity_weight]), back in [0, 1].
 5. final, by strategy: WEIGHTED (seed 001) ``α·fused + β·decay^hours + γ·importance``
    with hours since last access; MULTIPLICATIVE (seed 000)
    ``(0.8·fused + 0.2/(1 + age_days))·(0.8 + 0.4·importance)``; RRF as WEIGHTED
@@ -30,7 +33,7 @@ the same on every run and every server.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -68,6 +71,8 @@ class ScoringWeights:
     # both dev files and both granularities (docs/retrieval.md, bench/README.md)
     context_weight: float = 0.35
     time_weight: float = 0.1
+    # None: the server's default (HIPPOGRAPH_SEARCH__ENTITY_WEIGHT), set by the search service.
+    entity_weight: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,7 @@ class Candidate:
     session_id: str | None = None
     seq: int | None = None  # position of its source message in the session
     about: tuple[datetime, datetime] | None = None  # the period its text names
+    entity_score: float | None = None  # share of the query's entities it mentions
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +110,7 @@ class Breakdown:
     keyword_rank: int | None
     methods: tuple[SearchMethod, ...]
     fallback: bool
+    entity: float = 0.0
 
 
 def clip01(value: float) -> float:
@@ -174,11 +181,13 @@ def rank(
     window: TimeWindow | None = None,
     fallback: bool = False,
     asks_when: bool = False,
+    entities: bool = False,
 ) -> list[tuple[Candidate, Breakdown]]:
     """Score and order ``candidates``; see the module docstring for the stages.
 
     ``window``: the period the query names; ``asks_when``: whether it asks for
-    a time (``hippograph.querytime.asks_when``).
+    a time (``hippograph.querytime.asks_when``). ``entities`` says the query
+    named entities the user's graph holds, so the entity stage counts.
     """
     best_keyword = max((c.keyword_score or 0.0 for c in candidates), default=0.0)
     keyword_norm = {
@@ -200,6 +209,8 @@ def rank(
             by_position[key] = max(by_position.get(key, 0.0), relevance[c.id])
     timed = window is not None or asks_when
     divisor = 1.0 + weights.context_weight + (weights.time_weight if timed else 0.0)
+    entity_weight = weights.entity_weight or 0.0
+    divisor += entity_weight if entities else 0.0
     ranked: list[tuple[Candidate, Breakdown]] = []
     for c in candidates:
         neighbours = [
@@ -209,7 +220,8 @@ def rank(
         ]
         context = weights.context_weight * max(neighbours, default=0.0)
         time_match = weights.time_weight if _in_time(c, window, asks_when) else 0.0
-        fused = (relevance[c.id] + context + time_match) / divisor
+        entity = entity_weight * (c.entity_score or 0.0) if entities else 0.0
+        fused = (relevance[c.id] + context + time_match + entity) / divisor
         if strategy is ScoringStrategy.MULTIPLICATIVE:
             age_days = (now - c.created_at).total_seconds() / 86400
             final, recency = multiplicative_score(fused, age_days, c.importance)
@@ -241,6 +253,7 @@ def rank(
                     keyword_rank=c.keyword_rank,
                     methods=methods,
                     fallback=fallback,
+                    entity=entity,
                 ),
             )
         )
@@ -268,6 +281,27 @@ def with_ranks(vector: Sequence[Candidate], keyword: Sequence[Candidate]) -> lis
     return list(merged.values())
 
 
+def with_entities(
+    candidates: Sequence[Candidate], by_entity: Mapping[str, Candidate]
+) -> list[Candidate]:
+    """``candidates`` with their entity scores, then the walk's memories not among them.
+
+    A memory only the walk found has no rank on either side; it brings its
+    cosine along when the fetcher got one for it.
+    """
+    merged = [
+        replace(c, entity_score=by_entity[c.id].entity_score) if c.id in by_entity else c
+        for c in candidates
+    ]
+    known = {c.id for c in candidates}
+    merged.extend(
+        replace(c, vector_rank=None, keyword_rank=None, keyword_score=None)
+        for mid, c in by_entity.items()
+        if mid not in known
+    )
+    return merged
+
+
 def is_finite_weights(w: ScoringWeights) -> bool:
     """Whether every weight is a finite number."""
     return all(
@@ -280,5 +314,6 @@ def is_finite_weights(w: ScoringWeights) -> bool:
             w.vector_weight,
             w.context_weight,
             w.time_weight,
+            w.entity_weight or 0.0,
         )
     )

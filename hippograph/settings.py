@@ -171,6 +171,23 @@ class SearchSettings(BaseModel):
         description="the best hits whose neighbouring turns join the candidates (context "
         "stage); 0 keeps the context stage to turns already among the candidates",
     )
+    entity_weight: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="the entity walk's weight in HYBRID memory search when a request names "
+        "none (0: no walk). Off by default: on the LoCoMo and REALTALK dev subsets it did not "
+        "raise recall (docs/retrieval.md)",
+    )
+    entity_max_mentions: int = Field(
+        default=200,
+        ge=1,
+        description="entities with more mentions (by messages and memories) are not walked: "
+        "their edges cost more than their weight is worth",
+    )
+    entity_max_names: int = Field(
+        default=32, ge=1, description="names of a query looked up in the entity graph"
+    )
 
 
 class LimitSettings(BaseModel):
@@ -261,6 +278,11 @@ class MemorizeSettings(BaseModel):
         le=1,
         description="how much of the turn before goes into a turn's or event's vector "
         "(0: the turn alone); bench/context_weight.py measures it",
+    )
+    entities: bool = Field(
+        default=True,
+        description="link messages and memories to the entities they mention "
+        "(people, places, things, dates) for search's entity walk",
     )
 
 

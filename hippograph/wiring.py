@@ -16,6 +16,7 @@ from hippograph.clock import Clock
 from hippograph.ports import LLM, Embedder
 from hippograph.services import Services
 from hippograph.services.cascade import CascadeService
+from hippograph.services.entities import EntityService
 from hippograph.services.forgetting import ForgetService
 from hippograph.services.job_payloads import JobHandlers
 from hippograph.services.job_runner import JobObserver, JobRunner
@@ -92,6 +93,7 @@ def build_services(
             clock,
             settings.search,
             limits,
+            store.entities,
         ),
         provenance=ProvenanceService(store.provenance, limits),
         keys=KeyService(store.keys, clock, admin_key, settings.api.key_cache_ttl_s),
@@ -104,4 +106,5 @@ def build_services(
         cascade=CascadeService(store.cascade),
         reflection=reflection,
         forgetting=forgetting,
+        entities=EntityService(store.entities, users, limits),
     )

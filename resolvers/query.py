@@ -9,6 +9,7 @@ from hippograph.errors import NotFound
 from hippograph.ids import IdKind, require_id, require_user_id
 from hippograph.services import search as search_service
 from schema.context import Info
+from schema.entities import Entity, EntityConnection, entity_cursor
 from schema.enums import Direction, SearchMethod, SearchMode, SearchTarget
 from schema.inputs import MemoryFilterInput
 from schema.jobs import Job
@@ -110,6 +111,27 @@ class Query:
             after,
         )
         return MemoryConnection.of(page, memory_type, memory_cursor)
+
+    @strawberry.field(
+        extensions=authenticated(),
+        description="The people, places, organisations, things and dates a user's messages "
+        "and memories mention, by id.",
+    )
+    async def entities(
+        self, info: Info, user_id: strawberry.ID, first: int = 20, after: str | None = None
+    ) -> EntityConnection:
+        page = await info.context.services.entities.list_entities(
+            info.context.principal, str(user_id), first, after
+        )
+        return EntityConnection.of(page, Entity.of, entity_cursor)
+
+    @strawberry.field(
+        extensions=authenticated(),
+        description="An entity, or null if it does not exist or is not yours.",
+    )
+    async def entity(self, info: Info, id: strawberry.ID) -> Entity | None:
+        found = await info.context.services.entities.get_entity(info.context.principal, str(id))
+        return Entity.of(found) if found else None
 
     @strawberry.field(
         extensions=authenticated(),

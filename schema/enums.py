@@ -11,6 +11,7 @@ import strawberry
 from hippograph.models import (
     Direction,
     EdgeType,
+    EntityKind,
     MemoryCategory,
     MemoryKind,
     MemoryLevel,
@@ -35,6 +36,7 @@ strawberry.enum(
     SearchMode, description="NORMAL: full and summary levels; REVIEW: all; AUTO: by the query."
 )
 strawberry.enum(SearchTarget, description="What a search returns.")
+strawberry.enum(EntityKind, description="What an entity is, as far as a cheap reading can tell.")
 strawberry.enum(
     MemoryOpKind,
     description="ADD a memory; UPDATE one (supersede); BOOST its importance by 0.3; "
@@ -44,6 +46,7 @@ strawberry.enum(
 __all__ = [
     "Direction",
     "EdgeType",
+    "EntityKind",
     "MemoryCategory",
     "MemoryKind",
     "MemoryLevel",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 
@@ -13,6 +14,9 @@ from schema.context import Info
 from schema.enums import EdgeType, MemoryCategory, MemoryKind, MemoryLevel, MemorySource
 from schema.mapping import from_domain
 from schema.types import MemUnit, Message, Node, Session, User
+
+if TYPE_CHECKING:
+    from schema.entities import EntityMentions
 
 
 @strawberry.type(description="A memory moving from one level to another, and when.")
@@ -208,6 +212,29 @@ class Provenance:
     )
     def paths_truncated(self) -> bool:
         return self._paths().truncated
+
+    @strawberry.field(
+        description="The people, places, organisations, things and dates the memories and "
+        "messages of this subgraph mention, with the MENTIONS edges to them (not provenance: "
+        "`paths` never follow them)."
+    )
+    async def mentions(
+        self, info: Info
+    ) -> Annotated[EntityMentions, strawberry.lazy("schema.entities")]:
+        from schema.entities import Entity, EntityMentions
+
+        entities, edges = await info.context.services.entities.mentions_of(
+            info.context.principal, [n.id for n in self.walk.nodes]
+        )
+        return EntityMentions(
+            entities=[Entity.of(e) for e in entities],
+            edges=[
+                ProvenanceEdge(
+                    source=strawberry.ID(e.source), type=e.type, target=strawberry.ID(e.target)
+                )
+                for e in edges
+            ],
+        )
 
     def _paths(self) -> provenance_paths.PathSet:
         if self.path_set is None:

@@ -37,6 +37,12 @@ class ScoringInput:
         default=_DEFAULT.time_weight,
         description="Bonus for memories from a period the query names.",
     )
+    entity_weight: float | None = strawberry.field(
+        default=None,
+        description="HYBRID: weight of the entity walk's score, for memories that mention "
+        "the people, places and things the query names (0: no walk; null: the server's "
+        "HIPPOGRAPH_SEARCH__ENTITY_WEIGHT, 0 unless set).",
+    )
 
     def weights(self) -> scoring.ScoringWeights:
         """The domain's weights."""
@@ -49,6 +55,7 @@ class ScoringInput:
             rrf_k=self.rrf_k,
             context_weight=self.context_weight,
             time_weight=self.time_weight,
+            entity_weight=self.entity_weight,
         )
 
 
@@ -62,7 +69,12 @@ class ScoreBreakdown:
         description="Bonus for a memory from the period the query names or whose text names a "
         "time in it, or, for a question asking when, whose text names a time."
     )
-    fused: float = strawberry.field(description="(relevance + context + time) scaled to [0, 1].")
+    entity: float = strawberry.field(
+        description="entityWeight times the share of the query's entities it mentions."
+    )
+    fused: float = strawberry.field(
+        description="(relevance + context + time + entity) scaled to [0, 1]."
+    )
     recency: float
     importance: float
     final: float = strawberry.field(description="The score hits are ranked by.")

@@ -59,6 +59,7 @@ async def load_conversation(
         runtime.embedder,
         utc_now,
         runtime.settings.memorize.turn_context_weight,
+        runtime.settings.memorize.entities,
     )
     user_id = conversation.sample_id
     await services.users.create_user(SETTINGS_ADMIN, user_id, " & ".join(conversation.speakers))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
+from hippograph.entities import message_mentions
 from hippograph.extraction.relative_time import resolve_relative_times
 from hippograph.ids import IdKind, derived_id
 from hippograph.models import (
@@ -45,6 +46,8 @@ class TurnMemoryService:
     _embedder: Embedder
     _clock: Clock
     _context_weight: float = CONTEXT_WEIGHT
+    # Whether turn memories get the entities their message mentions.
+    _entities: bool = True
 
     async def build(self, principal: Principal, session_id: str) -> int:
         """Create the turn memories a session lacks; returns how many were created."""
@@ -110,7 +113,15 @@ class TurnMemoryService:
             )
             for (message, texts_), a, b in zip(todo, own, context, strict=True)
         ]
+        speakers = tuple(dict.fromkeys(m.speaker for m in messages))
         created = 0
         for start in range(0, len(items), _PAGE):
-            created += await self._memories.add_many(items[start : start + _PAGE])
+            page = todo[start : start + _PAGE]
+            mentions = [message_mentions(m, speakers) for m, _ in page] if self._entities else []
+            # A turn memory mentions what its message mentions.
+            mentions += [
+                replace(found, label="Memory", node_id=turn_memory_id(found.node_id))
+                for found in list(mentions)
+            ]
+            created += await self._memories.add_many(items[start : start + _PAGE], mentions)
         return created

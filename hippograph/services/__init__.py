@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hippograph.services.cascade import CascadeService
+from hippograph.services.entities import EntityService
 from hippograph.services.forgetting import ForgetService
 from hippograph.services.job_runner import JobRunner
 from hippograph.services.jobs import JobService
@@ -41,3 +42,4 @@ class Services:
     cascade: CascadeService
     reflection: ReflectionService
     forgetting: ForgetService
+    entities: EntityService

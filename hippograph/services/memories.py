@@ -22,6 +22,7 @@ from hippograph.models import (
     MemoryKind,
     MemorySource,
     MemUnit,
+    Mentions,
     Message,
     Page,
     ProvenanceNode,
@@ -56,7 +57,11 @@ class MemoryStore(Protocol):
     """Memories and their provenance edges."""
 
     async def add(self, memory: Memory, indexed: IndexedText, sources: Sources) -> None: ...
-    async def add_many(self, items: Sequence[tuple[Memory, IndexedText, Sources]]) -> int: ...
+    async def add_many(
+        self,
+        items: Sequence[tuple[Memory, IndexedText, Sources]],
+        mentions: Sequence[Mentions] = (),
+    ) -> int: ...
     async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]: ...
     async def list_memories(
         self,

@@ -321,6 +321,7 @@ class MemorizeService:
                     source_type=work.source_type or "conversation",
                     learned_at=self._clock(),
                     context_weight=self._settings.turn_context_weight,
+                    entities=self._settings.entities,
                 ),
             )
             return draft, extraction.usage
@@ -342,4 +343,5 @@ class MemorizeService:
             (d.unit, IndexedText(embedding=d.vector, search_text=d.search_text), d.message_ids)
             for d, _ in drafts
         ]
-        return IngestBatch(units=units, memories=items)
+        mentions = [m for draft, _ in drafts for m in draft.mentions]
+        return IngestBatch(units=units, memories=items, mentions=mentions)

@@ -17,6 +17,7 @@ from enum import StrEnum
 
 from hippograph.auth import Principal
 from hippograph.clock import Clock
+from hippograph.entities import query_norms
 from hippograph.errors import InvalidInput
 from hippograph.models import Memory, MemoryFilter, MemUnit
 from hippograph.modes import SearchMode, resolve_mode
@@ -29,14 +30,15 @@ from hippograph.scoring import (
     ScoringWeights,
     SearchMethod,
     rank,
+    with_entities,
     with_ranks,
 )
 from hippograph.search_plan import SearchPlan, plan_search
-from hippograph.services.candidates import CandidateFetcher, Fetched
+from hippograph.services.candidates import CandidateFetcher, EntityQuery, Fetched
 from hippograph.services.common_terms import CommonTerms
 from hippograph.services.counts import CachedCounts
 from hippograph.services.memories import MemoryStore, MemUnitStore
-from hippograph.services.search_store import SearchStore
+from hippograph.services.search_store import EntityWalkStore, SearchStore
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings, SearchSettings
 from hippograph.text import query_terms
@@ -112,6 +114,8 @@ class SearchService:
     _memory_counts: CachedCounts = field(init=False)
     _unit_counts: CachedCounts = field(init=False)
     _fetcher: CandidateFetcher = field(init=False)
+    # The entity graph's walk (HYBRID's third signal); None: no walk.
+    _entities: EntityWalkStore | None = None
 
     def __post_init__(self) -> None:
         self._memory_counts = CachedCounts(
@@ -124,7 +128,7 @@ class SearchService:
             sample_size=self._settings.term_sample_size,
             ttl_s=self._settings.term_sample_ttl_s,
         )
-        self._fetcher = CandidateFetcher(self._store, common)
+        self._fetcher = CandidateFetcher(self._store, common, self._entities)
 
     def _check(self, request: SearchRequest) -> str:
         require_count(request.top_k, "topK", 1, self._limits.max_top_k)
@@ -134,7 +138,15 @@ class SearchService:
         ):
             raise InvalidInput("radius must be a cosine similarity between -1 and 1", "radius")
         w = request.weights
-        for name in ("alpha", "beta", "gamma", "vector_weight", "context_weight", "time_weight"):
+        for name in (
+            "alpha",
+            "beta",
+            "gamma",
+            "vector_weight",
+            "context_weight",
+            "time_weight",
+            "entity_weight",
+        ):
             require_fraction(getattr(w, name), f"scoring.{name}")
         if not (math.isfinite(w.decay_rate) and 0.0 < w.decay_rate <= 1.0):
             raise InvalidInput("scoring.decayRate must be in (0, 1]", "scoring.decayRate")
@@ -153,6 +165,9 @@ class SearchService:
 
     async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
         """Rank a visible user's memories (or MemUnits) for ``request.query``."""
+        if request.weights.entity_weight is None:
+            weights = replace(request.weights, entity_weight=self._settings.entity_weight)
+            request = replace(request, weights=weights)
         query = self._check(request)
         user = await self._users.require_user(principal, request.user_id)
         request = replace(request, user_id=user.id, query=query)
@@ -166,8 +181,10 @@ class SearchService:
             return vector
 
         plan = await self._plan(request, mode, now)
-        fetched = await self._fetcher.fetch(plan, embed)
-        candidates = with_ranks(fetched.by_vector, fetched.by_keyword)
+        fetched = await self._fetcher.fetch(plan, embed, await self._entity_query(request))
+        candidates = with_entities(
+            with_ranks(fetched.by_vector, fetched.by_keyword), fetched.by_entity
+        )
 
         def ranking(among: list[Candidate]) -> list[tuple[Candidate, Breakdown]]:
             return rank(
@@ -179,6 +196,7 @@ class SearchService:
                 window=period,
                 fallback=fetched.fallback,
                 asks_when=when,
+                entities=fetched.entities,
             )
 
         ranked = ranking(candidates)
@@ -241,6 +259,22 @@ class SearchService:
             for c in found
             if c.id not in ids and (radius is None or (c.similarity or 0.0) >= radius)
         ]
+
+    async def _entity_query(self, request: SearchRequest) -> EntityQuery | None:
+        """What the entity walk needs, when this search walks (HYBRID over memories)."""
+        if (
+            request.method is not SearchMethod.HYBRID
+            or request.target is not SearchTarget.MEMORY
+            or not request.weights.entity_weight
+        ):
+            return None
+        counts = await self._memory_counts.of(request.user_id)
+        return EntityQuery(
+            norms=tuple(query_norms(request.query)[: self._settings.entity_max_names]),
+            memories=counts.owned,
+            cap=self._settings.entity_max_mentions,
+            keep=max(request.candidates, request.top_k),
+        )
 
     async def _plan(self, request: SearchRequest, mode: SearchMode, now: datetime) -> SearchPlan:
         """How this request's candidates are fetched, from the user's cached counts."""

@@ -81,3 +81,19 @@ class SearchStore(Protocol):
     async def count_units(self, user_id: str | None) -> int: ...
     async def sample_search_text(self, user_id: str, limit: int) -> list[str]: ...
     async def touch(self, memory_ids: Sequence[str], now: datetime) -> bool: ...
+
+
+class EntityWalkStore(Protocol):
+    """Search's walk over the entity graph (see graph/entities.py)."""
+
+    async def walk(
+        self,
+        user_id: str,
+        norms: Sequence[str],
+        cap: int,
+        memory_filter: MemoryFilter,
+        now: datetime,
+    ) -> list[tuple[str, int, list[Candidate]]]:
+        """Per entity of the user named in ``norms`` with at most ``cap`` mentions:
+        its id, its degree and the memories (passing the filter) mentioning it."""
+        ...

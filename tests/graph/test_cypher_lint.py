@@ -27,7 +27,7 @@ from hippograph.models import EdgeType
 ROOT = Path(__file__).resolve().parents[2]
 LINTER = ROOT / "web" / "cypher-lint.mjs"
 
-LABELS = ["User", "Session", "Message", "MemUnit", "Memory", "ApiKey", "Meta", "Job"]
+LABELS = ["User", "Session", "Message", "MemUnit", "Memory", "Entity", "ApiKey", "Meta", "Job"]
 # Every property a node of ours carries, read off the record projections, plus
 # the few written elsewhere and the keys of parameter maps (the linter cannot
 # tell a map key from a property).
@@ -40,6 +40,7 @@ PROPERTY_KEYS = sorted(
     | {"embedding", "search_text", "user_key", "last_seq", "key_hash", "admin", "revoked"}
     | {"model", "dimensions", "user_ids", "name"}
     | {"memory", "props", "unit", "source"}
+    | {"norm", "kind", "entity"}  # Entity nodes (graph/entities.py) and their link maps
 )
 
 pytestmark = pytest.mark.slow  # Neo4j's parser in a Node child process (45 s here)

@@ -17,6 +17,7 @@ from hippograph.scoring import (
     rank,
     rrf_relevance,
     weighted_score,
+    with_entities,
     with_ranks,
 )
 from tests.support import T0
@@ -297,3 +298,74 @@ def test_merging_numbers_each_side_and_keeps_both_scores() -> None:
         2,
         0.1,
     )
+
+
+WE = ScoringWeights(entity_weight=0.2)
+
+
+def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> None:
+    a = _c("a", 0.9, 10.0, entity_score=0.5)
+    b = _c("b", 0.5, 20.0)
+    ranked = rank(
+        [a, b],
+        method=SearchMethod.HYBRID,
+        strategy=ScoringStrategy.WEIGHTED,
+        weights=WE,
+        now=T0,
+        entities=True,
+    )
+    by_id = {c.id: br for c, br in ranked}
+    # relevance a = 0.74 (above); entity = 0.2·0.5 = 0.1; divisor 1 + 0.35 + 0.2
+    assert by_id["a"].entity == pytest.approx(0.1)
+    assert by_id["a"].fused == pytest.approx((0.74 + 0.1) / 1.55)
+    # b mentions none of the query's entities: 0.70 / 1.55
+    assert by_id["b"].entity == 0.0
+    assert by_id["b"].fused == pytest.approx(0.70 / 1.55)
+    # without entities in the query the score is ignored and the divisor is as before
+    plain = rank(
+        [a, b], method=SearchMethod.HYBRID, strategy=ScoringStrategy.WEIGHTED, weights=WE, now=T0
+    )
+    assert {c.id: br.fused for c, br in plain}["a"] == pytest.approx(0.74 / 1.35)
+    assert {c.id: br.entity for c, br in plain}["a"] == 0.0
+
+
+def test_an_entity_weight_of_zero_leaves_the_ranking_as_it_was() -> None:
+    a = _c("a", 0.5, 10.0, entity_score=1.0)
+    b = _c("b", 0.6, 10.0)
+    for off in (ScoringWeights(entity_weight=0.0), ScoringWeights()):  # None counts as 0
+        ranked = rank(
+            [a, b],
+            method=SearchMethod.HYBRID,
+            strategy=ScoringStrategy.WEIGHTED,
+            weights=off,
+            now=T0,
+            entities=True,
+        )
+        assert [c.id for c, _ in ranked] == ["b", "a"]
+        # 0.6·0.6 + 0.4·1.0 = 0.76, divided by 1.35 as with no entities
+        assert ranked[0][1].fused == pytest.approx(0.76 / 1.35)
+
+
+def test_memories_only_the_walk_found_join_without_ranks() -> None:
+    merged = with_ranks([_c("v", 0.8, None)], [_c("k", 0.4, 3.0)])
+    walked = {
+        "k": _c("k", None, None, entity_score=0.75),
+        "w": _c("w", 0.3, None, entity_score=1.0),
+    }
+    out = {c.id: c for c in with_entities(merged, walked)}
+    assert out["v"].entity_score is None
+    assert (out["k"].entity_score, out["k"].keyword_rank) == (0.75, 1)
+    assert out["w"].entity_score == 1.0
+    assert (out["w"].vector_rank, out["w"].keyword_rank, out["w"].similarity) == (None, None, 0.3)
+    # a walk-only hit: relevance from its cosine alone, 0.6·0.3; entity 0.2·1.0
+    ranked = rank(
+        list(out.values()),
+        method=SearchMethod.HYBRID,
+        strategy=ScoringStrategy.WEIGHTED,
+        weights=WE,
+        now=T0,
+        entities=True,
+    )
+    w = next(br for c, br in ranked if c.id == "w")
+    assert w.fused == pytest.approx((0.18 + 0.2) / 1.55)
+    assert w.methods == ()

@@ -1,0 +1,141 @@
+"""The entity walk alone at scale: its latency per query, on each graph server.
+
+Loads ``--memories`` memories of one user (the search benchmark's texts, each
+with the entities it mentions, as memorize links them) with random vectors:
+the walk never reads a vector, and embedding 100,000 texts takes most of an
+hour on two shared cores. Then, for each LoCoMo question, times the walk a
+HYBRID search starts beside its keyword side (``EntityGraph.walk``: the
+question's names, the default cap), and reports p50/p95 with how many seeds
+and memories it read. The whole search with and without the walk is
+``bench.search_latency`` ("hybrid" against "hybrid-no-entities").
+
+    python -m bench.entity_walk [--memories 100000] [--graph arcadedb|neo4j-5.26|neo4j-2026]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench import graphs
+from bench.common import locomo_questions, machine, percentiles
+from bench.graphs import open_graph
+from bench.search_latency import KINDS, distinct_texts
+from graph.store import connect
+from hippograph import text
+from hippograph.clock import utc_now
+from hippograph.entities import memory_mentions, query_norms
+from hippograph.ids import IdKind, new_id
+from hippograph.models import IndexedText, Memory, MemoryFilter, Sources, User
+from hippograph.services import job_payloads
+from hippograph.settings import SearchSettings
+
+USER = "walk-user"
+DIMENSIONS = 384
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    data_dir = Path(tempfile.mkdtemp(prefix="hippograph-walk-"))
+    texts = distinct_texts(args.memories)
+    questions = locomo_questions()[: args.searches]
+    caps = [int(c) for c in args.caps.split(",")]
+    names = SearchSettings().entity_max_names
+    rng = np.random.default_rng(7)
+    with open_graph(args.graph, data_dir) as graph:
+        connection = await connect(graph.settings, job_codec=job_payloads)
+        try:
+            store = connection.store
+            await store.setup(model="random", dimensions=DIMENSIONS)
+            await store.users.create_user(User(id=USER, name="Walk", created_at=utc_now()))
+            start_time = utc_now() - timedelta(days=365)
+            write_s, edges = 0.0, 0
+            for start in range(0, len(texts), 1000):
+                items, mentions = [], []
+                for i in range(start, min(start + 1000, len(texts))):
+                    created = start_time + timedelta(minutes=5 * i)
+                    memory = Memory(
+                        id=new_id(IdKind.MEMORY, created),
+                        user_id=USER,
+                        kind=KINDS[i % len(KINDS)],
+                        content=texts[i],
+                        importance=(i % 10) / 10,
+                        created_at=created,
+                        last_accessed_at=created,
+                    )
+                    vector = rng.standard_normal(DIMENSIONS)
+                    vector /= np.linalg.norm(vector)
+                    items.append(
+                        (
+                            memory,
+                            IndexedText(
+                                embedding=vector.tolist(), search_text=text.search_text(texts[i])
+                            ),
+                            Sources(),
+                        )
+                    )
+                    mentions.append(memory_mentions(memory, texts[i].split(" said, ", 1)[0]))
+                edges += sum(len(m.entities) for m in mentions)
+                started = time.perf_counter()
+                await store.memories.add_many(items, mentions)
+                write_s += time.perf_counter() - started
+                print(f"  inserted {start + len(items)}/{len(texts)}", file=sys.stderr, end="\r")
+            print(file=sys.stderr)
+            now = utc_now()
+            norms = [query_norms(q)[:names] for q in questions]
+            walks: dict[str, Any] = {}
+            for cap in caps:
+                for ns in norms[: args.warmup]:
+                    await store.entities.walk(USER, ns, cap, MemoryFilter(), now)
+                latencies, seeds, rows = [], [], []
+                for ns in norms:
+                    started = time.perf_counter()
+                    found = await store.entities.walk(USER, ns, cap, MemoryFilter(), now)
+                    latencies.append((time.perf_counter() - started) * 1000)
+                    seeds.append(len(found))
+                    rows.append(sum(len(hits) for _, _, hits in found))
+                walks[f"cap {cap}"] = {
+                    "latency_ms": percentiles(latencies),
+                    "seeds_per_walk": round(sum(seeds) / len(seeds), 2),
+                    "memories_read_per_walk": round(sum(rows) / len(rows), 1),
+                    "max_memories_read": max(rows),
+                }
+        finally:
+            await connection.close()
+    return {
+        "benchmark": "entity_walk",
+        "machine": machine(),
+        "graph": {"server": graph.name, "version": graph.version},
+        "memories": len(texts),
+        "mentions": edges,
+        "insert_memories_per_s_with_entities": round(len(texts) / write_s, 1),
+        "walks_per_cap": len(norms),
+        "by_cap": walks,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--searches", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument(
+        "--caps",
+        default=f"{SearchSettings().entity_max_mentions},2000,20000",
+        help="entity mention caps to time the walk at (the default cap first)",
+    )
+    graphs.add_argument(parser)
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(run(args)), indent=1))
+
+
+if __name__ == "__main__":
+    main()

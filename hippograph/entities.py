@@ -1,0 +1,269 @@
+"""Entities a message mentions: people, places, organisations, things and dates.
+
+Pure and offline, and cheap enough to run on every message memorize stores:
+
+* the speaker is a PERSON;
+* a relative date ("yesterday", "last month") resolved against when it was
+  said (:mod:`hippograph.relative_dates`, the parser memorize and search
+  share) is a DATE named as memorize writes it ("7 May 2023");
+* a run of capitalised words that does not open a sentence is a name: an
+  ORGANIZATION when its last word says so ("Club", "University", "Inc"), a
+  PLACE after "in", "at", "from", "to", "near" and the like, a PERSON when it
+  is a known speaker, a THING otherwise. A sentence's first word is
+  capitalised whatever it is, so it only counts when the name is known
+  (a speaker of the conversation);
+* the message's best keyword phrases (:mod:`hippograph.extraction.keywords`)
+  are THINGs.
+
+An extractor with an LLM may name entities itself
+(:class:`hippograph.extraction.schema.Extraction` ``entities``); they are
+taken as given, by the same normalisation.
+
+Entities merge per user by their normalised name: casefolded, a possessive
+``'s`` dropped, whitespace collapsed, so "Caroline's" and "caroline" are one
+node. :func:`entity_id` derives the node's id from the user and that name, so
+every write of it, on any replay, finds the same node.
+
+A query goes through :func:`query_norms`, which is more liberal (every phrase
+of up to three content words, sentence-initial names included): only the
+names the user's graph already holds are kept, so a guess costs nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+
+from hippograph.extraction.keywords import candidate_phrases, keywords
+from hippograph.extraction.relative_time import day, month
+from hippograph.ids import IdKind, derived_id
+from hippograph.models import EntityKind, EntityMention, Memory, Mentions, Message
+from hippograph.relative_dates import Unit, find_relative_dates
+from hippograph.text import STOP_WORDS
+
+# Longest name kept: longer "names" are sentences someone typed in capitals.
+MAX_NAME = 80
+# Keyword phrases taken from one message.
+KEYWORDS_PER_MESSAGE = 3
+
+# A date as memorize writes a resolved one ("7 May 2023", "May 2023").
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_WRITTEN_DATE = re.compile(rf"\b(?:\d{{1,2}} )?(?:{_MONTHS}),? \d{{4}}\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"['’]s\b", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$", re.UNICODE)
+# A capitalised word: an upper-case letter then letters, digits, apostrophes, hyphens.
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&-]*|[^\sA-Za-z0-9]")
+_SENTENCE_END = frozenset({".", "!", "?", ":", ";", "\n", "…", '"', "“", "”", "(", ")"})
+_PLACE_CUES = frozenset({"in", "at", "from", "to", "near", "visited", "visit", "around"})
+_ORG_WORDS = frozenset(
+    {
+        "inc",
+        "corp",
+        "ltd",
+        "llc",
+        "company",
+        "club",
+        "university",
+        "college",
+        "school",
+        "association",
+        "foundation",
+        "institute",
+        "group",
+        "bank",
+        "hospital",
+        "church",
+        "center",
+        "centre",
+        "society",
+        "team",
+    }
+)
+
+
+def normalise(name: str) -> str:
+    """The merge key of a name: casefolded, possessive dropped, whitespace collapsed."""
+    folded = _POSSESSIVE.sub("", name.strip()).casefold()
+    return _EDGE_PUNCT.sub("", _SPACES.sub(" ", folded)).strip()
+
+
+def entity_id(user_id: str, norm: str) -> str:
+    """The id of ``user_id``'s entity named ``norm``: the same on every write of it."""
+    return derived_id(IdKind.ENTITY, "entity", user_id, norm)
+
+
+def _usable(norm: str) -> bool:
+    return 2 <= len(norm) <= MAX_NAME and norm not in STOP_WORDS and not norm.isdigit()
+
+
+def _capitalised_spans(text: str, known: frozenset[str]) -> list[tuple[str, str | None]]:
+    """Runs of capitalised words, with the word before each (its cue).
+
+    A run that opens a sentence keeps only its known-name part: "Yesterday
+    Caroline called" gives "Caroline"; "Maybe" alone gives nothing.
+    """
+    spans: list[tuple[str, str | None]] = []
+    run: list[str] = []
+    cue: str | None = None
+    opening = True  # the next word opens a sentence
+    run_opens = False
+    previous: str | None = None
+
+    def close() -> None:
+        nonlocal run
+        words = run
+        if run_opens and words:
+            # The first word is capitalised because it opens the sentence,
+            # unless it is a known name.
+            if normalise(words[0]) in known:
+                spans.append((" ".join(words), cue))
+            elif len(words) > 1:
+                spans.append((" ".join(words[1:]), words[0].lower()))
+        elif words:
+            spans.append((" ".join(words), cue))
+        run = []
+
+    for token in _TOKEN.findall(text):
+        if token in _SENTENCE_END or (len(token) == 1 and not token.isalnum()):
+            close()
+            opening = opening or token in _SENTENCE_END
+            previous = None
+            continue
+        if token[0].isupper() and token.lower() not in STOP_WORDS:
+            if not run:
+                run_opens = opening
+                cue = previous
+            run.append(token.rstrip("."))
+        else:
+            # A lower-case word, or "The", "I", "We": not part of a name.
+            close()
+        opening = False
+        previous = token.lower()
+    close()
+    return spans
+
+
+def _name_kind(name: str, cue: str | None, known: frozenset[str]) -> EntityKind:
+    norm = normalise(name)
+    if norm in known:
+        return EntityKind.PERSON
+    if norm.rsplit(" ", 1)[-1] in _ORG_WORDS:
+        return EntityKind.ORGANIZATION
+    if cue in _PLACE_CUES:
+        return EntityKind.PLACE
+    return EntityKind.THING
+
+
+def _date_name(unit: Unit, moment: date) -> str:
+    if unit is Unit.MONTH:
+        return month(moment)
+    if unit is Unit.YEAR:
+        return str(moment.year)
+    return day(moment)
+
+
+def extract_entities(
+    speaker: str, text: str, ts: datetime, known_names: Iterable[str] = ()
+) -> list[EntityMention]:
+    """The entities one message mentions, each once, speaker first.
+
+    ``known_names`` are names known to be people (the conversation's speakers).
+    """
+    known = frozenset(normalise(n) for n in (speaker, *known_names) if n)
+    found: dict[str, EntityMention] = {}
+
+    def add(name: str, kind: EntityKind) -> None:
+        cleaned = _EDGE_PUNCT.sub("", _POSSESSIVE.sub("", _SPACES.sub(" ", name.strip())))
+        norm = normalise(cleaned)
+        if _usable(norm) and norm not in found:
+            found[norm] = EntityMention(norm=norm, name=cleaned, kind=kind)
+
+    add(speaker, EntityKind.PERSON)
+    rest = text
+    for found_date in sorted(find_relative_dates(text, ts), key=lambda d: d.start, reverse=True):
+        # The expression is not a keyword: "last month" is no thing.
+        rest = f"{rest[: found_date.start]},{rest[found_date.end :]}"
+        if found_date.unit not in (Unit.WEEK, Unit.WEEKEND):  # a week has no name people use
+            add(_date_name(found_date.unit, found_date.day), EntityKind.DATE)
+    spans = _capitalised_spans(text, known)
+    for name, cue in spans:
+        add(name, _name_kind(name, cue, known))
+    # Names found are cut out before looking for keyword phrases, so no
+    # phrase straddles one ("visit central park", "melanie kids").
+    for name, _ in spans:
+        rest = re.sub(rf"\b{re.escape(name)}(?:['’]s)?\b", ",", rest)
+    for phrase in keywords([rest], limit=KEYWORDS_PER_MESSAGE):
+        add(phrase, EntityKind.THING)
+    return list(found.values())
+
+
+def merge_mentions(groups: Sequence[Sequence[EntityMention]]) -> list[EntityMention]:
+    """The union of several lists of mentions, first occurrence of each name kept."""
+    merged: dict[str, EntityMention] = {}
+    for group in groups:
+        for mention in group:
+            merged.setdefault(mention.norm, mention)
+    return list(merged.values())
+
+
+def from_names(names: Iterable[tuple[str, str]]) -> list[EntityMention]:
+    """Mentions from (name, kind) pairs an LLM gave; unknown kinds are THINGs."""
+    out: dict[str, EntityMention] = {}
+    for name, kind in names:
+        norm = normalise(name)
+        if not _usable(norm):
+            continue
+        try:
+            entity_kind = EntityKind(kind.lower())
+        except ValueError:
+            entity_kind = EntityKind.THING
+        display = _SPACES.sub(" ", name.strip())
+        out.setdefault(norm, EntityMention(norm=norm, name=display, kind=entity_kind))
+    return list(out.values())
+
+
+def query_norms(query: str) -> list[str]:
+    """Every name a query might mean, normalised: phrases of up to three content words.
+
+    Liberal on purpose: the walk keeps only the names the user's graph holds.
+    """
+    norms: dict[str, None] = {}
+    for phrase in candidate_phrases(query, max_words=3):
+        norm = normalise(phrase)
+        if _usable(norm):
+            norms[norm] = None
+    for name, _ in _capitalised_spans(query, frozenset()):
+        norm = normalise(name)
+        if _usable(norm):
+            norms[norm] = None
+    for match in _WRITTEN_DATE.finditer(query):
+        norms[normalise(match.group())] = None
+    return list(norms)
+
+
+def message_mentions(message: Message, known_names: Iterable[str] = ()) -> Mentions:
+    """The entities a stored message mentions, for its owner."""
+    return Mentions(
+        label="Message",
+        node_id=message.id,
+        user_id=message.user_id,
+        entities=tuple(extract_entities(message.speaker, message.content, message.ts, known_names)),
+    )
+
+
+def memory_mentions(
+    memory: Memory,
+    speaker: str,
+    known_names: Iterable[str] = (),
+    extra: Sequence[EntityMention] = (),
+) -> Mentions:
+    """The entities a memory mentions: those of its text, said by ``speaker``, and ``extra``."""
+    found = extract_entities(speaker, memory.content, memory.created_at, known_names)
+    return Mentions(
+        label="Memory",
+        node_id=memory.id,
+        user_id=memory.user_id,
+        entities=tuple(merge_mentions([found, extra])),
+    )

@@ -1,0 +1,103 @@
+"""The offline entity reading: names, kinds, merge keys, ids, and what a query may mean."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from hippograph.entities import (
+    _capitalised_spans,
+    entity_id,
+    extract_entities,
+    from_names,
+    merge_mentions,
+    normalise,
+    query_norms,
+)
+from hippograph.ids import IdKind, kind_of
+from hippograph.models import EntityKind, EntityMention
+
+SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
+
+
+def kinds(speaker: str, text: str, known: tuple[str, ...] = ()) -> dict[str, EntityKind]:
+    return {e.norm: e.kind for e in extract_entities(speaker, text, SAID, known)}
+
+
+def test_normalise_casefolds_drops_possessives_and_collapses_spaces() -> None:
+    assert normalise("Caroline's") == "caroline"
+    assert normalise("  New   York ") == "new york"
+    assert normalise("MELANIE’S") == "melanie"
+    assert normalise('"Hiking Club".') == "hiking club"
+
+
+def test_the_speaker_is_a_person_and_comes_first() -> None:
+    found = extract_entities("Caroline", "I went hiking.", SAID)
+    assert found[0] == EntityMention("caroline", "Caroline", EntityKind.PERSON)
+
+
+def test_relative_dates_become_dates_named_as_memorize_writes_them() -> None:
+    found = kinds("Mel", "I painted it yesterday and sold one last month.")
+    assert found["7 may 2023"] is EntityKind.DATE
+    assert found["april 2023"] is EntityKind.DATE
+    # the expressions themselves are no things
+    assert "yesterday" not in found
+    assert "last month" not in found
+
+
+def test_capitalised_spans_with_cues_get_kinds() -> None:
+    found = kinds("Mel", "We moved to Boston and I joined the Hiking Club with Caroline.")
+    assert found["boston"] is EntityKind.PLACE
+    assert found["hiking club"] is EntityKind.ORGANIZATION
+    assert found["caroline"] is EntityKind.THING  # a name, but nobody said it is a person
+    assert kinds("Mel", "I met Caroline.", ("Caroline",))["caroline"] is EntityKind.PERSON
+
+
+def test_a_sentence_opening_word_is_a_name_only_when_known() -> None:
+    spans = [
+        name
+        for name, _ in _capitalised_spans(
+            "Maybe. Caroline called. Yesterday Jon came.", frozenset({"caroline"})
+        )
+    ]
+    assert spans == ["Caroline", "Jon"]  # not "Maybe", not "Yesterday Jon"
+
+
+def test_keyword_phrases_are_things_and_never_straddle_a_name() -> None:
+    found = kinds("Caroline", "The pottery workshop with Melanie's kids was fun.", ("Melanie",))
+    assert found["pottery workshop"] is EntityKind.THING
+    assert found["melanie"] is EntityKind.PERSON
+    assert not any("melanie" in norm and norm != "melanie" for norm in found)
+
+
+def test_each_entity_once() -> None:
+    found = extract_entities("Jon", "Jon and jon's dog. Jon!", SAID, ("Jon",))
+    assert [e.norm for e in found].count("jon") == 1
+
+
+def test_ids_merge_per_user_by_normalised_name() -> None:
+    one = entity_id("u1", normalise("Caroline's"))
+    assert one == entity_id("u1", "caroline")
+    assert one != entity_id("u2", "caroline")
+    assert kind_of(one) is IdKind.ENTITY
+
+
+def test_llm_names_are_normalised_and_unknown_kinds_are_things() -> None:
+    found = from_names([("Stanford  University", "ORGANIZATION"), ("Pixar", "studio"), ("a", "x")])
+    assert found == [
+        EntityMention("stanford university", "Stanford University", EntityKind.ORGANIZATION),
+        EntityMention("pixar", "Pixar", EntityKind.THING),
+    ]
+
+
+def test_merge_keeps_the_first_of_each_name() -> None:
+    a = EntityMention("boston", "Boston", EntityKind.PLACE)
+    b = EntityMention("boston", "boston", EntityKind.THING)
+    c = EntityMention("jon", "Jon", EntityKind.PERSON)
+    assert merge_mentions([[a], [b, c]]) == [a, c]
+
+
+def test_query_norms_are_liberal_phrases_names_and_written_dates() -> None:
+    norms = query_norms("What did Mel and her kids make at the pottery workshop on 7 May 2023?")
+    assert {"mel", "pottery workshop", "pottery", "workshop", "7 may 2023"} <= set(norms)
+    assert "what" not in norms
+    assert "the" not in norms
