@@ -4,7 +4,9 @@
    ArcadeDB, or a Neo4j release, see ``bench.graphs``), create one user and
    bulk-insert ``--memories`` memories (LoCoMo turns; past the 788 turns, a
    turn plus the start of another, so every text is different), with kinds
-   and importances spread so that filters have something to filter; then a
+   and importances spread so that filters have something to filter, in
+   conversations of 40 turns (session and position, so the context stage
+   fetches the turns around the best hits as it does on real data); then a
    small user with ``--small-memories`` of the texts after those (3,000 by
    default: above the exact-scan threshold, so the vector index serves it,
    at a 3% share of the index, the case oversampling handles worst). Stop.
@@ -92,6 +94,8 @@ RUNS: dict[str, tuple[SearchMethod, MemoryFilter, float]] = {
     "hybrid+filters": (SearchMethod.HYBRID, FILTERED, ENTITY_WEIGHT),
 }
 SMALL_RUNS = {name: RUNS[name] for name in ("hybrid", "hybrid+filters")}
+SESSION_TURNS = 40  # about a LoCoMo session
+
 
 
 def distinct_texts(count: int) -> list[str]:
@@ -147,6 +151,10 @@ async def load(
                         importance=(i % 10) / 10,
                         created_at=created,
                         last_accessed_at=created,
+                        # conversations of SESSION_TURNS turns, so that search's
+                        # context stage finds the turns around its best hits
+                        session_id=f"ses_{user}_{i // SESSION_TURNS}",
+                        seq=i % SESSION_TURNS,
                     ),
                     IndexedText(embedding=vectors[i], search_text=text.search_text(texts[i])),
                     Sources(),
