@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from hippograph.querytime import TimeWindow
 from hippograph.scoring import (
+    Breakdown,
     Candidate,
     ScoringStrategy,
     ScoringWeights,
@@ -66,6 +68,16 @@ def _c(id: str, sim: float | None, kw: float | None, **kw_args: object) -> Candi
     )
 
 
+def _by_id(
+    candidates: list[Candidate], method: SearchMethod, **options: Any
+) -> dict[str, Breakdown]:
+    """Each candidate's breakdown, ranked with the default weights (WEIGHTED)."""
+    ranked = rank(
+        candidates, method=method, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0, **options
+    )
+    return {c.id: br for c, br in ranked}
+
+
 def test_hybrid_is_a_convex_combination_of_cosine_and_normalised_bm25() -> None:
     a, b = _c("a", 0.9, 10.0), _c("b", 0.5, 20.0)
     ranked = rank(
@@ -101,16 +113,7 @@ def test_a_neighbour_in_the_conversation_lends_relevance() -> None:
     a = _c("a", 0.9, 10.0, session_id="s", seq=4)
     b = _c("b", 0.5, 20.0, session_id="s", seq=5)
     far = _c("c", 0.5, 20.0, session_id="s", seq=9)
-    by_id = {
-        c.id: br
-        for c, br in rank(
-            [a, b, far],
-            method=SearchMethod.HYBRID,
-            strategy=ScoringStrategy.WEIGHTED,
-            weights=W,
-            now=T0,
-        )
-    }
+    by_id = _by_id([a, b, far], SearchMethod.HYBRID)
     assert by_id["a"].context == pytest.approx(0.35 * 0.70)
     assert by_id["b"].context == pytest.approx(0.35 * 0.74)
     assert by_id["c"].context == 0.0
@@ -147,16 +150,7 @@ def test_a_position_is_as_relevant_as_its_best_memory() -> None:
     event = _c("event", 0.9, None, session_id="s", seq=4)
     fact = _c("fact", 0.2, None, session_id="s", seq=4)
     after = _c("after", 0.1, None, session_id="s", seq=5)
-    by_id = {
-        c.id: br
-        for c, br in rank(
-            [event, fact, after],
-            method=SearchMethod.VECTOR,
-            strategy=ScoringStrategy.WEIGHTED,
-            weights=W,
-            now=T0,
-        )
-    }
+    by_id = _by_id([event, fact, after], SearchMethod.VECTOR)
     assert by_id["after"].context == pytest.approx(0.35 * 0.9)
 
 
@@ -174,17 +168,7 @@ def test_a_named_period_matches_the_time_a_memory_names() -> None:
         told_later, id="else", about=(T0 + timedelta(days=40), T0 + timedelta(days=41))
     )
     window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
-    by_id = {
-        c.id: br
-        for c, br in rank(
-            [told_later, elsewhere],
-            method=SearchMethod.VECTOR,
-            strategy=ScoringStrategy.WEIGHTED,
-            weights=W,
-            now=T0,
-            window=window,
-        )
-    }
+    by_id = _by_id([told_later, elsewhere], SearchMethod.VECTOR, window=window)
     assert by_id["about"].time_match == 0.1
     assert by_id["else"].time_match == 0.0
 
