@@ -97,7 +97,6 @@ SMALL_RUNS = {name: RUNS[name] for name in ("hybrid", "hybrid+filters")}
 SESSION_TURNS = 40  # about a LoCoMo session
 
 
-
 def distinct_texts(count: int) -> list[str]:
     """``count`` different memory texts built from LoCoMo turns.
 
