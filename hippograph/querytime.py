@@ -7,6 +7,11 @@ Relative expressions are found and resolved against ``now`` by
 and years). Windows are half-open
 ``[start, end)`` in UTC; a month named without a year matches that month in
 any year.
+
+The same reading dates what a stored text tells of (``period_named``,
+``dated``): exactly, without the slack a query gets, and without the text's
+own date. A question that asks "when" (``asks_when``) is told apart too: it
+favours memories that name a time.
 """
 
 from __future__ import annotations
