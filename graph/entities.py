@@ -102,8 +102,11 @@ PRUNE = cypher(
 # is read: counting a node's edges of one type, whatever is at their other
 # end, is Neo4j's degree lookup, where counting only those from memories
 # would walk them all. A seed's degree is then the memories it reached.
+# A walked memory's row: what ranking reads of it, as search's candidate rows
+# carry it (graph/search.py), the period its text tells of included.
 _ROW = (
-    "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at), m.session_id, m.seq"
+    "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at), m.session_id,"
+    " m.seq, toString(m.about_start), toString(m.about_end)"
 )
 WALK = cypher(
     "entities.WALK",
@@ -283,6 +286,7 @@ class EntityGraph:
                         last_accessed_at=parse_utc(r[3]),
                         session_id=r[4],
                         seq=r[5],
+                        about=(parse_utc(r[6]), parse_utc(r[7])) if r[6] and r[7] else None,
                     )
                     for r in rows
                 ],

@@ -178,3 +178,25 @@ async def test_only_named_entities_seed_the_walk(store: GraphStore) -> None:
     await store.memories.add_many([(record, indexed("a", 1), Sources())], [lower])
     seeds = await store.entities.walk("ann", ["pottery", "jon", "may 2023"], 10, MemoryFilter(), T0)
     assert {e for e, _, _ in seeds} == {entity_id("ann", "jon"), entity_id("ann", "may 2023")}
+
+
+async def test_walked_memories_carry_what_ranking_reads(store: GraphStore) -> None:
+    # a memory only the walk finds is ranked like any candidate: its position
+    # and the period its text tells of come with it
+    from datetime import timedelta
+
+    await conversation(store, "ann", ["x"])
+    start = T0 - timedelta(days=30)
+    record = memory(
+        "ann",
+        "Ann flew to Boston",
+        session_id="ses_walk",
+        seq=3,
+        about_start=start,
+        about_end=start + timedelta(days=1),
+    )
+    items = [(record, indexed(record.content, 1), Sources())]
+    assert await store.memories.add_many(items, [_mentions(record, "Boston")]) == 1
+    [(_, _, [hit])] = await store.entities.walk("ann", ["boston"], 10, MemoryFilter(), T0)
+    assert (hit.id, hit.session_id, hit.seq) == (record.id, "ses_walk", 3)
+    assert hit.about == (start, start + timedelta(days=1))
