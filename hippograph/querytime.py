@@ -99,7 +99,10 @@ def _year_window(year: int, label: str) -> TimeWindow:
     )
 
 
-_STORED_DAYS: tuple[tuple[str, Callable[[re.Match[str]], tuple[int, int, int]]], ...] = (
+# English dates, one reading for queries and for stored texts: a day (year,
+# month, day from the match), a month of a year, a month alone ("in May": a
+# bare "may" is far too often the verb), a year.
+_DAYS: tuple[tuple[str, Callable[[re.Match[str]], tuple[int, int, int]]], ...] = (
     (r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3]))),
     (
         rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
@@ -110,6 +113,9 @@ _STORED_DAYS: tuple[tuple[str, Callable[[re.Match[str]], tuple[int, int, int]]],
         lambda m: (int(m[3]), _month_number(m[2]), int(m[1])),
     ),
 )
+_MONTH_OF_YEAR = rf"\b{_MONTH},?\s+(\d{{4}})\b"
+_MONTH_ALONE = rf"\b(?:in|during|since|of|last)\s+{_MONTH}\b(?!\s+\d)"
+_YEAR_ALONE = r"\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b"
 
 
 def _safe_day(year: int, month: int, day: int) -> date | None:
@@ -163,19 +169,19 @@ def _periods_in(text: str, said: datetime) -> list[tuple[int, datetime, datetime
         taken.append(span)
         found.append((span[0], window.start, window.end))
 
-    for pattern, parts in _STORED_DAYS:
+    for pattern, parts in _DAYS:
         for m in re.finditer(pattern, text):
             day = _safe_day(*parts(m))
             if day is not None:
                 start = datetime(day.year, day.month, day.day, tzinfo=UTC)
                 add(m.span(), TimeWindow(start, start + timedelta(days=1)))
-    for m in re.finditer(rf"\b{_MONTH},?\s+(\d{{4}})\b", text):
+    for m in re.finditer(_MONTH_OF_YEAR, text):
         add(m.span(), _month_window(int(m[2]), _month_number(m[1]), m[0]))
-    for m in re.finditer(rf"\b(?:in|during|since|of|last)\s+{_MONTH}\b(?!\s+\d)", text):
+    for m in re.finditer(_MONTH_ALONE, text):
         month = _month_number(m[1])
         year = said.year if month <= said.month else said.year - 1
         add(m.span(), _month_window(year, month, m[0]))
-    for m in re.finditer(r"\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b", text):
+    for m in re.finditer(_YEAR_ALONE, text):
         add(m.span(), _year_window(int(m[1]), m[0]))
     for relative in find_relative_dates(text, said):
         add((relative.start, relative.end), _period_window(relative, ""))
@@ -203,21 +209,15 @@ def parse_time_window(query: str, now: datetime) -> TimeWindow | None:
 
 
 def _absolute_english(text: str, now: datetime) -> TimeWindow | None:
-    if m := re.search(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", text):
-        day = _safe_day(int(m[1]), int(m[2]), int(m[3]))
-        return _day_window(day, m[0]) if day else None
-    if m := re.search(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", text):
-        day = _safe_day(int(m[3]), _month_number(m[1]), int(m[2]))
-        return _day_window(day, m[0]) if day else None
-    if m := re.search(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b", text):
-        day = _safe_day(int(m[3]), _month_number(m[2]), int(m[1]))
-        return _day_window(day, m[0]) if day else None
-    if m := re.search(rf"\b{_MONTH},?\s+(\d{{4}})\b", text):
+    for pattern, parts in _DAYS:
+        if m := re.search(pattern, text):
+            day = _safe_day(*parts(m))
+            return _day_window(day, m[0]) if day else None
+    if m := re.search(_MONTH_OF_YEAR, text):
         return _month_window(int(m[2]), _month_number(m[1]), m[0])
-    # "in May" is a month; a bare "may" is far too often the verb.
-    if m := re.search(rf"\b(?:in|during|since|of|last)\s+{_MONTH}\b(?!\s+\d)", text):
+    if m := re.search(_MONTH_ALONE, text):
         return TimeWindow(month=_month_number(m[1]), label=m[0])
-    if m := re.search(r"\b(?:in|during|of|since)\s+((?:19|20)\d{2})\b", text):
+    if m := re.search(_YEAR_ALONE, text):
         return _year_window(int(m[1]), m[0])
     return None
 
