@@ -28,7 +28,8 @@ from neo4j import AsyncManagedTransaction
 from graph.cypher import VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
 from graph.filters import FILTER_M, filter_params
-from graph.records import MEMORY_MAP, memory_from, parse_utc
+from graph.records import MEMORY_MAP, memory_from
+from graph.search import MEMORY_ROW, memory_candidate
 from hippograph.entities import entity_id
 from hippograph.ids import IdKind, kind_of
 from hippograph.models import (
@@ -102,12 +103,8 @@ PRUNE = cypher(
 # is read: counting a node's edges of one type, whatever is at their other
 # end, is Neo4j's degree lookup, where counting only those from memories
 # would walk them all. A seed's degree is then the memories it reached.
-# A walked memory's row: what ranking reads of it, as search's candidate rows
-# carry it (graph/search.py), the period its text tells of included.
-_ROW = (
-    "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at), m.session_id,"
-    " m.seq, toString(m.about_start), toString(m.about_end)"
-)
+# A walked memory's row is a search candidate's (graph/search.py).
+_ROW = MEMORY_ROW
 WALK = cypher(
     "entities.WALK",
     "UNWIND $ids AS id MATCH (e:Entity {id: id}) WHERE e.user_id = $user_id "
@@ -278,18 +275,7 @@ class EntityGraph:
             (
                 entity,
                 int(degree),
-                [
-                    Candidate(
-                        id=r[0],
-                        importance=float(r[1]),
-                        created_at=parse_utc(r[2]),
-                        last_accessed_at=parse_utc(r[3]),
-                        session_id=r[4],
-                        seq=r[5],
-                        about=(parse_utc(r[6]), parse_utc(r[7])) if r[6] and r[7] else None,
-                    )
-                    for r in rows
-                ],
+                [memory_candidate(r) for r in rows],
             )
             for entity, degree, rows in seeds
         ]

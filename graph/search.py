@@ -43,11 +43,13 @@ MAX_QUERY_TERMS = 64
 # 100k memories, 2026-11-24) — on two cores that time is taken from the
 # graph server and the model, which run beside it.
 # Memory row: id, importance, created_at, last_accessed_at, session_id, seq,
-# about_start, about_end, score.
-_FIELDS_M = (
+# about_start, about_end (what ranking reads of a memory; the entity walk
+# returns the same row), then score.
+MEMORY_ROW = (
     "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at),"
-    " m.session_id, m.seq, toString(m.about_start), toString(m.about_end), score"
+    " m.session_id, m.seq, toString(m.about_start), toString(m.about_end)"
 )
+_FIELDS_M = MEMORY_ROW + ", score"
 # MemUnit row: id, ts, session_id, score.
 _FIELDS_N = "n.id, toString(n.ts), n.session_id, score"
 CANDIDATES_M = "collect([" + _FIELDS_M + "]) AS rows"
@@ -177,6 +179,13 @@ def _candidate(
             similarity=similarity,
             keyword_score=keyword_score,
         )
+    return memory_candidate(row, similarity, keyword_score)
+
+
+def memory_candidate(
+    row: Sequence[Any], similarity: float | None = None, keyword_score: float | None = None
+) -> Candidate:
+    """A ranking candidate from a ``MEMORY_ROW`` (anything after it is ignored)."""
     return Candidate(
         id=row[0],
         importance=float(row[1]),
