@@ -10,6 +10,7 @@
 //        click:<id>    click that node where it is drawn on the canvas
 //        expand        press "Expand neighbours" in the side panel
 //        reroot        press "Explore from here" in the side panel
+//        forget        press "Forget key"
 // EXPLORE_SCREENSHOT=<dir> also saves a picture of each view there (explore-<step>.png).
 import { openOfflinePage } from "./offline-page.mjs";
 
@@ -18,7 +19,8 @@ const opened = await openOfflinePage(base);
 const { browser, outside, errors } = opened;
 let page = opened.page;
 const views = [];
-const SETTLED = '#status[data-state="done"], #status[data-state="error"]';
+// idle: the page has no key (after "Forget key", or a tab opened without one)
+const SETTLED = ["done", "error", "idle"].map((s) => `#status[data-state="${s}"]`).join(", ");
 
 function watch(target) {
   target.on("console", (message) => {
@@ -65,6 +67,7 @@ function read() {
     markup: document.querySelectorAll("img, b, script:not([src])").length,
     url: window.location.href,
     keyFilled: document.getElementById("key").value !== "",
+    keyStored: localStorage.getItem("hippograph.explore.apiKey") !== null,
   };
 }
 
@@ -96,9 +99,9 @@ try {
         id,
         { timeout: 5000 },
       );
-    } else if (step === "expand" || step === "reroot") {
+    } else if (step === "expand" || step === "reroot" || step === "forget") {
       await page.evaluate(() => document.getElementById("status").removeAttribute("data-state"));
-      await page.click(`#${step}`);
+      await page.click(step === "forget" ? "#forget-key" : `#${step}`);
     } else {
       await page.goto(`${base}/explore?id=${encodeURIComponent(step)}`, { waitUntil: "load" });
     }

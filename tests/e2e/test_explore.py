@@ -44,8 +44,8 @@ ADD_FACT = """
 mutation($input: AddMemoryInput!) {
   addMemory(input: $input) { __typename ... on MemoryPayload { memory { id } } ... on Error { message } }
 }"""
-UNITS = """
-query { memories(userId: "ann", first: 50) { edges { node { derivedFrom { __typename id } } } } }"""
+UNIT = """
+query($id: ID!) { provenance(id: $id, depth: 1, direction: UP) { nodes { __typename id } } }"""
 FORGET = """
 mutation($ids: [ID!]!) {
   forget(input: {userId: "ann", memoryIds: $ids}) { __typename ... on ForgetReport { counts { fuzzed } } }
@@ -57,8 +57,10 @@ REFLECTIONS = """
 query { memories(userId: "ann", first: 10, filter: {kinds: [REFLECTION]}) { edges { node { id } } } }"""
 
 T0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
+# Markup in a message: the page must show it as text, on the canvas and in the panel.
+MARKUP = "I go <b>rock climbing</b> at the gym <img src=x onerror=alert(1)> every Saturday."
 TURNS = [
-    "I go rock climbing at the gym every Saturday morning.",
+    MARKUP,
     "Last month I started training to lead climb outdoors.",
     "My goal is to climb in the Alps next summer with my sister.",
     "I bought new climbing shoes and a harness last week.",
@@ -67,14 +69,15 @@ TURNS = [
     "We plan a climbing trip to Fontainebleau in October.",
     "I keep a climbing journal of every route I send.",
 ]
-MARKUP = "<b>Ann</b> <img src=x onerror=alert(1)> climbs at the gym every Saturday"
 FACTS = [
-    MARKUP,
+    "Ann climbs at the gym every Saturday",
     "Ann trains to lead climb outdoors",
     "Ann wants to climb in the Alps with her sister",
     "Ann owns new climbing shoes and a harness",
     "Ann boulders on Wednesdays for finger strength",
     "Tom is Ann's climbing partner and belays her at the crag",
+    "Ann plans a climbing trip to Fontainebleau",
+    "Ann keeps a journal of the routes she climbs",
 ]
 # Long enough that the node shows only its beginning and the panel the rest.
 OLD_FACT = (
@@ -118,7 +121,6 @@ class Seeded:
     api: LiveApi
     reflection: str
     fuzzed: str
-    markup: str
     message: str
     unit: str
 
@@ -158,8 +160,8 @@ def _reflect(api: Api) -> None:
 def seeded(
     graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
 ) -> Iterator[Seeded]:
-    """A live server holding a reflection over facts (one fuzzed, one holding markup),
-    MemUnits and messages: a provenance of twenty-odd nodes."""
+    """A live server holding a reflection over facts, MemUnits and messages (one
+    holding markup): a provenance of twenty-odd nodes; and a fuzzed fact."""
     clock = Clock(T0 - timedelta(days=100))
     app = create_app(
         make_settings(graph_db, tmp_path), embedder=embedder, clock=clock, **graph_db.start
@@ -189,20 +191,23 @@ def seeded(
             },
         )["memorize"]
         assert memorized["__typename"] == "Memorized", memorized
-        edges = api.ok(UNITS)["memories"]["edges"]
-        units = sorted(
-            {
-                d["id"]
-                for e in edges
-                for d in e["node"]["derivedFrom"]
-                if d["__typename"] == "MemUnit"
-            }
-        )
-        assert len(units) == len(TURNS), units
+        messages = [m["id"] for m in memorized["messages"]]
+        units = [
+            next(
+                n["id"]
+                for n in api.ok(UNIT, {"id": m})["provenance"]["nodes"]
+                if n["__typename"] == "MemUnit"
+            )
+            for m in messages
+        ]
+        assert len(set(units)) == len(TURNS), units
         old = _fact(api, OLD_FACT, units[6:8], 0.5)
         clock.now = T0  # a hundred days later: forgetting blurs the old fact
         assert api.ok(FORGET, {"ids": [old]})["forget"]["counts"]["fuzzed"] == 1
-        facts = [_fact(api, text, units[i : i + 2], 0.9) for i, text in enumerate(FACTS)]
+        # Each MemUnit is under two facts: the reflection reaches them all even if
+        # its theme leaves a fact out.
+        for i, text in enumerate(FACTS):
+            _fact(api, text, [units[i], units[(i + 1) % len(units)]], 0.9)
         _reflect(api)
         reflections = [e["node"]["id"] for e in api.ok(REFLECTIONS)["memories"]["edges"]]
         assert len(reflections) == 1, reflections
@@ -211,9 +216,8 @@ def seeded(
             api=api,
             reflection=reflections[0],
             fuzzed=old,
-            markup=facts[0],
-            message=memorized["messages"][0]["id"],
-            unit=units[0],
+            message=messages[0],
+            unit=units[1],
         )
 
 
@@ -304,12 +308,12 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
     types = {n["__typename"] for n in walked["nodes"]}
     assert len(expected) >= 20, walked["nodes"]
     assert {"Reflection", "SemanticMemory", "MemUnit", "Message"} <= types
-    assert {seeded.fuzzed, seeded.markup, seeded.message, seeded.unit} <= expected
-    fuzzed = next(n for n in walked["nodes"] if n["id"] == seeded.fuzzed)
-    assert fuzzed["originalContent"] == OLD_FACT != fuzzed["content"]
+    assert {seeded.message, seeded.unit} <= expected
     around = [seeded.provenance(seeded.message, 1, way) for way in ("DOWN", "UP")]
     expanded = expected | {n["id"] for p in around for n in p["nodes"]}
     assert expanded > expected  # expanding the message has something to add
+    fuzzed = next(n for n in seeded.provenance(seeded.fuzzed)["nodes"] if n["id"] == seeded.fuzzed)
+    assert fuzzed["originalContent"] == OLD_FACT != fuzzed["content"]
 
     shots = tmp_path / "shots"
     shots.mkdir()
@@ -320,44 +324,67 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
         seeded.url,
         ADMIN_KEY,
         seeded.reflection,
-        f"click:{seeded.fuzzed}",
-        f"click:{seeded.markup}",
         f"click:{seeded.message}",
         "expand",
         f"click:{seeded.unit}",
         "reroot",
+        seeded.fuzzed,
+        f"click:{seeded.fuzzed}",
         unknown,
         "bogus",
-        f"tab:{seeded.fuzzed}",
+        f"tab:{seeded.unit}",
+        "forget",
+        f"tab:{seeded.unit}",
     )
     assert report["ok"], report
     assert report["outside"] == [], "the page tried to reach the internet"
     assert report["errors"] == []  # script errors and CSP violations alike
-    drawn, on_fuzzed, on_markup, on_message, grown, on_unit, rerooted, missing, bad, other_tab = (
-        report["views"]
-    )
+    views = report["views"]
+    drawn, on_message, grown, on_unit, rerooted, fuzzed_root, on_fuzzed = views[:7]
+    missing, bad, other_tab, forgotten, keyless_tab = views[7:]
 
+    # Every node and edge of the provenance, no label over another, none cut off.
     assert drawn["state"] == "done", drawn
     assert set(drawn["nodeIds"]) == set(drawn["listedIds"]) == expected
     assert len(drawn["nodeIds"]) == len(expected)
     assert set(drawn["edges"]) == _edges(walked)
     _assert_readable(drawn)
-    assert {"Message", "MemUnit", "Reflection", "SemanticMemory", "DERIVED_FROM", "SUMMARIZES"} <= (
-        set(drawn["legend"])
-    )
-    assert drawn["markup"] == 0
+    legend = set(drawn["legend"])
+    assert {"Message", "MemUnit", "Reflection", "SemanticMemory", "SUMMARIZES"} <= legend
     assert drawn["url"].endswith(f"?id={seeded.reflection}")
     png = (shots / "explore-0.png").read_bytes()
     assert png.startswith(b"\x89PNG")
     assert len(png) > 20_000
 
-    # The node shows the fuzzed text's beginning; the panel all of it, the original, the properties.
-    label = next(x["text"] for x in drawn["labels"] if x["id"] == seeded.fuzzed)
+    # Markup in a message is drawn as text on the canvas and in the panel, never as elements.
+    label = next(x["text"] for x in drawn["labels"] if x["id"] == seeded.message)
+    assert label.splitlines()[0] == "MESSAGE · Ann"
+    assert "<b>rock" in label
+    assert drawn["markup"] == on_message["markup"] == 0
+    assert on_message["panel"]["text"] == MARKUP
+    assert on_message["panel"]["properties"]["Speaker"] == "Ann"
+
+    # Expanding the message adds what was made from it (and what it came from), no label overlapping.
+    assert grown["state"] == "done", grown
+    assert set(grown["nodeIds"]) == expanded
+    assert set(grown["edges"]) == _edges(walked) | set().union(*map(_edges, around))
+    _assert_readable(grown)
+    assert grown["panel"]["id"] == seeded.message
+
+    assert on_unit["panel"]["id"] == seeded.unit
+    assert rerooted["state"] == "done", rerooted
+    assert set(rerooted["nodeIds"]) == {n["id"] for n in seeded.provenance(seeded.unit)["nodes"]}
+    assert rerooted["url"].endswith(f"?id={seeded.unit}")
+
+    # A fuzzed memory: the node shows the start of its text, the panel all of it, the
+    # original content and the properties.
+    assert fuzzed_root["state"] == "done", fuzzed_root
+    label = next(x["text"] for x in fuzzed_root["labels"] if x["id"] == seeded.fuzzed)
+    assert label.splitlines()[0] == "SEMANTIC · root"
     panel = on_fuzzed["panel"]
     assert panel["id"] == seeded.fuzzed
     assert panel["text"] == fuzzed["content"]
     assert panel["original"] == OLD_FACT
-    assert label.splitlines()[0] == "SEMANTIC"
     assert set(panel["properties"]) >= {
         "Kind",
         "Level",
@@ -372,26 +399,6 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
     assert panel["properties"]["Importance"] == "0.50"
     assert panel["properties"]["Created"].startswith((T0 - timedelta(days=100)).date().isoformat())
 
-    # Markup in memory text is shown as text, in the panel and on the canvas, never as elements.
-    assert on_markup["panel"]["text"] == MARKUP
-    assert on_markup["markup"] == 0
-    assert "<b>Ann</b> <img" in next(x["text"] for x in drawn["labels"] if x["id"] == seeded.markup)
-
-    assert on_message["panel"]["text"] == TURNS[0]
-    assert on_message["panel"]["properties"]["Speaker"] == "Ann"
-
-    # Expanding the message adds what it was made into, both ways, with no label overlapping.
-    assert grown["state"] == "done", grown
-    assert set(grown["nodeIds"]) == expanded
-    assert set(grown["edges"]) == _edges(walked) | set().union(*map(_edges, around))
-    _assert_readable(grown)
-    assert grown["panel"]["id"] == seeded.message
-
-    assert on_unit["panel"]["id"] == seeded.unit
-    assert rerooted["state"] == "done", rerooted
-    assert set(rerooted["nodeIds"]) == {n["id"] for n in seeded.provenance(seeded.unit)["nodes"]}
-    assert rerooted["url"].endswith(f"?id={seeded.unit}")
-
     assert (missing["state"], missing["nodeIds"]) == ("error", [])
     assert "not found or not yours" in missing["status"]
     assert bad["state"] == "error"
@@ -400,4 +407,12 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
     # Another tab of the same browser has the key (kept per origin) and draws at once.
     assert other_tab["keyFilled"] is True
     assert other_tab["state"] == "done", other_tab
-    assert set(other_tab["nodeIds"]) == {n["id"] for n in seeded.provenance(seeded.fuzzed)["nodes"]}
+    assert set(other_tab["nodeIds"]) == set(rerooted["nodeIds"])
+
+    # "Forget key" removes it for the whole site: a tab opened afterwards has none.
+    assert (forgotten["keyFilled"], forgotten["keyStored"]) == (False, False)
+    assert forgotten["state"] == "idle"
+    assert keyless_tab["keyFilled"] is False
+    assert keyless_tab["state"] == "idle"
+    assert keyless_tab["nodeIds"] == []
+    assert "API key" in keyless_tab["status"]
