@@ -300,6 +300,7 @@ def _edges(provenance: Any) -> set[str]:
 
 
 @pytest.mark.slow  # headless Chromium
+@pytest.mark.only_on("arcadedb", "a page over the API; tests/api walks provenance on every server")
 def test_explore_draws_zooms_details_and_expands_in_chromium(
     seeded: Seeded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
