@@ -58,6 +58,8 @@ ${NODE_FIELDS}`;
   const LABEL_CHARS = 90;
   const PAD_X = 10;
   const PAD_Y = 8;
+  // Fitting a small graph would blow its text up; past this it is centred instead.
+  const FIT_MAX_ZOOM = 1.25;
 
   const form = document.getElementById("explore");
   const idInput = document.getElementById("node-id");
@@ -262,10 +264,18 @@ ${NODE_FIELDS}`;
       rankSep: 90,
       edgeSep: 10,
       nodeDimensionsIncludeLabels: true,
-      fit: true,
-      padding: 24,
+      fit: false,
       animate: false,
     }).run();
+    fit();
+  }
+
+  function fit() {
+    cy.fit(undefined, 24);
+    if (cy.zoom() > FIT_MAX_ZOOM) {
+      cy.zoom(FIT_MAX_ZOOM);
+      cy.center();
+    }
   }
 
   async function request(query, variables, key) {
@@ -551,7 +561,7 @@ ${NODE_FIELDS}`;
     }
   });
 
-  document.getElementById("fit").addEventListener("click", () => cy && cy.fit(undefined, 24));
+  document.getElementById("fit").addEventListener("click", () => cy && fit());
   const zoomBy = (factor) => {
     if (!cy) return;
     const centre = { x: container.clientWidth / 2, y: container.clientHeight / 2 };
