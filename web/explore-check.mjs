@@ -11,6 +11,7 @@
 //        expand        press "Expand neighbours" in the side panel
 //        reroot        press "Explore from here" in the side panel
 //        forget        press "Forget key"
+//        zoom-in, fit  press "+" or "Fit"
 // EXPLORE_SCREENSHOT=<dir> also saves a picture of each view there (explore-<step>.png).
 import { openOfflinePage } from "./offline-page.mjs";
 
@@ -99,6 +100,8 @@ try {
         id,
         { timeout: 5000 },
       );
+    } else if (step === "zoom-in" || step === "fit") {
+      await page.click(`#${step}`);
     } else if (step === "expand" || step === "reroot" || step === "forget") {
       await page.evaluate(() => document.getElementById("status").removeAttribute("data-state"));
       await page.click(step === "forget" ? "#forget-key" : `#${step}`);

@@ -325,6 +325,8 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
         seeded.url,
         ADMIN_KEY,
         seeded.reflection,
+        "zoom-in",
+        "fit",
         f"click:{seeded.message}",
         "expand",
         f"click:{seeded.unit}",
@@ -341,8 +343,8 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
     assert report["outside"] == [], "the page tried to reach the internet"
     assert report["errors"] == []  # script errors and CSP violations alike
     views = report["views"]
-    drawn, on_message, grown, on_unit, rerooted, fuzzed_root, on_fuzzed = views[:7]
-    missing, bad, other_tab, forgotten, keyless_tab = views[7:]
+    drawn, zoomed, fitted, on_message, grown, on_unit, rerooted, fuzzed_root, on_fuzzed = views[:9]
+    missing, bad, other_tab, forgotten, keyless_tab = views[9:]
 
     # Every node and edge of the provenance, no label over another, none cut off.
     assert drawn["state"] == "done", drawn
@@ -356,6 +358,12 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
     png = (shots / "explore-0.png").read_bytes()
     assert png.startswith(b"\x89PNG")
     assert len(png) > 20_000
+
+    # "+" zooms in (labels grow with it), "Fit" brings the whole graph back into view.
+    assert zoomed["viewport"]["zoom"] == pytest.approx(drawn["viewport"]["zoom"] * 1.25)
+    assert _overlapping(zoomed["labels"]) == []
+    assert fitted["viewport"]["zoom"] == pytest.approx(drawn["viewport"]["zoom"])
+    _assert_readable(fitted)
 
     # Markup in a message is drawn as text on the canvas and in the panel, never as elements.
     label = next(x["text"] for x in drawn["labels"] if x["id"] == seeded.message)
