@@ -1,7 +1,7 @@
 # The HippoGraph image: api (`hippograph serve`) and worker (`hippograph worker`).
 
-# GraphiQL's browser assets come from the npm packages, built here so the
-# running service never needs a CDN.
+# The browser assets of GraphiQL and /explore (cytoscape.js) come from the npm
+# packages, built here so the running service never needs a CDN.
 # Base images are pinned to exact versions, so a build next month is this build.
 FROM node:20.18.1-bookworm-slim AS assets
 WORKDIR /src/web

@@ -9,7 +9,8 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/pip --disable-pip-version-check --quiet
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
-VENDOR := hippograph/server/static/vendor/graphiql.min.js
+# written last by web/build-assets.mjs, after every file it copies
+VENDOR := hippograph/server/static/vendor/.built
 
 # The graph servers `make test` runs the suite on, one pytest run each
 # (`make test GRAPHS=arcadedb` for a quicker inner loop).
@@ -59,7 +60,8 @@ web/node_modules/.installed: web/package.json web/package-lock.json
 	touch $@
 
 assets: $(VENDOR)
-$(VENDOR): web/node_modules/.installed web/build-assets.mjs
+# Rebuilt when the packages or the list of files to copy change.
+$(VENDOR): web/node_modules/.installed web/build-assets.mjs web/package-lock.json
 	node web/build-assets.mjs
 
 # System packages the tests use: Redis (tests start their own on a free port),

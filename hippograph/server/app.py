@@ -10,7 +10,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -58,8 +58,21 @@ EXPLORE_HEADERS = {
 }
 
 
-async def explore(request: Request) -> FileResponse:
+# The graph library the explorer draws with (web/build-assets.mjs copies them).
+EXPLORE_VENDOR_FILES = ("cytoscape.min.js", "cytoscape-dagre.min.js")
+
+
+async def explore(request: Request) -> Response:
     """The provenance explorer: a static page that queries /graphql with the reader's key."""
+    missing = [f for f in EXPLORE_VENDOR_FILES if not (STATIC_DIR / "vendor" / f).exists()]
+    if missing:
+        return HTMLResponse(
+            "<!doctype html><title>Explorer assets missing</title>"
+            "<p>The explorer's graph library is not built (missing: " + ", ".join(missing) + "). "
+            "Run <code>make assets</code>.</p>",
+            status_code=503,
+            headers=EXPLORE_HEADERS,
+        )
     return FileResponse(STATIC_DIR / "explore.html", headers=EXPLORE_HEADERS)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from starlette.applications import Starlette
 
 from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
@@ -17,13 +19,10 @@ from tests.api.conftest import make_settings
 from tests.graphs import TestDatabase
 
 
-@pytest.fixture
-def live_server(
-    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
-) -> Iterator[str]:
-    """The app under uvicorn in a thread; yields its base URL."""
+@contextlib.contextmanager
+def serving(app: Starlette) -> Iterator[str]:
+    """``app`` under uvicorn in a thread on a free loopback port; yields its base URL."""
     port = free_port()
-    app = create_app(make_settings(graph_db, tmp_path), embedder=embedder, **graph_db.start)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -37,3 +36,13 @@ def live_server(
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+@pytest.fixture
+def live_server(
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
+) -> Iterator[str]:
+    """The app under uvicorn in a thread; yields its base URL."""
+    app = create_app(make_settings(graph_db, tmp_path), embedder=embedder, **graph_db.start)
+    with serving(app) as url:
+        yield url

@@ -1,27 +1,41 @@
-// The /explore page: draws the provenance subgraph of a memory as layered SVG.
+// The /explore page: draws the provenance subgraph of a memory with cytoscape.js
+// and its dagre (layered) layout, both vendored under /static/vendor.
 //
-// Hand-written on purpose: no framework, no CDN, nothing fetched but /graphql.
-// Every piece of data reaches the DOM through textContent or setAttribute on
-// elements made with createElement(NS), never through innerHTML, so memory
-// text can hold any markup without running it.
+// Nothing is fetched but /graphql. Memory text reaches the page in two ways
+// only: as canvas labels (cytoscape draws text, it never parses it) and
+// through textContent on elements made with createElement, never innerHTML,
+// so a memory can hold any markup without it running or becoming elements.
 "use strict";
 
 (() => {
   const KEY_STORAGE = "hippograph.explore.apiKey";
-  const QUERY = `query Explore($id: ID!) {
+  const NODE_FIELDS = `fragment Fields on Node {
+  __typename
+  id
+  ... on Memory {
+    kind content originalContent level category importance source verified
+    createdAt lastAccessedAt accessCount validFrom validTo consolidated topic domain
+    levelHistory { at fromLevel toLevel }
+  }
+  ... on MemUnit { summary narrative subject participants keywords ts sourceType sessionId }
+  ... on Message { speaker role content ts seq sessionId }
+}`;
+  const EXPLORE = `query Explore($id: ID!) {
   provenance(id: $id, depth: 4, direction: DOWN) {
     root { id }
-    nodes {
-      __typename
-      id
-      ... on Memory { kind content }
-      ... on MemUnit { summary }
-      ... on Message { speaker content }
-    }
+    nodes { ...Fields }
     edges { source type target }
   }
-}`;
-  // One colour per GraphQL type; memories of every kind are re-rootable.
+}
+${NODE_FIELDS}`;
+  // A node's neighbours both ways: what it was made from, and what was made from it.
+  const EXPAND = `query Expand($id: ID!) {
+  down: provenance(id: $id, depth: 1, direction: DOWN) { nodes { ...Fields } edges { source type target } }
+  up: provenance(id: $id, depth: 1, direction: UP) { nodes { ...Fields } edges { source type target } }
+}
+${NODE_FIELDS}`;
+  // One colour per GraphQL type; one per edge type (edge labels show on hover only,
+  // so the colour and the legend say the type without labels piling up).
   const COLOURS = {
     SemanticMemory: "#a5c8ec",
     EpisodicMemory: "#b5e0a8",
@@ -32,36 +46,58 @@
     Message: "#d9dde1",
   };
   const OTHER_COLOUR = "#bfe3df";
-  const NODE_W = 190;
-  const NODE_H = 44;
-  const GAP_X = 26;
-  const WAYPOINT_W = 12;
-  const GAP_Y = 84;
-  const PAD = 20;
-  const LABEL_CHARS = 30;
+  const EDGE_COLOURS = { DERIVED_FROM: "#8c959f", SUMMARIZES: "#8250df", SUPERSEDES: "#bc4c00" };
+  const OTHER_EDGE_COLOUR = "#57606a";
+  // Labels: the first LABEL_CHARS characters, wrapped to LABEL_WIDTH pixels and
+  // measured with the font cytoscape draws them in, so each node is sized to
+  // hold its whole label (nothing cut off) and dagre spaces the nodes apart.
+  const FONT_SIZE = 12;
+  const LINE_HEIGHT = 1.3;
+  const FONT_FAMILY = "system-ui, sans-serif";
+  const LABEL_WIDTH = 190;
+  const LABEL_CHARS = 90;
+  const PAD_X = 10;
+  const PAD_Y = 8;
+  // Fitting a small graph would blow its text up; past this it is centred instead.
+  const FIT_MAX_ZOOM = 1.25;
 
   const form = document.getElementById("explore");
   const idInput = document.getElementById("node-id");
   const keyInput = document.getElementById("key");
   const status = document.getElementById("status");
+  const toolbar = document.getElementById("toolbar");
   const legend = document.getElementById("legend");
-  const svg = document.getElementById("graph");
-  // The HTML parser puts <svg> in the SVG namespace: read it from there
-  // rather than spelling out the namespace's URL in this file.
-  const SVG_NS = svg.namespaceURI;
+  const workspace = document.getElementById("workspace");
+  const container = document.getElementById("graph");
+  const nodeList = document.getElementById("nodes");
+  const details = document.getElementById("details");
+  const detailsEmpty = document.getElementById("details-empty");
+  const measure = document.createElement("canvas").getContext("2d");
+  measure.font = `${FONT_SIZE}px ${FONT_FAMILY}`;
+
+  const state = { rootId: null, nodes: new Map(), edges: new Map(), selected: null };
+  let cy = null;
   let generation = 0; // answers to superseded requests are dropped
 
-  function svgElement(name, attributes) {
-    const element = document.createElementNS(SVG_NS, name);
-    for (const [attribute, value] of Object.entries(attributes || {})) {
-      element.setAttribute(attribute, String(value));
-    }
-    return element;
+  // For the browser console and the browser check: the live cytoscape instance.
+  Object.defineProperty(window, "hippographExplore", {
+    value: Object.freeze({
+      get cy() {
+        return cy;
+      },
+    }),
+  });
+
+  function setStatus(kind, text) {
+    status.dataset.state = kind;
+    status.textContent = text;
   }
 
-  function setStatus(state, text) {
-    status.dataset.state = state;
-    status.textContent = text;
+  function element(name, text, className) {
+    const made = document.createElement(name);
+    if (text !== undefined) made.textContent = text;
+    if (className) made.className = className;
+    return made;
   }
 
   function isMemory(node) {
@@ -79,7 +115,170 @@
     return chars.length > limit ? chars.slice(0, limit - 1).join("") + "…" : chars.join("");
   }
 
-  async function fetchProvenance(id, key) {
+  // Greedy word wrap by measured width; a word wider than a line is cut by characters.
+  function wrap(text, width) {
+    const lines = [];
+    let line = "";
+    for (const word of text.split(" ")) {
+      const candidate = line ? `${line} ${word}` : word;
+      if (measure.measureText(candidate).width <= width) {
+        line = candidate;
+        continue;
+      }
+      if (line) lines.push(line);
+      line = "";
+      for (const char of Array.from(word)) {
+        if (measure.measureText(line + char).width > width && line) {
+          lines.push(line);
+          line = "";
+        }
+        line += char;
+      }
+    }
+    if (line) lines.push(line);
+    return lines;
+  }
+
+  function caption(node) {
+    const type = isMemory(node) ? node.kind : node.__typename.toUpperCase();
+    const who = node.__typename === "Message" ? ` · ${node.speaker}` : "";
+    return `${type}${who}${node.id === state.rootId ? " · root" : ""}`;
+  }
+
+  function nodeElement(node) {
+    const body = node.__typename === "Message" ? node.content : fullText(node);
+    const lines = [truncate(caption(node), 40), ...wrap(truncate(body, LABEL_CHARS), LABEL_WIDTH)];
+    const widest = Math.max(...lines.map((line) => measure.measureText(line).width));
+    return {
+      group: "nodes",
+      data: {
+        id: node.id,
+        type: node.__typename,
+        label: lines.join("\n"),
+        w: Math.ceil(widest) + 2 * PAD_X,
+        h: Math.ceil(lines.length * FONT_SIZE * LINE_HEIGHT) + 2 * PAD_Y,
+        colour: COLOURS[node.__typename] || OTHER_COLOUR,
+      },
+      classes: node.id === state.rootId ? "root" : "",
+    };
+  }
+
+  function edgeKey(edge) {
+    return `${edge.source} ${edge.type} ${edge.target}`; // a space never occurs in ids
+  }
+
+  function edgeElement(edge) {
+    return {
+      group: "edges",
+      data: {
+        id: edgeKey(edge),
+        source: edge.source,
+        target: edge.target,
+        type: edge.type,
+        colour: EDGE_COLOURS[edge.type] || OTHER_EDGE_COLOUR,
+      },
+    };
+  }
+
+  const STYLE = [
+    {
+      selector: "node",
+      style: {
+        shape: "round-rectangle",
+        width: "data(w)",
+        height: "data(h)",
+        "background-color": "data(colour)",
+        "border-width": 1,
+        "border-color": "#1f2328",
+        "border-opacity": 0.35,
+        label: "data(label)",
+        "font-family": FONT_FAMILY,
+        "font-size": FONT_SIZE,
+        "line-height": LINE_HEIGHT,
+        color: "#1f2328",
+        "text-wrap": "wrap",
+        // the lines are already wrapped; this only guards against a measuring slip
+        "text-max-width": `${LABEL_WIDTH + 2 * PAD_X}px`,
+        "text-valign": "center",
+        "text-halign": "center",
+        "text-justification": "left",
+      },
+    },
+    { selector: "node.root", style: { "border-width": 3, "border-opacity": 1 } },
+    { selector: "node.added", style: { "border-style": "dashed", "border-opacity": 0.8 } },
+    {
+      selector: "node:selected",
+      style: { "border-width": 3, "border-color": "#0969da", "border-opacity": 1 },
+    },
+    {
+      selector: "edge",
+      style: {
+        width: 1.5,
+        "curve-style": "bezier",
+        "line-color": "data(colour)",
+        "target-arrow-color": "data(colour)",
+        "target-arrow-shape": "triangle",
+        "arrow-scale": 0.9,
+      },
+    },
+    { selector: "edge.faded", style: { opacity: 0.25 } },
+    {
+      selector: "edge.hover",
+      style: {
+        width: 3,
+        label: "data(type)",
+        "font-size": 11,
+        "font-family": FONT_FAMILY,
+        color: "#1f2328",
+        "text-background-color": "#ffffff",
+        "text-background-opacity": 1,
+        "text-background-padding": 2,
+      },
+    },
+  ];
+
+  function graph() {
+    if (cy) return cy;
+    if (typeof window.cytoscape !== "function") {
+      throw new Error("The graph library is missing: run `make assets` on the server.");
+    }
+    cy = window.cytoscape({
+      container,
+      style: STYLE,
+      minZoom: 0.1,
+      maxZoom: 3,
+      boxSelectionEnabled: false,
+      autoungrabify: true, // positions come from the layout; dragging pans
+    });
+    cy.on("tap", "node", (event) => select(event.target.id()));
+    cy.on("mouseover", "edge", (event) => event.target.addClass("hover"));
+    cy.on("mouseout", "edge", (event) => event.target.removeClass("hover"));
+    return cy;
+  }
+
+  function relayout() {
+    cy.layout({
+      name: "dagre",
+      rankDir: "LR", // root on the left, messages on the right: wide screens fit more ranks
+      nodeSep: 18,
+      rankSep: 90,
+      edgeSep: 10,
+      nodeDimensionsIncludeLabels: true,
+      fit: false,
+      animate: false,
+    }).run();
+    fit();
+  }
+
+  function fit() {
+    cy.fit(undefined, 24);
+    if (cy.zoom() > FIT_MAX_ZOOM) {
+      cy.zoom(FIT_MAX_ZOOM);
+      cy.center();
+    }
+  }
+
+  async function request(query, variables, key) {
     const headers = { "Content-Type": "application/json", Accept: "application/json" };
     if (key) headers.Authorization = `Bearer ${key}`;
     let response;
@@ -87,7 +286,7 @@
       response = await fetch("/graphql", {
         method: "POST",
         headers,
-        body: JSON.stringify({ query: QUERY, variables: { id } }),
+        body: JSON.stringify({ query, variables }),
       });
     } catch (error) {
       throw new Error(`Could not reach the server: ${error.message}`);
@@ -108,252 +307,220 @@
     }
     if (problems.length) throw new Error(problems.join("; "));
     if (!body || !body.data) throw new Error("The server answered without data.");
-    return body.data.provenance;
+    return body.data;
   }
 
-  // Rows by hops from the root (breadth-first along the edges), except that
-  // raw messages all go to the bottom row: they are where every path ends.
-  function rowsOf(provenance, outgoing) {
-    const hops = new Map([[provenance.root.id, 0]]);
-    const queue = [provenance.root.id];
-    while (queue.length) {
-      const id = queue.shift();
-      for (const next of outgoing.get(id) || []) {
-        if (!hops.has(next)) {
-          hops.set(next, hops.get(id) + 1);
-          queue.push(next);
-        }
+  // Adds what is new in these subgraphs to the drawing; returns how many nodes and edges.
+  function merge(subgraphs, markAdded) {
+    const newNodes = [];
+    const newEdges = [];
+    for (const subgraph of subgraphs) {
+      for (const node of subgraph.nodes) {
+        if (!state.nodes.has(node.id)) newNodes.push(node);
+        state.nodes.set(node.id, node);
       }
     }
-    let deepestOther = -1;
-    let deepestMessage = 0;
-    for (const node of provenance.nodes) {
-      if (!hops.has(node.id)) hops.set(node.id, 1); // not reachable: cannot happen, but draw it
-      const depth = hops.get(node.id);
-      if (node.__typename === "Message") deepestMessage = Math.max(deepestMessage, depth);
-      else deepestOther = Math.max(deepestOther, depth);
+    for (const subgraph of subgraphs) {
+      for (const edge of subgraph.edges) {
+        const key = edgeKey(edge);
+        if (state.edges.has(key) || !state.nodes.has(edge.source) || !state.nodes.has(edge.target)) continue;
+        state.edges.set(key, edge);
+        newEdges.push(edge);
+      }
     }
-    const messageRow = Math.max(deepestMessage, deepestOther + 1);
-    const row = new Map();
-    for (const node of provenance.nodes) {
-      row.set(node.id, node.__typename === "Message" ? messageRow : hops.get(node.id));
-    }
-    return row;
+    const added = cy.add([...newNodes.map(nodeElement), ...newEdges.map(edgeElement)]);
+    if (markAdded) added.nodes().addClass("added");
+    return { nodes: newNodes.length, edges: newEdges.length };
   }
 
-  // A layered (Sugiyama-style) drawing: an edge that spans several rows gets
-  // a narrow waypoint in each row it crosses, so that it is routed between
-  // the nodes rather than under them; each row is ordered by the mean
-  // position of what points into it (the barycentre heuristic, which keeps
-  // crossings down), ties broken by id so a graph is always drawn the same.
-  function layout(provenance) {
-    const known = new Set(provenance.nodes.map((n) => n.id));
-    const edges = provenance.edges.filter((e) => known.has(e.source) && known.has(e.target));
-    const outgoing = new Map();
-    for (const edge of edges) {
-      if (!outgoing.has(edge.source)) outgoing.set(edge.source, []);
-      outgoing.get(edge.source).push(edge.target);
-    }
-    const rowOf = rowsOf(provenance, outgoing);
-    const rows = [];
-    const place = (item, index) => {
-      while (rows.length <= index) rows.push([]);
-      rows[index].push(item);
+  function drawLegend() {
+    legend.replaceChildren();
+    const item = (swatchClass, colour, text) => {
+      const li = element("li");
+      const swatch = element("span", undefined, swatchClass);
+      swatch.style.backgroundColor = colour; // CSSOM, which the CSP allows (no style attribute)
+      swatch.setAttribute("aria-hidden", "true");
+      li.append(swatch, document.createTextNode(text));
+      legend.appendChild(li);
     };
-    const parents = new Map(); // item id -> ids of the items drawn above it on a route
-    const link = (from, to) => {
-      if (!parents.has(to)) parents.set(to, []);
-      parents.get(to).push(from);
-    };
-    for (const node of provenance.nodes) place({ id: node.id, width: NODE_W }, rowOf.get(node.id));
-    const routes = edges.map((edge, i) => {
-      const top = rowOf.get(edge.source);
-      const bottom = rowOf.get(edge.target);
-      const waypoints = [];
-      let previous = edge.source;
-      for (let r = top + 1; r < bottom; r++) {
-        const id = `edge ${i} row ${r}`; // a space never occurs in node ids
-        place({ id, width: WAYPOINT_W }, r);
-        link(previous, id);
-        waypoints.push(id);
-        previous = id;
-      }
-      link(previous, edge.target);
-      return { edge, waypoints };
-    });
-    const centre = new Map();
-    const positions = new Map();
-    const widthOf = (row) => row.reduce((sum, item) => sum + item.width, 0) + GAP_X * (row.length - 1);
-    const width = Math.max(...rows.map(widthOf)) + 2 * PAD;
-    rows.forEach((row, index) => {
-      const mean = (item) => {
-        const above = (parents.get(item.id) || []).filter((p) => centre.has(p));
-        if (!above.length) return Number.POSITIVE_INFINITY;
-        return above.reduce((sum, p) => sum + centre.get(p), 0) / above.length;
-      };
-      const keyed = row.map((item) => ({ item, at: mean(item) }));
-      keyed.sort((a, b) => a.at - b.at || (a.item.id < b.item.id ? -1 : 1));
-      let x = (width - widthOf(row)) / 2;
-      for (const { item } of keyed) {
-        centre.set(item.id, x + item.width / 2);
-        positions.set(item.id, { x, y: PAD + index * (NODE_H + GAP_Y) });
-        x += item.width + GAP_X;
-      }
-    });
-    const height = rows.length * (NODE_H + GAP_Y) - GAP_Y + 2 * PAD;
-    const lines = routes.map(({ edge, waypoints }) => ({
-      edge,
-      through: waypoints.map((id) => ({ x: centre.get(id), y: positions.get(id).y })),
-    }));
-    return { positions, lines, width, height };
+    const nodeTypes = [...new Set([...state.nodes.values()].map((n) => n.__typename))].sort();
+    for (const type of nodeTypes) item("swatch", COLOURS[type] || OTHER_COLOUR, type);
+    const edgeTypes = [...new Set([...state.edges.values()].map((e) => e.type))].sort();
+    for (const type of edgeTypes) item("swatch line", EDGE_COLOURS[type] || OTHER_EDGE_COLOUR, type);
   }
 
-  // Bottom of the source, down through each waypoint's row, to the top of
-  // the target. The label sits on the last stretch: a node's outgoing edges
-  // leave from one point, so labels near their sources would pile up.
-  function drawEdge(group, edge, from, to, through) {
-    const points = [{ x: from.x + NODE_W / 2, y: from.y + NODE_H }];
-    for (const waypoint of through) {
-      points.push({ x: waypoint.x, y: waypoint.y }, { x: waypoint.x, y: waypoint.y + NODE_H });
-    }
-    points.push({ x: to.x + NODE_W / 2, y: to.y });
-    let d = `M ${points[0].x} ${points[0].y}`;
-    for (let i = 1; i < points.length; i += 2) {
-      const [a, b] = [points[i - 1], points[i]];
-      const bend = Math.max(30, Math.abs(b.y - a.y) / 2);
-      if (i > 1) d += ` L ${a.x} ${a.y}`;
-      d += ` C ${a.x} ${a.y + bend}, ${b.x} ${b.y - bend}, ${b.x} ${b.y}`;
-    }
-    group.appendChild(
-      svgElement("path", {
-        class: "edge",
-        d,
-        "marker-end": "url(#arrow)",
-        "data-edge-type": edge.type,
-      }),
-    );
-    const [a, b] = points.slice(-2);
-    const label = svgElement("text", { class: "edge-label", x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
-    label.textContent = edge.type;
-    group.appendChild(label);
-  }
-
-  function drawNode(group, node, at, isRoot) {
-    const canReroot = !isRoot && (isMemory(node) || node.__typename === "MemUnit");
-    const classes = ["node", `type-${node.__typename}`];
-    if (isRoot) classes.push("root");
-    if (canReroot) classes.push("clickable");
-    const g = svgElement("g", {
-      class: classes.join(" "),
-      transform: `translate(${at.x}, ${at.y})`,
-      "data-node-id": node.id,
-      "data-node-type": node.__typename,
-    });
-    const title = svgElement("title");
-    const text = fullText(node);
-    title.textContent = `${node.__typename} ${node.id}\n\n${text}`;
-    g.appendChild(title);
-    const fill = COLOURS[node.__typename] || OTHER_COLOUR;
-    g.appendChild(svgElement("rect", { width: NODE_W, height: NODE_H, rx: 6, fill }));
-    const kind = svgElement("text", { class: "node-type", x: 8, y: 15 });
-    kind.textContent = isRoot ? `${node.__typename} · root` : node.__typename;
-    g.appendChild(kind);
-    const label = svgElement("text", { class: "node-label", x: 8, y: 33 });
-    label.textContent = truncate(text, LABEL_CHARS);
-    g.appendChild(label);
-    if (canReroot) {
-      g.setAttribute("tabindex", "0");
-      g.setAttribute("role", "button");
-      g.setAttribute("aria-label", `Explore from ${node.__typename} ${node.id}`);
-      g.addEventListener("click", () => go(node.id));
-      g.addEventListener("keydown", (event) => {
-        if (event.key === "Enter" || event.key === " ") {
-          event.preventDefault();
-          go(node.id);
-        }
+  function drawNodeList() {
+    nodeList.replaceChildren();
+    for (const node of state.nodes.values()) {
+      const button = element("button", `${node.__typename}: ${truncate(fullText(node), 60)}`);
+      button.type = "button";
+      button.dataset.nodeId = node.id;
+      button.addEventListener("click", () => {
+        select(node.id);
+        cy.animate({ center: { eles: cy.getElementById(node.id) } }, { duration: 200 });
       });
+      const li = element("li");
+      li.appendChild(button);
+      nodeList.appendChild(li);
     }
-    group.appendChild(g);
+    document.querySelector("#node-list summary").textContent = `All nodes (${state.nodes.size})`;
   }
 
-  function drawLegend(nodes) {
+  function formatTime(value) {
+    return value ? value.replace("T", " ").replace(/\.\d+/, "").replace(/\+00:00$|Z$/, " UTC") : "—";
+  }
+
+  function properties(node) {
+    if (isMemory(node)) {
+      const rows = [
+        ["Kind", node.kind],
+        ["Level", node.level],
+        ["Category", node.category],
+        ["Importance", Number(node.importance).toFixed(2)],
+        ["Valid from", formatTime(node.validFrom)],
+        ["Valid to", node.validTo ? formatTime(node.validTo) : "— (still valid)"],
+        ["Created", formatTime(node.createdAt)],
+        ["Last accessed", formatTime(node.lastAccessedAt)],
+        ["Accesses", String(node.accessCount)],
+        ["Source", node.source],
+        ["Verified", node.verified ? "yes" : "no"],
+        ["Consolidated", node.consolidated ? "yes (a reflection summarises it)" : "no"],
+      ];
+      if (node.topic) rows.push(["Topic", node.topic]);
+      if (node.domain) rows.push(["Domain", node.domain]);
+      for (const change of node.levelHistory || []) {
+        rows.push(["Level change", `${change.fromLevel} → ${change.toLevel} at ${formatTime(change.at)}`]);
+      }
+      return rows;
+    }
+    if (node.__typename === "MemUnit") {
+      return [
+        ["Subject", node.subject],
+        ["Narrative", node.narrative],
+        ["Participants", node.participants.join(", ")],
+        ["Keywords", node.keywords.join(", ")],
+        ["Time", formatTime(node.ts)],
+        ["Source type", node.sourceType],
+        ["Session", node.sessionId],
+      ];
+    }
+    if (node.__typename === "Message") {
+      return [
+        ["Speaker", node.speaker],
+        ["Role", node.role],
+        ["Time", formatTime(node.ts)],
+        ["Position", String(node.seq)],
+        ["Session", node.sessionId],
+      ];
+    }
+    return [];
+  }
+
+  function select(id) {
+    const node = state.nodes.get(id);
+    if (!node) return;
+    state.selected = id;
+    cy.nodes().unselect();
+    const drawn = cy.getElementById(id);
+    drawn.select();
+    cy.edges().addClass("faded");
+    drawn.connectedEdges().removeClass("faded");
+    document.getElementById("details-title").textContent =
+      id === state.rootId ? `${node.__typename} (root)` : node.__typename;
+    document.getElementById("details-id").textContent = id;
+    document.getElementById("details-text").textContent =
+      node.__typename === "Message" ? node.content : fullText(node);
+    const original = document.getElementById("details-original");
+    original.hidden = !(isMemory(node) && node.originalContent);
+    document.getElementById("details-original-text").textContent = node.originalContent || "";
+    const list = document.getElementById("details-properties");
+    list.replaceChildren();
+    for (const [name, value] of properties(node)) {
+      list.append(element("dt", name), element("dd", value || "—"));
+    }
+    document.getElementById("reroot").disabled = id === state.rootId;
+    details.hidden = false;
+    detailsEmpty.hidden = true;
+  }
+
+  function clearDrawing() {
+    state.nodes.clear();
+    state.edges.clear();
+    state.selected = null;
+    if (cy) cy.elements().remove();
+    details.hidden = true;
+    detailsEmpty.hidden = false;
     legend.replaceChildren();
-    const types = [...new Set(nodes.map((n) => n.__typename))].sort();
-    for (const type of types) {
-      const item = document.createElement("li");
-      const swatch = svgElement("svg", { width: 14, height: 14, "aria-hidden": "true" });
-      swatch.appendChild(
-        svgElement("rect", { width: 14, height: 14, rx: 3, fill: COLOURS[type] || OTHER_COLOUR }),
-      );
-      item.appendChild(swatch);
-      item.appendChild(document.createTextNode(type));
-      legend.appendChild(item);
-    }
+    nodeList.replaceChildren();
   }
 
-  function draw(provenance) {
-    svg.replaceChildren();
-    const { positions, lines, width, height } = layout(provenance);
-    svg.setAttribute("width", width);
-    svg.setAttribute("height", height);
-    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-    const defs = svgElement("defs");
-    const marker = svgElement("marker", {
-      id: "arrow",
-      viewBox: "0 0 10 10",
-      refX: 10,
-      refY: 5,
-      markerWidth: 7,
-      markerHeight: 7,
-      orient: "auto",
-    });
-    marker.appendChild(svgElement("path", { class: "edge-arrow", d: "M 0 0 L 10 5 L 0 10 z" }));
-    defs.appendChild(marker);
-    svg.appendChild(defs);
-    const edges = svgElement("g", { class: "edges" });
-    for (const { edge, through } of lines) {
-      drawEdge(edges, edge, positions.get(edge.source), positions.get(edge.target), through);
-    }
-    svg.appendChild(edges);
-    const nodes = svgElement("g", { class: "nodes" });
-    for (const node of provenance.nodes) {
-      drawNode(nodes, node, positions.get(node.id), node.id === provenance.root.id);
-    }
-    svg.appendChild(nodes);
-    drawLegend(provenance.nodes);
+  function hideDrawing() {
+    clearDrawing();
+    toolbar.hidden = true;
+    workspace.hidden = true;
   }
 
-  function reset() {
-    svg.replaceChildren();
-    legend.replaceChildren();
-    svg.setAttribute("width", 0);
-    svg.setAttribute("height", 0);
+  function plural(n, word) {
+    return `${n} ${word}${n === 1 ? "" : "s"}`;
   }
 
   async function show(id) {
     const mine = ++generation;
     const key = keyInput.value.trim();
     if (!key) {
-      reset();
+      hideDrawing();
       setStatus("error", "Enter an API key: the API answers only with one.");
       return;
     }
     setStatus("loading", `Loading ${id}…`);
     try {
-      const provenance = await fetchProvenance(id, key);
+      const { provenance } = await request(EXPLORE, { id }, key);
       if (mine !== generation) return;
       if (!provenance) {
-        reset();
+        hideDrawing();
         setStatus("error", `${id}: not found or not yours.`);
         return;
       }
-      draw(provenance);
-      const n = provenance.nodes.length;
-      const m = provenance.edges.length;
-      setStatus("done", `${n} node${n === 1 ? "" : "s"}, ${m} edge${m === 1 ? "" : "s"}.`);
+      // shown before drawing: cytoscape sizes itself from its container
+      toolbar.hidden = false;
+      workspace.hidden = false;
+      graph();
+      clearDrawing();
+      state.rootId = provenance.root.id;
+      merge([provenance], false);
+      relayout();
+      drawLegend();
+      drawNodeList();
+      setStatus("done", `${plural(state.nodes.size, "node")}, ${plural(state.edges.size, "edge")}.`);
     } catch (error) {
       if (mine !== generation) return;
-      reset();
+      hideDrawing();
+      setStatus("error", error.message);
+    }
+  }
+
+  async function expand(id) {
+    const mine = generation; // a new drawing meanwhile makes this answer stale
+    setStatus("loading", `Expanding ${id}…`);
+    try {
+      const { down, up } = await request(EXPAND, { id }, keyInput.value.trim());
+      if (mine !== generation) return;
+      if (!down || !up) {
+        setStatus("error", `${id}: not found or not yours.`);
+        return;
+      }
+      const added = merge([down, up], true);
+      relayout();
+      drawLegend();
+      drawNodeList();
+      select(id);
+      setStatus(
+        "done",
+        `${plural(state.nodes.size, "node")}, ${plural(state.edges.size, "edge")} ` +
+          `(expanding ${id} added ${plural(added.nodes, "node")}, ${plural(added.edges, "edge")}).`,
+      );
+    } catch (error) {
+      if (mine !== generation) return;
       setStatus("error", error.message);
     }
   }
@@ -379,6 +546,34 @@
     else localStorage.removeItem(KEY_STORAGE);
     const id = idInput.value.trim();
     if (id) go(id);
+  });
+
+  document.getElementById("forget-key").addEventListener("click", () => {
+    localStorage.removeItem(KEY_STORAGE);
+    keyInput.value = "";
+    setStatus("idle", "The key is forgotten: no tab of this site has it any more.");
+  });
+
+  // Another tab saved or forgot the key: this one follows.
+  window.addEventListener("storage", (event) => {
+    if (event.key === KEY_STORAGE || event.key === null) {
+      keyInput.value = localStorage.getItem(KEY_STORAGE) || "";
+    }
+  });
+
+  document.getElementById("fit").addEventListener("click", () => cy && fit());
+  const zoomBy = (factor) => {
+    if (!cy) return;
+    const centre = { x: container.clientWidth / 2, y: container.clientHeight / 2 };
+    cy.zoom({ level: cy.zoom() * factor, renderedPosition: centre });
+  };
+  document.getElementById("zoom-in").addEventListener("click", () => zoomBy(1.25));
+  document.getElementById("zoom-out").addEventListener("click", () => zoomBy(0.8));
+  document.getElementById("expand").addEventListener("click", () => {
+    if (state.selected) expand(state.selected);
+  });
+  document.getElementById("reroot").addEventListener("click", () => {
+    if (state.selected) go(state.selected);
   });
 
   window.addEventListener("popstate", () => {
