@@ -49,8 +49,7 @@ from hippograph.client.errors import (
     Unavailable,
 )
 from hippograph.client.inputs import MemoryFilter, MemoryOp, NewMessage, Scoring
-from hippograph.client.results import (
-    ApiKey,
+from hippograph.client.job_results import (
     ForgetChange,
     ForgetCounts,
     ForgetReport,
@@ -59,6 +58,11 @@ from hippograph.client.results import (
     JobCounts,
     LevelMove,
     MemorizeResult,
+    ReflectResult,
+    TokenUsage,
+)
+from hippograph.client.results import (
+    ApiKey,
     Memory,
     MemoryDeleted,
     MemoryOpResult,
@@ -70,13 +74,11 @@ from hippograph.client.results import (
     ProvenanceEdge,
     ProvenanceNode,
     ProvenancePath,
-    ReflectResult,
     ScoreBreakdown,
     SearchHit,
     SearchResult,
     Session,
     TimePeriod,
-    TokenUsage,
     User,
     Viewer,
 )

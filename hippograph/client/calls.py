@@ -15,6 +15,14 @@ from hippograph.client.decode import decode
 from hippograph.client.enums import Direction
 from hippograph.client.errors import from_error_member
 from hippograph.client.inputs import MemoryOp, NewMessage, variables_of
+from hippograph.client.job_results import (
+    ForgetReport,
+    ForgetResult,
+    Job,
+    JobCounts,
+    MemorizeResult,
+    ReflectResult,
+)
 from hippograph.client.options import (
     ForgetOptions,
     MemorizeOptions,
@@ -24,18 +32,12 @@ from hippograph.client.options import (
 )
 from hippograph.client.results import (
     ApiKey,
-    ForgetReport,
-    ForgetResult,
-    Job,
-    JobCounts,
-    MemorizeResult,
     Memory,
     MemoryDeleted,
     MemoryOpsResult,
     MemoryPage,
     Message,
     Provenance,
-    ReflectResult,
     SearchResult,
     Session,
     User,

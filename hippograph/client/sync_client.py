@@ -13,6 +13,12 @@ from hippograph.client import calls
 from hippograph.client.calls import Call
 from hippograph.client.enums import Direction
 from hippograph.client.inputs import MemoryFilter, MemoryOp, NewMessage
+from hippograph.client.job_results import (
+    ForgetResult,
+    Job,
+    MemorizeResult,
+    ReflectResult,
+)
 from hippograph.client.options import (
     ForgetOptions,
     MemorizeOptions,
@@ -22,15 +28,11 @@ from hippograph.client.options import (
 )
 from hippograph.client.results import (
     ApiKey,
-    ForgetResult,
-    Job,
-    MemorizeResult,
     Memory,
     MemoryDeleted,
     MemoryOpsResult,
     MemoryPage,
     Provenance,
-    ReflectResult,
     SearchResult,
     Session,
     User,

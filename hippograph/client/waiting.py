@@ -7,7 +7,9 @@ from collections.abc import Callable
 
 from hippograph.client.enums import JobStatus
 from hippograph.client.errors import JobFailed, JobTimeout, NotFound
-from hippograph.client.results import Job
+from hippograph.client.job_results import (
+    Job,
+)
 
 DEFAULT_JOB_TIMEOUT = 120.0
 """Seconds the client waits for a job by default."""
