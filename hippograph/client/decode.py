@@ -45,7 +45,7 @@ def decode(cls: type[T], data: Mapping[str, Any]) -> T:
         if key not in data:
             if field.default is not dataclasses.MISSING:
                 continue
-            raise ServerError("INTERNAL", f"the answer has no {cls.__name__}.{key}")
+            raise ServerError("UNEXPECTED_ANSWER", f"the answer has no {cls.__name__}.{key}")
         values[field.name] = value_of(hints[field.name], data[key])
     return cls(**values)
 

@@ -16,6 +16,9 @@ from hippograph.client.errors import (
 
 T = TypeVar("T")
 
+UNEXPECTED = "UNEXPECTED_ANSWER"
+"""The code of an answer that is JSON but not what the operation asked for."""
+
 DEFAULT_TIMEOUT = 30.0
 """Seconds for one HTTP request (memorize of a long conversation embeds every turn)."""
 
@@ -51,8 +54,15 @@ def answer(call: Call[T], response: httpx.Response) -> T:
         )
     data = body.get("data")
     if not isinstance(data, dict) or call.field not in data:
-        raise ServerError("INTERNAL", f"the answer has no {call.field}")
-    return call.read(data[call.field])
+        raise ServerError(UNEXPECTED, f"the answer has no {call.field}")
+    try:
+        return call.read(data[call.field])
+    except HippoGraphError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        # A value the client cannot read (an enum member it does not know):
+        # the server is newer or older than the client.
+        raise ServerError(UNEXPECTED, f"cannot read {call.field}: {exc!r}") from exc
 
 
 def _json(response: httpx.Response) -> Any:
