@@ -14,7 +14,7 @@ from hippograph.client import operations as ops
 from hippograph.client.decode import decode
 from hippograph.client.enums import Direction
 from hippograph.client.errors import from_error_member
-from hippograph.client.inputs import MemoryOp, NewMessage, variables_of
+from hippograph.client.inputs import MemoryFilter, MemoryOp, NewMessage, variables_of
 from hippograph.client.job_results import (
     ForgetReport,
     ForgetResult,
@@ -66,6 +66,19 @@ def success(value: Mapping[str, Any]) -> Mapping[str, Any]:
     if "code" in value and str(value.get("__typename", "")).endswith("Error"):
         raise from_error_member(value)
     return value
+
+
+def _known(options: Mapping[str, Any], kind: Any) -> Mapping[str, Any]:
+    """``options`` if ``kind`` (a TypedDict) declares each; a misspelt one is a TypeError.
+
+    GraphQL ignores variables an operation does not declare, so without this
+    ``search(..., topk=3)`` from untyped code would quietly do nothing.
+    """
+    allowed = kind.__optional_keys__ | kind.__required_keys__
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise TypeError(f"unexpected option {unknown}: {kind.__name__} has {sorted(allowed)}")
+    return options
 
 
 def _optional(cls: type[T]) -> Callable[[Any], T | None]:
@@ -126,7 +139,7 @@ def memorize(
     options: MemorizeOptions,
 ) -> Call[MemorizeResult]:
     """Store messages and derive memories from them (now, or in a job)."""
-    given = dict(options)
+    given = dict(_known(options, MemorizeOptions))
     queue = given.pop("queue", None)
     user_ids = [user_id] if isinstance(user_id, str) else list(user_id)
     fields = {"user_ids": user_ids, "session_id": session_id, "messages": messages, **given}
@@ -146,7 +159,7 @@ def job(id: str) -> Call[Job | None]:
 
 def search(user_id: str, query: str, options: SearchOptions) -> Call[SearchResult]:
     """A user's memories that matter for ``query``."""
-    variables = variables_of({"user_id": user_id, "query": query, **options})
+    variables = variables_of({"user_id": user_id, "query": query, **_known(options, SearchOptions)})
     return Call(ops.SEARCH, variables, "search", lambda v: decode(SearchResult, v))
 
 
@@ -155,7 +168,9 @@ def memory(id: str) -> Call[Memory | None]:
     return Call(ops.MEMORY, {"id": id}, "memory", _optional(Memory))
 
 
-def memories(user_id: str, filter: Any, first: int | None, after: str | None) -> Call[MemoryPage]:
+def memories(
+    user_id: str, filter: MemoryFilter | None, first: int | None, after: str | None
+) -> Call[MemoryPage]:
     """One page of a user's memories."""
     variables = variables_of({"user_id": user_id, "filter": filter, "first": first, "after": after})
     return Call(ops.MEMORIES, variables, "memories", lambda v: decode(MemoryPage, v))
@@ -167,13 +182,14 @@ def _memory_payload(value: Mapping[str, Any]) -> Memory:
 
 def add_memory(user_id: str, content: str, options: MemoryOptions) -> Call[Memory]:
     """A new memory."""
-    variables = {"input": variables_of({"user_id": user_id, "content": content, **options})}
+    fields = {"user_id": user_id, "content": content, **_known(options, MemoryOptions)}
+    variables = {"input": variables_of(fields)}
     return Call(ops.ADD_MEMORY, variables, "addMemory", _memory_payload)
 
 
 def update_memory(id: str, edit: MemoryEdit) -> Call[Memory]:
     """An edited memory (its new version when the content changed)."""
-    variables = {"input": variables_of({"id": id, **edit})}
+    variables = {"input": variables_of({"id": id, **_known(edit, MemoryEdit)})}
     return Call(ops.UPDATE_MEMORY, variables, "updateMemory", _memory_payload)
 
 
@@ -223,7 +239,7 @@ def _forgotten(value: Mapping[str, Any]) -> ForgetResult:
 
 def forget(user_id: str, options: ForgetOptions) -> Call[ForgetResult]:
     """A forget run's report, or its job."""
-    given = dict(options)
+    given = dict(_known(options, ForgetOptions))
     queue = given.pop("queue", None)
     variables = {"input": variables_of({"user_id": user_id, **given, "async": queue})}
     return Call(ops.FORGET, variables, "forget", _forgotten)

@@ -190,6 +190,8 @@ def test_bad_input_raises_bad_user_input_and_changes_nothing(admin: HippoGraph) 
         admin.search("gus", "jazz", top_k=0)
     with pytest.raises(BadUserInput):
         admin.memorize("gus", session, [NewMessage("gus", "")])
+    with pytest.raises(TypeError, match="topk"):
+        admin.search("gus", "jazz", topk=3)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="timeout"):
         admin.memorize("gus", session, LISBON, job_timeout=0)
     assert admin.memories("gus", first=200) == before
