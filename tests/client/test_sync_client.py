@@ -9,8 +9,10 @@ import pytest
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.client import (
     BadUserInput,
+    Conflict,
     Direction,
     EdgeType,
+    Forbidden,
     ForgetPolicy,
     HippoGraph,
     JobKind,
@@ -172,6 +174,10 @@ def test_a_limited_key_is_refused_another_users_data(admin: HippoGraph, live: Li
         assert fay.memory(secret.id) is None
         assert fay.provenance(secret.id) is None
         assert fay.user("eli") is None
+        with pytest.raises(Forbidden):
+            fay.create_api_key("escalation", admin=True)
+    with pytest.raises(Conflict):
+        admin.create_user("eli", "Another Eli")
     still = admin.memory(secret.id)
     assert still is not None
     assert still.deleted_at is None
