@@ -75,9 +75,10 @@ class RateLimited(HippoGraphError):
 
 
 class InvalidOperation(HippoGraphError):
-    """The server refused the document itself (``GRAPHQL_VALIDATION_FAILED``).
+    """GraphQL refused the request before running it (``GRAPHQL_VALIDATION_FAILED``).
 
-    With this client that means it and the server disagree on the schema.
+    Either a value of the wrong type (untyped code passing ``42`` as a name)
+    or a server whose schema no longer has what the client asks for.
     """
 
 

@@ -15,6 +15,7 @@ from hippograph.client import (
     Forbidden,
     ForgetPolicy,
     HippoGraph,
+    InvalidOperation,
     JobKind,
     JobStatus,
     MemoryFilter,
@@ -196,11 +197,14 @@ def test_bad_input_raises_bad_user_input_and_changes_nothing(admin: HippoGraph) 
         admin.search("gus", "jazz", top_k=0)
     with pytest.raises(BadUserInput):
         admin.memorize("gus", session, [NewMessage("gus", "")])
+    with pytest.raises(InvalidOperation):
+        admin.create_user("gus2", 42)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="topk"):
         admin.search("gus", "jazz", topk=3)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="timeout"):
         admin.memorize("gus", session, LISBON, job_timeout=0)
     assert admin.memories("gus", first=200) == before
+    assert admin.user("gus2") is None
 
 
 def test_a_wrong_key_is_unauthenticated(live: LiveServer) -> None:
