@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,6 +104,24 @@ def test_the_graph_does_not_import_the_services_above_it() -> None:
         if (
             bad := {
                 m for m in _modules(path, runtime_only=True) if m.startswith("hippograph.services")
+            }
+        )
+    }
+    assert offenders == {}
+
+
+def test_the_client_needs_only_httpx() -> None:
+    # An agent installs the client beside httpx alone: it imports nothing of
+    # the server (graph, services, schema, strawberry…), even for types.
+    allowed = set(sys.stdlib_module_names) | {"httpx"}
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(bad)
+        for path in (ROOT / "hippograph" / "client").rglob("*.py")
+        if (
+            bad := {
+                m
+                for m in _modules(path)
+                if m.split(".")[0] not in allowed and not m.startswith("hippograph.client")
             }
         )
     }

@@ -1,0 +1,277 @@
+"""What the client returns: frozen dataclasses, one per API type it reads.
+
+Fields are the schema's, in snake_case (``decode.py`` maps them to the
+camelCase JSON); nested lists are tuples so every result is immutable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from hippograph.client.decode import decode
+from hippograph.client.enums import (
+    EdgeType,
+    MemoryCategory,
+    MemoryKind,
+    MemoryLevel,
+    MemoryOpKind,
+    MemorySource,
+    Role,
+    ScoringStrategy,
+    SearchMethod,
+    SearchMode,
+)
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """The API key the client uses, as the server sees it."""
+
+    key_id: str
+    admin: bool
+    user_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A new API key; ``key`` is shown this once."""
+
+    id: str
+    key: str
+    name: str
+    admin: bool
+    user_ids: tuple[str, ...]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class User:
+    """A person whose memories the service keeps."""
+
+    id: str
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Session:
+    """A conversation of one user."""
+
+    id: str
+    user_id: str
+    title: str
+    started_at: datetime
+
+
+@dataclass(frozen=True)
+class Message:
+    """A raw message, as stored."""
+
+    id: str
+    session_id: str
+    user_id: str
+    speaker: str
+    role: Role
+    content: str
+    ts: datetime
+    seq: int
+    client_id: str | None
+
+
+@dataclass(frozen=True)
+class MemUnit:
+    """The smallest unit memorize extracts from a run of messages."""
+
+    id: str
+    user_ids: tuple[str, ...]
+    session_id: str
+    group_id: str | None
+    summary: str
+    narrative: str
+    subject: str
+    participants: tuple[str, ...]
+    keywords: tuple[str, ...]
+    ts: datetime
+    source_type: str
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A memory of one user, of any kind."""
+
+    id: str
+    user_id: str
+    kind: MemoryKind
+    content: str
+    original_content: str | None
+    level: MemoryLevel
+    category: MemoryCategory
+    importance: float
+    source: MemorySource
+    verified: bool
+    created_at: datetime
+    last_accessed_at: datetime
+    access_count: int
+    valid_from: datetime | None
+    valid_to: datetime | None
+    consolidated: bool
+    domain: str | None
+    topic: str | None
+    session_id: str | None
+    deleted_at: datetime | None
+    about_start: datetime | None
+    about_end: datetime | None
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    """One page of a user's memories, newest first; ``end_cursor`` asks for the next."""
+
+    memories: tuple[Memory, ...]
+    has_next_page: bool
+    end_cursor: str | None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> MemoryPage:
+        """The page from a ``MemoryConnection``."""
+        return cls(
+            memories=tuple(decode(Memory, edge["node"]) for edge in data["edges"]),
+            has_next_page=bool(data["pageInfo"]["hasNextPage"]),
+            end_cursor=data["pageInfo"]["endCursor"],
+        )
+
+
+@dataclass(frozen=True)
+class MemoryDeleted:
+    """A deleted memory; ``hard`` when it was removed rather than marked."""
+
+    id: str
+    hard: bool
+
+
+@dataclass(frozen=True)
+class ScoreBreakdown:
+    """Every score a search hit got, and where it came from."""
+
+    semantic: float | None
+    keyword: float | None
+    relevance: float
+    context: float
+    time_match: float
+    entity: float
+    fused: float
+    recency: float
+    importance: float
+    final: float
+    vector_rank: int | None
+    keyword_rank: int | None
+    methods: tuple[SearchMethod, ...]
+    fallback: bool
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A ranked memory (or MemUnit, for ``target=MEMUNIT``) and why it ranks there."""
+
+    memory: Memory | None
+    mem_unit: MemUnit | None
+    level: MemoryLevel | None
+    score: float
+    similarity: float | None
+    breakdown: ScoreBreakdown
+
+
+@dataclass(frozen=True)
+class TimePeriod:
+    """A period the query named."""
+
+    label: str
+    start: datetime | None
+    end: datetime | None
+    month: int | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Search hits, best first, and how the search ran."""
+
+    hits: tuple[SearchHit, ...]
+    method: SearchMethod
+    strategy: ScoringStrategy
+    mode: SearchMode
+    fallback: bool
+    period: TimePeriod | None
+    touched: bool
+
+
+@dataclass(frozen=True)
+class ProvenanceNode:
+    """A node of a provenance subgraph: its GraphQL type, id and text.
+
+    ``text`` is a message's or memory's content, a MemUnit's summary, a
+    session's title, or a user's or entity's name.
+    """
+
+    type: str
+    id: str
+    text: str
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ProvenanceNode:
+        """The node from its JSON, whichever field holds its text."""
+        for key in ("content", "summary", "title", "name"):
+            if data.get(key) is not None:
+                return cls(type=data["__typename"], id=data["id"], text=str(data[key]))
+        return cls(type=data["__typename"], id=data["id"], text="")
+
+
+@dataclass(frozen=True)
+class ProvenanceEdge:
+    """A typed edge between two nodes."""
+
+    source: str
+    type: EdgeType
+    target: str
+
+
+@dataclass(frozen=True)
+class ProvenancePath:
+    """One path from the root to ``target``.
+
+    ``edge_types[i]`` joins ``node_ids[i]`` and ``node_ids[i + 1]``.
+    """
+
+    node_ids: tuple[str, ...]
+    edge_types: tuple[EdgeType, ...]
+    target: str
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The subgraph reached from a memory, MemUnit or message along provenance edges."""
+
+    root: ProvenanceNode
+    nodes: tuple[ProvenanceNode, ...]
+    edges: tuple[ProvenanceEdge, ...]
+    paths: tuple[ProvenancePath, ...]
+    paths_truncated: bool
+
+
+@dataclass(frozen=True)
+class MemoryOpResult:
+    """What one memory operation did."""
+
+    index: int
+    op: MemoryOpKind
+    memory_id: str | None
+    superseded_id: str | None
+
+
+@dataclass(frozen=True)
+class MemoryOpsResult:
+    """Every operation was applied, in one transaction."""
+
+    results: tuple[MemoryOpResult, ...]

@@ -1,0 +1,74 @@
+"""One real server for the client's tests: the app under uvicorn on a loopback port.
+
+Package-scoped (starting it costs seconds) and shared by the sync and async
+suites; each test works on users of its own, so none sees another's data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+
+from graph.embedded import free_port
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.client import HippoGraph
+from hippograph.server.app import create_app
+from tests.api.conftest import ADMIN_KEY, make_settings
+from tests.graphs import GraphBackend
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    """Where the test server listens, and its admin key."""
+
+    url: str
+    admin_key: str
+
+
+@contextlib.contextmanager
+def serving(app: Starlette) -> Iterator[str]:
+    """``app`` under uvicorn in a thread on a free loopback port; yields its base URL."""
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the test server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@pytest.fixture(scope="package")
+def live(
+    graph_backend: GraphBackend,
+    embedder: SentenceTransformerEmbedder,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[LiveServer]:
+    """The server the client tests share (no rate limit: they share one admin key)."""
+    with graph_backend.database() as graph_db:
+        data_dir = Path(tmp_path_factory.mktemp("client"))
+        settings = make_settings(graph_db, data_dir, rate_limit_per_s=0)
+        with serving(create_app(settings, embedder=embedder, **graph_db.start)) as url:
+            yield LiveServer(url, ADMIN_KEY)
+
+
+@pytest.fixture
+def admin(live: LiveServer) -> Iterator[HippoGraph]:
+    """A sync client with the admin key."""
+    with HippoGraph(live.url, live.admin_key) as client:
+        yield client

@@ -1,0 +1,109 @@
+"""``AsyncHippoGraph`` against the real server: the same calls as the sync client, awaited."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from hippograph.client import (
+    AsyncHippoGraph,
+    BadUserInput,
+    Direction,
+    ForgetPolicy,
+    JobStatus,
+    MemoryOp,
+    MemoryOpKind,
+    NewMessage,
+    NotFound,
+    Role,
+    Unauthenticated,
+)
+from tests.client.conftest import LiveServer
+
+pytestmark = pytest.mark.only_on("arcadedb", "the client tests the API surface, not Cypher")
+
+CELLO = [
+    NewMessage("hal", "I started cello lessons in Porto last week.", role=Role.USER),
+    NewMessage("bot", "How are the lessons going?", role=Role.ASSISTANT),
+    NewMessage("hal", "Slowly, but my teacher Marta is patient.", role=Role.USER),
+]
+
+
+@pytest.fixture
+async def admin(live: LiveServer) -> AsyncIterator[AsyncHippoGraph]:
+    """An async client with the admin key."""
+    async with AsyncHippoGraph(live.url, live.admin_key) as client:
+        yield client
+
+
+async def test_the_async_client_remembers_recalls_and_explains(admin: AsyncHippoGraph) -> None:
+    assert (await admin.viewer()).admin
+    user = await admin.create_user("hal", "Hal")
+    assert await admin.user("hal") == user
+    session = await admin.create_session("hal", "lessons")
+
+    done = await admin.memorize("hal", session.id, CELLO, queue=True)
+    assert done.job is not None
+    assert done.job.status is JobStatus.SUCCEEDED
+    assert [m.role for m in done.messages] == [Role.USER, Role.ASSISTANT, Role.USER]
+    assert await admin.job(done.job.id) == done.job
+
+    found = await admin.search("hal", "Which instrument is Hal learning?", top_k=3)
+    best = found.hits[0].memory
+    assert best is not None
+    assert "cello" in best.content
+    assert await admin.memory(best.id) is not None
+
+    up = await admin.provenance(done.messages[0].id, direction=Direction.UP)
+    assert up is not None
+    assert best.id in {n.id for n in up.nodes}
+    page = await admin.memories("hal", first=200)
+    assert best.id in {m.id for m in page.memories}
+
+
+async def test_the_async_client_edits_reflects_and_forgets(admin: AsyncHippoGraph) -> None:
+    await admin.create_user("ivy", "Ivy")
+    kept = await admin.add_memory("ivy", "Ivy grows tomatoes", importance=0.9)
+    applied = await admin.apply_memory_ops(
+        "ivy", [MemoryOp.update(kept.id, "Ivy grows cherry tomatoes"), MemoryOp.skip()]
+    )
+    assert [r.op for r in applied.results] == [MemoryOpKind.UPDATE, MemoryOpKind.SKIP]
+    assert applied.results[0].superseded_id == kept.id
+    edited = await admin.update_memory(applied.results[0].memory_id or "", importance=0.95)
+    assert edited.importance == pytest.approx(0.95)
+    await admin.add_memory("ivy", "Ivy grows basil", importance=0.9)
+
+    reflected = await admin.reflect("ivy", force=True)
+    assert reflected.job.status in set(JobStatus)
+    finished = await admin.wait_for_job(reflected.job.id)
+    assert finished.status is JobStatus.SUCCEEDED
+
+    report = (await admin.forget("ivy", policy=ForgetPolicy.FUZZ, dry_run=True)).report
+    assert report is not None
+    assert report.counts.scanned >= 2
+    deleted = await admin.delete_memory(edited.id, hard=True)
+    assert deleted.hard
+    assert await admin.memory(edited.id) is None
+
+
+async def test_the_async_client_raises_the_apis_errors(
+    admin: AsyncHippoGraph, live: LiveServer
+) -> None:
+    await admin.create_user("jon", "Jon")
+    session = await admin.create_session("jon", "chat")
+    await admin.create_user("kim", "Kim")
+    kims = await admin.create_api_key("kim's app", user_ids=["kim"])
+    async with AsyncHippoGraph(live.url, kims.key) as kim:
+        with pytest.raises(NotFound) as refused:
+            await kim.memorize("jon", session.id, CELLO)
+        assert refused.value.id in {"jon", session.id}, refused.value
+        with pytest.raises(NotFound):
+            await kim.add_memory("jon", "Jon owes Kim ten euros")
+    with pytest.raises(BadUserInput) as bad:
+        await admin.search("jon", "x" * 5000)
+    assert bad.value.code == "BAD_USER_INPUT"
+    assert (await admin.memories("jon")).memories == ()
+    async with AsyncHippoGraph(live.url, "hg_wrong") as stranger:
+        with pytest.raises(Unauthenticated):
+            await stranger.search("jon", "anything")

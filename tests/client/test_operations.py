@@ -1,0 +1,68 @@
+"""The client cannot drift from the schema: its documents, enums and two classes are checked.
+
+Every operation the client sends is validated against ``schema.graphql``
+(which tests/api/test_schema_file.py keeps equal to the running schema),
+every enum it declares must list the schema's values, and the sync and async
+clients must offer the same methods with the same arguments.
+"""
+
+from __future__ import annotations
+
+import inspect
+from enum import StrEnum
+from pathlib import Path
+
+import pytest
+from graphql import GraphQLEnumType, build_schema, parse, validate
+
+from hippograph.client import AsyncHippoGraph, HippoGraph, enums, operations
+
+SCHEMA = build_schema((Path(__file__).resolve().parents[2] / "schema.graphql").read_text())
+
+
+@pytest.mark.parametrize("document", operations.ALL, ids=lambda d: d.split("(")[0].split()[-1])
+def test_every_operation_the_client_sends_is_valid_against_the_schema(document: str) -> None:
+    assert [str(e) for e in validate(SCHEMA, parse(document))] == []
+
+
+def test_every_document_in_the_operations_module_is_listed() -> None:
+    documents = {
+        name
+        for name, value in vars(operations).items()
+        if isinstance(value, str) and value.lstrip().startswith(("query", "mutation"))
+    }
+    listed = {name for name, value in vars(operations).items() if value in operations.ALL}
+    assert documents == listed
+
+
+def test_the_clients_enums_are_the_schemas() -> None:
+    ours = {
+        name: {member.value for member in kind}
+        for name, kind in vars(enums).items()
+        if inspect.isclass(kind) and issubclass(kind, StrEnum) and kind is not StrEnum
+    }
+    theirs = {
+        name: set(kind.values)
+        for name, kind in SCHEMA.type_map.items()
+        if isinstance(kind, GraphQLEnumType) and not name.startswith("__")
+    }
+    assert {name: theirs.get(name) for name in ours} == ours
+    # Every schema enum a result or an argument of the client can carry is declared.
+    assert set(theirs) - set(ours) <= {"EntityKind"}
+
+
+def _public(cls: type) -> dict[str, inspect.Signature]:
+    return {
+        name: inspect.signature(member)
+        for name, member in vars(cls).items()
+        if callable(member) and not name.startswith("_")
+    }
+
+
+def test_the_sync_and_async_clients_offer_the_same_methods() -> None:
+    sync, aio = _public(HippoGraph), _public(AsyncHippoGraph)
+    assert set(sync) ^ set(aio) == {"close", "aclose"}
+    for name in set(sync) - {"close"}:
+        assert str(sync[name]) == str(aio[name]), name
+        assert inspect.iscoroutinefunction(getattr(AsyncHippoGraph, name)), name
+        assert getattr(HippoGraph, name).__doc__, name
