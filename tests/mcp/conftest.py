@@ -109,7 +109,8 @@ def data(result: CallToolResult) -> dict[str, Any]:
     first = result.content[0]
     assert isinstance(first, TextContent)
     assert json.loads(first.text) == result.structured_content
-    return result.structured_content
+    found: dict[str, Any] = result.structured_content
+    return found
 
 
 def error(result: CallToolResult) -> dict[str, Any]:
