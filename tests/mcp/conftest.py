@@ -25,8 +25,9 @@ from schema.build import build_schema
 from tests.api.conftest import ADMIN_KEY, make_settings
 from tests.graphs import GraphBackend, TestDatabase
 
-# Tests of the MCP surface: the Cypher under it is the API's, tested on every server.
-pytestmark = pytest.mark.only_on("arcadedb", "tests the MCP surface, not the graph's Cypher")
+# Every module's mark: the MCP surface is tested; the Cypher under it is the
+# API's, tested on every server.
+ONLY_ON_ARCADEDB = pytest.mark.only_on("arcadedb", "tests the MCP surface, not the graph's Cypher")
 
 CREATE_USER = """
 mutation($id: ID!) {

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
@@ -12,6 +13,7 @@ import pytest
 import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from starlette.testclient import TestClient
 
 from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
@@ -19,7 +21,9 @@ from hippograph.server.app import create_app
 from hippograph.settings import Settings
 from tests.api.conftest import ADMIN_KEY
 from tests.graphs import TestDatabase
-from tests.mcp.conftest import World, data, error
+from tests.mcp.conftest import ONLY_ON_ARCADEDB, World, data, error
+
+pytestmark = ONLY_ON_ARCADEDB
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -66,10 +70,15 @@ def base_url(
         thread.join(timeout=30)
 
 
-def over_http(base_url: str, key: str) -> Client:
+@contextlib.asynccontextmanager
+async def over_http(base_url: str, key: str) -> AsyncIterator[Client]:
     """The SDK's client on ``/mcp``, sending ``key`` as a bearer token."""
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=120)
-    return Client(streamable_http_client(f"{base_url}/mcp", http_client=http))
+    headers = {"Authorization": f"Bearer {key}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=120) as http,
+        Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client,
+    ):
+        yield client
 
 
 @pytest.mark.parametrize(
@@ -134,3 +143,17 @@ async def test_a_limited_key_over_http_sees_its_users_only_as_graphql_does(
     expected: dict[str, Any] = graphql["errors"][0]
     assert refused["code"] == expected["extensions"]["code"] == "NOT_FOUND"
     assert refused["message"] == expected["message"]
+
+
+def test_a_keys_rate_limit_is_one_budget_for_graphql_and_mcp(world: World) -> None:
+    api = world.settings.api.model_copy(update={"rate_limit_per_s": 0.01, "rate_limit_burst": 1})
+    app = create_app(world.settings.model_copy(update={"api": api}), runtime=world.runtime)
+    auth = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    with TestClient(app) as client:
+        first = client.post("/graphql", json={"query": "{ viewer { admin } }"}, headers=auth)
+        second = client.post("/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **auth})
+
+    assert first.status_code == 200, first.text
+    assert second.status_code == 429
+    assert int(second.headers["retry-after"]) > 0
+    assert second.json()["error"]["code"] == "RATE_LIMITED"

@@ -8,7 +8,9 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, TextResourceContents
 
-from tests.mcp.conftest import World, data
+from tests.mcp.conftest import ONLY_ON_ARCADEDB, World, data
+
+pytestmark = ONLY_ON_ARCADEDB
 
 
 async def test_the_resource_templates_are_listed(world: World) -> None:

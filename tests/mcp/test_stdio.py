@@ -12,9 +12,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.graphs import TestDatabase
-from tests.mcp.conftest import World, data, error
+from tests.mcp.conftest import ONLY_ON_ARCADEDB, World, data, error
 
-pytestmark = pytest.mark.slow  # a child process that starts its own runtime
+pytestmark = [pytest.mark.slow, ONLY_ON_ARCADEDB]  # a child process with its own runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = [sys.executable, "-m", "hippograph.cli", "mcp"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp_types import TextResourceContents
 
-from tests.mcp.conftest import World, data, error
+from tests.mcp.conftest import ONLY_ON_ARCADEDB, World, data, error
 
 # Two themes of important facts: what a reflect run consolidates into two reflections.
 FACTS = [
@@ -25,6 +25,8 @@ query($userId: ID!) {
     edges { node { id content level importance deletedAt validTo } }
   }
 }"""
+
+pytestmark = ONLY_ON_ARCADEDB
 
 
 async def memories(world: World, user_id: str) -> list[dict[str, Any]]:
