@@ -76,10 +76,10 @@ class Gateway:
     ) -> dict[str, Any]:
         """A mutation's result union: the success member, or its error member as a failure.
 
-        The document must select ``... on Error { code message }`` (and
-        ``... on InputError { field }``) on ``field``, as ``operations.py`` does.
+        The document must select ``__typename`` and ``... on Error { code message }``
+        (and ``... on InputError { field }``) on ``field``, as ``operations.py`` does.
         """
         data: dict[str, Any] = (await self.run(principal, document, variables))[field]
-        if "code" in data and "message" in data:
+        if data["__typename"].endswith("Error"):
             raise ToolFailure(data["code"], data["message"], data.get("field"))
         return data

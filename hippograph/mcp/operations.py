@@ -34,6 +34,19 @@ mutation McpCreateSession($userId: ID!, $title: String!) {
 }"""
 )
 
+DROP_SESSION = (
+    """
+mutation McpDropSession($id: ID!) {
+  deleteWithProvenance(input: {id: $id, dryRun: false, expectedDeleted: [$id]}) {
+    __typename
+    ... on DeletionReport { applied }
+    """
+    + _ERRORS
+    + """
+  }
+}"""
+)
+
 MEMORIZE = (
     """
 mutation McpMemorize($input: MemorizeInput!) {

@@ -4,6 +4,7 @@ how a job is waited for, and the parameter types an agent reads."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -104,6 +105,15 @@ class Tools:
             if job["status"] in FINISHED or time.monotonic() >= deadline:
                 return job
             pause = min(pause * 2, _POLL_MAX_S)
+
+    async def drop_session(self, principal: Principal, session_id: str) -> None:
+        """Delete the empty session a failed call started (nothing else, ever)."""
+        # expectedDeleted: should the session hold anything by now, nothing is
+        # deleted (a conflict), and the session stays with what it holds.
+        with contextlib.suppress(ToolFailure):
+            await self.gateway.outcome(
+                principal, ops.DROP_SESSION, {"id": session_id}, "deleteWithProvenance"
+            )
 
     async def memory_ops(
         self, principal: Principal, user_id: str, op: dict[str, Any]

@@ -58,18 +58,21 @@ def register_tools(server: MCPServer[Any], tools: Tools) -> None:
                     "createSession",
                 )
                 session = str(created["session"]["id"])
-            data = await gateway.outcome(
-                principal,
-                ops.MEMORIZE,
-                {
-                    "input": {
-                        "userIds": [user_id],
-                        "sessionId": session,
-                        "messages": [m.as_input() for m in messages],
-                    }
-                },
-                "memorize",
-            )
+            memorize_input = {
+                "userIds": [user_id],
+                "sessionId": session,
+                "messages": [m.as_input() for m in messages],
+            }
+            try:
+                data = await gateway.outcome(
+                    principal, ops.MEMORIZE, {"input": memorize_input}, "memorize"
+                )
+            except ToolFailure:
+                if session_id is None:
+                    # Refused input changes nothing: not even the session
+                    # started for it.
+                    await tools.drop_session(principal, session)
+                raise
             job = await tools.settle(principal, data["job"], wait_seconds)
             return {
                 "sessionId": session,
@@ -101,10 +104,7 @@ def register_tools(server: MCPServer[Any], tools: Tools) -> None:
         ] = "HYBRID",
         kinds: Annotated[
             list[MemoryKind] | None,
-            Field(
-                description="Only memories of these kinds (default: all but reflections' "
-                "consolidated sources)."
-            ),
+            Field(description="Only memories of these kinds."),
         ] = None,
         touch: Annotated[
             bool, Field(description="Mark the returned memories as recalled (keeps them vivid).")

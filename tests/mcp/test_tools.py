@@ -29,6 +29,16 @@ query($userId: ID!) {
 pytestmark = ONLY_ON_ARCADEDB
 
 
+SESSIONS = """
+query($userId: ID!) { user(id: $userId) { sessions(first: 100) { edges { node { id } } } } }"""
+
+
+async def sessions(world: World, user_id: str) -> list[str]:
+    """The ids of ``user_id``'s sessions, as the admin reads them over GraphQL."""
+    found = await world.admin(SESSIONS, {"userId": user_id})
+    return [edge["node"]["id"] for edge in found["user"]["sessions"]["edges"]]
+
+
 async def memories(world: World, user_id: str) -> list[dict[str, Any]]:
     """Every memory of ``user_id``, as the admin reads it over GraphQL."""
     found = await world.admin(MEMORIES, {"userId": user_id})
@@ -264,6 +274,7 @@ async def test_a_key_for_alice_finds_nothing_of_bobs_and_changes_nothing(world: 
 async def test_bad_inputs_are_clear_tool_errors_and_change_nothing(world: World) -> None:
     async with world.as_alice() as alice:
         before = await memories(world, "alice")
+        sessions_before = await sessions(world, "alice")
 
         too_many = error(
             await alice.call_tool("search", {"user_id": "alice", "query": "x", "top_k": 100000})
@@ -329,6 +340,8 @@ async def test_bad_inputs_are_clear_tool_errors_and_change_nothing(world: World)
         assert "content" in str(missing.content)
 
         assert await memories(world, "alice") == before
+        # bad_time's memorize started no session: the one it made is gone again.
+        assert await sessions(world, "alice") == sessions_before
 
 
 async def test_a_revoked_key_is_refused_at_the_next_call(world: World) -> None:
