@@ -68,10 +68,15 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """Serve MCP over stdin/stdout as the key in $HIPPOGRAPH_API_KEY (or --key-file)."""
-    from hippograph.mcp.stdio import StartRefused, read_key, serve_stdio
+    from hippograph.mcp.key import StartRefused, read_key
 
     try:
-        asyncio.run(serve_stdio(settings, read_key(args.key_file)))
+        key = read_key(args.key_file)
+        # The runtime's imports (the graph driver, the JVM bridge, the schema)
+        # only once there is a key to serve.
+        from hippograph.mcp.stdio import serve_stdio
+
+        asyncio.run(serve_stdio(settings, key))
     except StartRefused as exc:
         print(f"hippograph mcp: {exc}", file=sys.stderr)
         return 2

@@ -12,37 +12,13 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 from hippograph.errors import Unauthenticated
+from hippograph.mcp.key import StartRefused
 from hippograph.mcp.server import build_server
 from hippograph.runtime import Runtime
 from hippograph.settings import Settings
 from schema.build import build_schema
-
-KEY_ENV = "HIPPOGRAPH_API_KEY"
-
-
-class StartRefused(Exception):
-    """Why ``hippograph mcp`` will not serve (printed, exit status 2)."""
-
-
-def read_key(key_file: Path | None) -> str:
-    """The API key: from ``key_file`` when given, else ``$HIPPOGRAPH_API_KEY``."""
-    if key_file is not None:
-        try:
-            key = key_file.read_text().strip()
-        except OSError as exc:
-            raise StartRefused(f"cannot read the key file {key_file}: {exc.strerror}") from exc
-        if not key:
-            raise StartRefused(f"the key file {key_file} is empty")
-        return key
-    key = os.environ.get(KEY_ENV, "").strip()
-    if not key:
-        raise StartRefused(
-            f"no API key: set {KEY_ENV} (or pass --key-file) to the key the client acts as"
-        )
-    return key
 
 
 @contextlib.contextmanager
