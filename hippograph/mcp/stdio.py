@@ -2,8 +2,9 @@
 
 stdout is the protocol, so nothing else may write to it: our logs go to
 stderr (``hippograph.logs``), and while the runtime starts (the JVM of the
-embedded graph, the model) file descriptor 1 points at stderr too, until the
-SDK's stdio transport claims it (and keeps stray writes off it the same way).
+embedded graph, the model, and any library that prints a banner) file
+descriptor 1 points at stderr too, until the SDK's stdio transport claims it
+(and keeps stray writes off it the same way while it serves).
 """
 
 from __future__ import annotations

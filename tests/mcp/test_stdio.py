@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
+from mcp.client.session import IncomingMessage
 from mcp.client.stdio import StdioServerParameters
 
+from tests.api.conftest import ADMIN_KEY
 from tests.graphs import TestDatabase
 from tests.mcp.conftest import ONLY_ON_ARCADEDB, World, data, error
 
@@ -104,3 +106,33 @@ def test_a_key_file_that_holds_no_key_is_refused(
     assert done.returncode == 2
     assert done.stdout == ""
     assert says in done.stderr
+
+
+async def test_a_desktop_clients_default_the_embedded_graph_in_the_child(tmp_path: Path) -> None:
+    # No graph settings: the JVM of the embedded graph starts inside the child,
+    # and nothing the start-up prints may reach the protocol.
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith("HIPPOGRAPH_") or name == "HIPPOGRAPH_EMBEDDING__CACHE_DIR"
+    }
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT),
+            "HIPPOGRAPH_GRAPH__DATA_DIR": str(tmp_path / "data"),
+            "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
+            "HIPPOGRAPH_API_KEY": ADMIN_KEY,
+        }
+    )
+    unreadable: list[Exception] = []
+
+    async def watch(message: IncomingMessage) -> None:
+        if isinstance(message, Exception):
+            unreadable.append(message)
+
+    server = StdioServerParameters(command=COMMAND[0], args=COMMAND[1:], env=env, cwd=tmp_path)
+    async with Client(server, read_timeout_seconds=180, message_handler=watch) as admin:
+        users = data(await admin.call_tool("list_users", {}))
+
+    assert users == {"users": [], "pageInfo": {"hasNextPage": False, "endCursor": None}}
+    assert unreadable == []
