@@ -1,4 +1,4 @@
-"""The ``hippograph`` command: serve, init, keys, export-schema, worker (import and export in
+"""The ``hippograph`` command: serve, mcp, init, keys, export-schema, worker (import and export in
 cli_transfer.py, bench in cli_bench.py).
 
 Heavy imports (torch, the JVM) happen inside the commands that need them, so
@@ -63,6 +63,23 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         log_config=None,
         access_log=False,
     )
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve MCP over stdin/stdout as the key in $HIPPOGRAPH_API_KEY (or --key-file)."""
+    from hippograph.mcp.key import StartRefused, read_key
+
+    try:
+        key = read_key(args.key_file)
+        # The runtime's imports (the graph driver, the JVM bridge, the schema)
+        # only once there is a key to serve.
+        from hippograph.mcp.stdio import serve_stdio
+
+        asyncio.run(serve_stdio(settings, key))
+    except StartRefused as exc:
+        print(f"hippograph mcp: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -184,6 +201,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None, help="bind address (HIPPOGRAPH_API__HOST)")
     serve.add_argument("--port", type=int, default=None, help="port (HIPPOGRAPH_API__PORT)")
     serve.set_defaults(func=cmd_serve)
+
+    mcp = sub.add_parser(
+        "mcp", help="serve MCP over stdio (key in HIPPOGRAPH_API_KEY) for a desktop client"
+    )
+    mcp.add_argument(
+        "--key-file", type=Path, default=None, help="read the API key from this file instead"
+    )
+    mcp.set_defaults(func=cmd_mcp)
 
     init = sub.add_parser("init", help="create constraints and indexes, then exit")
     init.set_defaults(func=cmd_init)

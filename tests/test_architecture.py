@@ -7,12 +7,21 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FRAMEWORKS = {"strawberry", "starlette", "neo4j", "arq", "sentence_transformers", "uvicorn"}
+FRAMEWORKS = {
+    "strawberry",
+    "starlette",
+    "neo4j",
+    "arq",
+    "sentence_transformers",
+    "uvicorn",
+    "mcp",
+}
 # The framework edge of hippograph/: the composition root (runtime.py wires a
 # process, wiring.py builds its services, metrics.py is what it exposes), the
-# web layer, the adapters, the command line and the benchmark runner.
+# web layer, the MCP server, the adapters, the command line and the benchmark runner.
 EDGE = {
     "server",
+    "mcp",
     "adapters",
     "runtime.py",
     "wiring.py",

@@ -1,4 +1,5 @@
-"""The Starlette app: ``/graphql`` (with GraphiQL), ``/explore``, health, metrics, static assets."""
+"""The Starlette app: ``/graphql`` (with GraphiQL), ``/mcp``, ``/explore``, health, metrics,
+static assets."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from hippograph.mcp.http import MCPEndpoint, session_manager
+from hippograph.mcp.server import build_server
 from hippograph.ratelimit import RateLimiter
 from hippograph.runtime import Runtime
 from hippograph.server.graphql_view import STATIC_DIR, HippoGraphQL
@@ -85,24 +88,30 @@ def create_app(
     """
     settings = settings or (runtime.settings if runtime else Settings())
 
+    schema = build_schema(settings.limits)
+    # The MCP tools run their operations on the same schema, with the runtime
+    # the lifespan starts (looked up per call: it does not exist yet).
+    mcp = session_manager(
+        build_server(schema, lambda: app.state.runtime.services), settings.api.host
+    )
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if runtime is not None:
-            app.state.runtime = runtime
+        async with contextlib.AsyncExitStack() as stack:
+            if runtime is not None:
+                app.state.runtime = runtime
+            else:
+                app.state.runtime = await Runtime.start(settings, **start)
+                stack.push_async_callback(app.state.runtime.stop)
+            await stack.enter_async_context(mcp.run())
             yield
-            return
-        own = await Runtime.start(settings, **start)
-        app.state.runtime = own
-        try:
-            yield
-        finally:
-            await own.stop()
 
     limiter = RateLimiter(settings.api.rate_limit_per_s, settings.api.rate_limit_burst)
-    graphql = HippoGraphQL(build_schema(settings.limits), limiter, graphql_ide="graphiql")
-    return Starlette(
+    graphql = HippoGraphQL(schema, limiter, graphql_ide="graphiql")
+    app = Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
+            Route("/mcp", MCPEndpoint(mcp, limiter)),
             Route("/explore", explore),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
@@ -117,3 +126,4 @@ def create_app(
         ],
         lifespan=lifespan,
     )
+    return app

@@ -1,0 +1,87 @@
+"""``/mcp``: the MCP server over streamable HTTP, behind the API's keys and rate limit.
+
+Every request is authenticated by its ``Authorization: Bearer`` key with the
+same ``KeyService`` as ``/graphql`` and counted against the same per-key rate
+limit; a missing or bad key is answered 401 before the SDK sees the request.
+The session manager is stateless and answers in JSON: each request stands on
+its own (its key, its principal), nothing of a client lives in one process's
+memory, so any replica behind a load balancer can serve any request.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
+from hippograph.auth import parse_bearer
+from hippograph.errors import Unauthenticated, Unavailable
+from hippograph.mcp.caller import PRINCIPAL_STATE_KEY
+from hippograph.ratelimit import RateLimiter
+
+
+def session_manager(server: MCPServer[Any], host: str) -> StreamableHTTPSessionManager:
+    """The SDK's session manager for ``server`` (run it in the app's lifespan).
+
+    ``host`` is the bind address: on loopback the SDK also refuses requests whose
+    Host or Origin is not loopback (DNS rebinding).
+    """
+    # streamable_http_app() is the SDK's public way to make the manager; its
+    # own Starlette app is not used: ours routes /mcp to MCPEndpoint.
+    server.streamable_http_app(stateless_http=True, json_response=True, host=host)
+    return server.session_manager
+
+
+def _refusal(status: int, code: str, message: str, headers: dict[str, str]) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status, headers)
+
+
+class MCPEndpoint:
+    """The ASGI app at ``/mcp``: authenticate, rate-limit, then hand to the SDK."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager, limiter: RateLimiter) -> None:
+        self.manager = manager
+        self.limiter = limiter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        refusal = await self._admit(request)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.manager.handle_request(scope, receive, send)
+
+    async def _admit(self, request: Request) -> JSONResponse | None:
+        runtime = request.app.state.runtime
+        client = f"address:{request.client.host if request.client else 'unknown'}"
+        try:
+            principal = await runtime.services.keys.authenticate(
+                parse_bearer(request.headers.get("authorization"))
+            )
+        except Unauthenticated as exc:
+            return self._limited(request, client) or _refusal(
+                401, exc.code, exc.message, {"WWW-Authenticate": "Bearer"}
+            )
+        except Unavailable as exc:
+            return _refusal(503, exc.code, exc.message, {})
+        request.scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
+        return self._limited(request, f"key:{principal.key_id}")
+
+    def _limited(self, request: Request, bucket: str) -> JSONResponse | None:
+        # The same limiter as /graphql: a key's budget is one, whichever door it uses.
+        wait = self.limiter.check(bucket, time.monotonic())
+        if wait <= 0:
+            return None
+        request.app.state.runtime.metrics.rate_limited.inc()
+        seconds = RateLimiter.retry_after(wait)
+        return _refusal(
+            429,
+            "RATE_LIMITED",
+            f"too many requests for this key; retry after {seconds} s",
+            {"Retry-After": str(seconds)},
+        )

@@ -1,0 +1,51 @@
+"""``hippograph mcp``: the MCP server over stdin and stdout, for a desktop client.
+
+stdout is the protocol, so nothing else may write to it: our logs go to
+stderr (``hippograph.logs``), and while the runtime starts (the JVM of the
+embedded graph, the model, and any library that prints a banner) file
+descriptor 1 points at stderr too, until the SDK's stdio transport claims it
+(and keeps stray writes off it the same way while it serves).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+
+from hippograph.errors import Unauthenticated
+from hippograph.mcp.key import StartRefused
+from hippograph.mcp.server import build_server
+from hippograph.runtime import Runtime
+from hippograph.settings import Settings
+from schema.build import build_schema
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Point file descriptor 1 at stderr for the block, then back."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+async def serve_stdio(settings: Settings, key: str) -> None:
+    """Start the runtime, check ``key``, and serve MCP on stdio until the client leaves."""
+    with stdout_to_stderr():
+        runtime = await Runtime.start(settings)
+    try:
+        try:
+            await runtime.services.keys.authenticate(key)
+        except Unauthenticated as exc:
+            raise StartRefused(f"the API key was refused: {exc.message}") from exc
+        server = build_server(build_schema(settings.limits), lambda: runtime.services, key=key)
+        await server.run_stdio_async()
+    finally:
+        await runtime.stop()

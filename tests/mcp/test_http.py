@@ -1,0 +1,159 @@
+"""``/mcp`` over real HTTP (uvicorn on loopback), with the SDK's streamable HTTP client."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx2
+import pytest
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from starlette.testclient import TestClient
+
+from graph.embedded import free_port
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.server.app import create_app
+from hippograph.settings import Settings
+from tests.api.conftest import ADMIN_KEY
+from tests.graphs import TestDatabase
+from tests.mcp.conftest import ONLY_ON_ARCADEDB, World, data, error
+
+pytestmark = ONLY_ON_ARCADEDB
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "curl", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+SEARCH = """
+query($userId: ID!, $query: String!) {
+  search(userId: $userId, query: $query) { hits { score } }
+}"""
+
+
+@pytest.fixture(scope="module")
+def base_url(
+    world: World, module_db: TestDatabase, embedder: SentenceTransformerEmbedder
+) -> Iterator[str]:
+    """The app under uvicorn on a loopback port, on the module's database.
+
+    It starts its own runtime in uvicorn's thread (the graph driver belongs to
+    one event loop); ``world`` made the users and keys it reads.
+    """
+    settings: Settings = world.settings
+    port = free_port()
+    app = create_app(settings, embedder=embedder, **module_db.start)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the test server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+@contextlib.asynccontextmanager
+async def over_http(base_url: str, key: str) -> AsyncIterator[Client]:
+    """The SDK's client on ``/mcp``, sending ``key`` as a bearer token."""
+    headers = {"Authorization": f"Bearer {key}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=120) as http,
+        Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client,
+    ):
+        yield client
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{}, {"Authorization": "Bearer hg_not-a-key"}, {"Authorization": "Basic YWxpY2U6eA=="}],
+    ids=["no key", "unknown key", "not a bearer"],
+)
+def test_a_request_without_a_valid_key_is_refused_401(
+    base_url: str, headers: dict[str, str]
+) -> None:
+    response = httpx2.post(
+        f"{base_url}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=30
+    )
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert response.json()["error"]["code"] == "UNAUTHENTICATED"
+
+
+def test_a_valid_key_is_let_through_to_the_protocol(base_url: str) -> None:
+    response = httpx2.post(
+        f"{base_url}/mcp",
+        json=INITIALIZE,
+        headers={**MCP_HEADERS, "Authorization": f"Bearer {ADMIN_KEY}"},
+        timeout=30,
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["result"]["serverInfo"]["name"] == "hippograph"
+
+
+async def test_memorize_and_search_over_http(base_url: str) -> None:
+    async with over_http(base_url, ADMIN_KEY) as admin:
+        assert "memorize" in {t.name for t in (await admin.list_tools()).tools}
+        remembered = data(
+            await admin.call_tool(
+                "memorize",
+                {
+                    "user_id": "bob",
+                    "messages": [{"speaker": "bob", "content": "I keep bees on my roof."}],
+                },
+            )
+        )
+        assert remembered["finished"] is True
+        found = data(await admin.call_tool("search", {"user_id": "bob", "query": "bees"}))
+    assert "bees" in found["hits"][0]["memory"]["content"]
+    assert found["hits"][0]["breakdown"]["final"] == found["hits"][0]["score"]
+
+
+async def test_a_limited_key_over_http_sees_its_users_only_as_graphql_does(
+    world: World, base_url: str
+) -> None:
+    async with over_http(base_url, world.alice_key) as alice:
+        users = data(await alice.call_tool("list_users", {}))["users"]
+        refused = error(await alice.call_tool("search", {"user_id": "bob", "query": "bees"}))
+
+    assert [u["id"] for u in users] == ["alice"]
+    graphql = httpx2.post(
+        f"{base_url}/graphql",
+        json={"query": SEARCH, "variables": {"userId": "bob", "query": "bees"}},
+        headers={"Authorization": f"Bearer {world.alice_key}"},
+        timeout=30,
+    ).json()
+    expected: dict[str, Any] = graphql["errors"][0]
+    assert refused["code"] == expected["extensions"]["code"] == "NOT_FOUND"
+    assert refused["message"] == expected["message"]
+
+
+def test_a_keys_rate_limit_is_one_budget_for_graphql_and_mcp(world: World) -> None:
+    api = world.settings.api.model_copy(update={"rate_limit_per_s": 0.01, "rate_limit_burst": 1})
+    app = create_app(world.settings.model_copy(update={"api": api}), runtime=world.runtime)
+    auth = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    with TestClient(app) as client:
+        first = client.post("/graphql", json={"query": "{ viewer { admin } }"}, headers=auth)
+        second = client.post("/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **auth})
+
+    assert first.status_code == 200, first.text
+    assert second.status_code == 429
+    assert int(second.headers["retry-after"]) > 0
+    assert second.json()["error"]["code"] == "RATE_LIMITED"

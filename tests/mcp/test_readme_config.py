@@ -1,0 +1,23 @@
+"""The desktop client configuration in the README's quick start runs ``hippograph mcp``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from hippograph.cli import build_parser, cmd_mcp
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_quick_starts_mcp_configuration_starts_the_stdio_server() -> None:
+    quick_start = README.read_text(encoding="utf-8").split("## Quick start", 1)[1]
+    quick_start = quick_start.split("\n## ", 1)[0]
+    blocks = re.findall(r"```json\n(.*?)```", quick_start, flags=re.DOTALL)
+    assert len(blocks) == 1
+    server = json.loads(blocks[0])["mcpServers"]["hippograph"]
+
+    assert Path(server["command"]).name == "hippograph"
+    assert build_parser().parse_args(server["args"]).func is cmd_mcp
+    assert set(server["env"]) == {"HIPPOGRAPH_API_KEY", "HIPPOGRAPH_GRAPH__DATA_DIR"}
