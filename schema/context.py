@@ -24,6 +24,8 @@ class Context:
     caller: Principal | None
     request: Any = None
     response: Any = None
+    # A websocket's ``connection_init`` payload (strawberry sets it; None over HTTP).
+    connection_params: dict[str, object] | None = None
 
     @property
     def principal(self) -> Principal:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from graphql.error import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.types.execution import ExecutionResult, StreamExecutionResult
 
 from hippograph.errors import HippoError, InvalidInput
 
@@ -63,3 +64,9 @@ class ErrorCodes(SchemaExtension):
         result = self.execution_context.result
         if result is not None and result.errors:
             result.errors = [coded(error) for error in result.errors]
+
+    def on_stream_result(self, result: StreamExecutionResult) -> Iterator[None]:
+        """Code each result of a subscription before it is sent (the operation hook comes last)."""
+        if isinstance(result, ExecutionResult) and result.errors:
+            result.errors = [coded(error) for error in result.errors]
+        yield

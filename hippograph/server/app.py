@@ -11,7 +11,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from hippograph.ratelimit import RateLimiter
@@ -90,6 +90,8 @@ def create_app(
     return Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
+            # Subscriptions: a Route matches HTTP only, so the websocket needs its own.
+            WebSocketRoute("/graphql", graphql),
             Route("/explore", explore),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
