@@ -15,6 +15,7 @@ from schema.masking import ErrorCodes, is_unexpected
 from schema.memory import MEMORY_TYPES
 from schema.operation import NameOperation
 from schema.surrogates import RefuseSurrogates
+from schema.transport import SubscriptionsOverWebsocket
 from schema.types import MemUnit, Message
 
 
@@ -48,5 +49,6 @@ def build_schema(limits: LimitSettings) -> strawberry.Schema:
             ErrorCodes,
             NameOperation,
             RefuseSurrogates,
+            SubscriptionsOverWebsocket,
         ],
     )

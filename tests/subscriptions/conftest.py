@@ -55,13 +55,14 @@ class Server:
             time.sleep(0.01)
 
 
-@pytest.fixture
-def server(
-    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
+@contextmanager
+def serving(
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, data_dir: Path, **api: Any
 ) -> Iterator[Server]:
     """The app (embedded mode: jobs in its own process) under uvicorn in a thread."""
     port = free_port()
-    app = create_app(make_settings(graph_db, tmp_path), embedder=embedder, **graph_db.start)
+    settings = make_settings(graph_db, data_dir, **api)
+    app = create_app(settings, embedder=embedder, **graph_db.start)
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
     )
@@ -78,6 +79,15 @@ def server(
     finally:
         uvi.should_exit = True
         thread.join(timeout=30)
+
+
+@pytest.fixture
+def server(
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
+) -> Iterator[Server]:
+    """The app with the default settings."""
+    with serving(graph_db, embedder, tmp_path) as running:
+        yield running
 
 
 class Http:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,8 +10,10 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 from websockets.typing import Subprotocol
 
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from tests.api.conftest import ADD_MEMORY, ADMIN_KEY, CREATE_SESSION, CREATE_USER
-from tests.subscriptions.conftest import PROTOCOL, Http, Live, Server, live
+from tests.graphs import TestDatabase
+from tests.subscriptions.conftest import PROTOCOL, Http, Live, Server, live, serving
 
 pytestmark = pytest.mark.only_on(
     "arcadedb", "the websocket layer is the same whatever the graph; its reads are tested there"
@@ -207,3 +210,41 @@ def test_only_the_graphql_transport_ws_protocol_is_spoken(server: Server) -> Non
         ws.recv(timeout=10)
     assert closed.value.rcvd is not None
     assert closed.value.rcvd.code == 4406
+
+
+def test_the_websocket_serves_subscriptions_only_and_within_the_keys_rate(
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    # A burst of three and next to no refill: a connection and two operations.
+    limits = {"rate_limit_per_s": 0.001, "rate_limit_burst": 3}
+    with serving(graph_db, embedder, tmp_path, **limits) as server, live(server, ADMIN_KEY) as ws:
+        # Queries and mutations go over HTTP, where the body cap and the access log are.
+        ws.subscribe("q", "query { viewer { admin } }", {})
+        refused = ws.next_for("q")
+        assert refused["type"] == "error"
+        assert _error_code(refused) == "BAD_REQUEST"
+        ws.subscribe("s", JOB_UPDATED, {"id": "job_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+        assert _error_code(ws.next_for("s")) == "NOT_FOUND"
+        ws.subscribe("over", JOB_UPDATED, {"id": "job_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+        assert _error_code(ws.next_for("over")) == "RATE_LIMITED"
+        # A new connection with the same key is over the limit too.
+        with connect(server.ws_url, subprotocols=[PROTOCOL]) as again:
+            with pytest.raises(ConnectionClosed) as closed:
+                Live(again).init({"authorization": f"Bearer {ADMIN_KEY}"})
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 4429
+
+
+def test_a_subscription_over_http_is_told_where_to_go(server: Server, http: Http) -> None:
+    body = {"query": 'subscription { memoryAdded(userId: "x") { id } }'}
+    auth = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    plain = http.client.post("/graphql", json=body, headers=auth)
+    assert plain.status_code == 200
+    [error] = plain.json()["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "websocket on /graphql" in error["message"]
+    # Strawberry's multipart subscriptions over HTTP are not served either.
+    accept = {**auth, "Accept": 'multipart/mixed;subscriptionSpec="1.0"'}
+    streamed = http.client.post("/graphql", json=body, headers=accept)
+    assert streamed.headers["content-type"] == "application/json"
+    assert streamed.json() == plain.json()
