@@ -14,6 +14,7 @@ import strawberry
 
 from schema.context import Info
 from schema.jobs import Job
+from schema.masking import masked_stream
 from schema.memory import Memory, memory_type
 from schema.permissions import authenticated
 
@@ -28,7 +29,9 @@ class Subscription:
     async def job_updated(self, info: Info, id: strawberry.ID) -> AsyncGenerator[Job, None]:
         live = info.context.services.live
         # Closed with the subscription, so its event listener goes at once.
-        async with aclosing(live.job_updates(info.context.principal, str(id))) as updates:
+        async with aclosing(
+            masked_stream(live.job_updates(info.context.principal, str(id)))
+        ) as updates:
             async for job in updates:
                 yield Job.of(job)
 
@@ -41,6 +44,8 @@ class Subscription:
         self, info: Info, user_id: strawberry.ID
     ) -> AsyncGenerator[Memory, None]:
         live = info.context.services.live
-        async with aclosing(live.memories_added(info.context.principal, str(user_id))) as added:
+        async with aclosing(
+            masked_stream(live.memories_added(info.context.principal, str(user_id)))
+        ) as added:
             async for memory in added:
                 yield memory_type(memory)

@@ -128,6 +128,9 @@ class RedisEventBus:
                         self._deliver(message["data"])
             except (RedisError, OSError) as exc:
                 log.warning("the Redis event subscription failed (%r); again in %g s", exc, delay)
+            except Exception:
+                # Whatever it was, this process's subscribers depend on this loop going on.
+                log.exception("the Redis event subscription crashed; again in %g s", delay)
             finally:
                 self._ready.clear()
                 with contextlib.suppress(RedisError, OSError):
