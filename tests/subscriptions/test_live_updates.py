@@ -116,7 +116,9 @@ def test_a_memorize_job_is_followed_to_its_end_and_its_memories_arrive(
         assert made > 0
         arrived = [_data(ws.next_for("mem"), "memoryAdded") for _ in range(made)]
     stored = http.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"]
-    assert {m["id"] for m in arrived} == {e["node"]["id"] for e in stored}
+    # Stored may also hold a reflection the run's facts led to, made after them.
+    assert len({m["id"] for m in arrived}) == made
+    assert {m["id"] for m in arrived} <= {e["node"]["id"] for e in stored}
     assert {m["userId"] for m in arrived} == {"caro"}
     assert server.subscribers() == 0  # closing the connection ended its subscription
 
@@ -182,6 +184,14 @@ def test_keys_are_checked_when_the_connection_opens(server: Server, http: Http) 
             4403,
             "authorization must be a string: 'Bearer <key>'",
         )
+    # Subscribing before connection_init is the protocol's 4401.
+    with connect(server.ws_url, subprotocols=[PROTOCOL]) as ws:
+        early = Live(ws)
+        early.subscribe("1", MEMORY_ADDED, {"userId": "dora"})
+        with pytest.raises(ConnectionClosed) as closed:
+            early.receive()
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 4401
     # The upgrade request's header is enough.
     with live(server, None, header=f"Bearer {ADMIN_KEY}") as ws:
         ws.subscribe("1", MEMORY_ADDED, {"userId": "nobody"})
@@ -248,3 +258,38 @@ def test_a_subscription_over_http_is_told_where_to_go(server: Server, http: Http
     streamed = http.client.post("/graphql", json=body, headers=accept)
     assert streamed.headers["content-type"] == "application/json"
     assert streamed.json() == plain.json()
+
+
+FACTS = [
+    ("Ann drinks two flat whites every morning", 0.8),
+    ("Ann loves espresso from the cafe near her office", 0.8),
+    ("Ann grinds her own coffee beans at home", 0.7),
+    ("Ann goes rock climbing every Saturday", 0.8),
+    ("Ann is training to lead climb outdoors in the Alps", 0.9),
+    ("Ann bought new climbing shoes last week", 0.7),
+]
+REFLECT = """mutation { reflect(userId: "ann") {
+  __typename ... on ReflectQueued { job { id } }
+} }"""
+
+
+def test_reflections_are_new_memories_too(server: Server, http: Http) -> None:
+    _user(http, "ann")
+    for content, importance in FACTS:
+        http.ok(
+            ADD_MEMORY, {"input": {"userId": "ann", "content": content, "importance": importance}}
+        )
+    with live(server, ADMIN_KEY) as ws:
+        ws.subscribe("mem", MEMORY_ADDED, {"userId": "ann"})
+        server.wait_for_subscribers(1)
+        job_id = http.ok(REFLECT)["reflect"]["job"]["id"]
+        ws.subscribe("job", JOB_UPDATED, {"id": job_id})
+        while (message := ws.next_for("job"))["type"] == "next":
+            last = _data(message, "jobUpdated")
+        assert last["status"] == "SUCCEEDED"
+        # One reflection per theme (coffee, climbing), and nothing else: the
+        # facts were there before the subscription.
+        reflections = [_data(ws.next_for("mem"), "memoryAdded") for _ in range(2)]
+    assert {(r["__typename"], r["kind"]) for r in reflections} == {("Reflection", "REFLECTION")}
+    stored = http.ok(MEMORIES, {"userId": "ann"})["memories"]["edges"]
+    assert {r["id"] for r in reflections} == {e["node"]["id"] for e in stored}
