@@ -21,7 +21,10 @@ from hippograph.wiring import build_services
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import MEMORIZE, graphql, memorize_input
 
-pytestmark = pytest.mark.slow  # a redis-server of its own
+pytestmark = [
+    pytest.mark.slow,  # a redis-server of its own
+    pytest.mark.only_on("arcadedb", "the event transport is the same whatever the graph"),
+]
 
 
 async def _subscribed(runtime: Runtime, count: int) -> None:
