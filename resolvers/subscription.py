@@ -30,7 +30,9 @@ class Subscription:
         live = info.context.services.live
         # Closed with the subscription, so its event listener goes at once.
         async with aclosing(
-            masked_stream(live.job_updates(info.context.principal, str(id)))
+            masked_stream(
+                live.job_updates(info.context.principal, str(id), info.context.current_principal)
+            )
         ) as updates:
             async for job in updates:
                 yield Job.of(job)
@@ -45,7 +47,11 @@ class Subscription:
     ) -> AsyncGenerator[Memory, None]:
         live = info.context.services.live
         async with aclosing(
-            masked_stream(live.memories_added(info.context.principal, str(user_id)))
+            masked_stream(
+                live.memories_added(
+                    info.context.principal, str(user_id), info.context.current_principal
+                )
+            )
         ) as added:
             async for memory in added:
                 yield memory_type(memory)

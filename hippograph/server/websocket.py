@@ -83,6 +83,7 @@ async def admit(context: Context, limiter: RateLimiter) -> None:
         except Unavailable as exc:
             raise Refused(TRY_AGAIN_LATER, exc.message) from None
     context.caller = principal
+    context.api_key = parse_bearer(header) if principal is not None else None
     _limit(limiter, _bucket(context))
     context.loaders = build_loaders(context.services, principal, cache=False)
 

@@ -8,7 +8,7 @@ it may not see is the same ``NotFound`` as everywhere else.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 
 from hippograph.auth import Principal
@@ -19,6 +19,10 @@ from hippograph.models import Memory
 from hippograph.services.jobs import JobService
 from hippograph.services.memories import MemoryService
 from hippograph.services.users import UserService
+
+# Who the caller is now: a subscription outlives requests, and the key it
+# was opened with may be revoked meanwhile (raises ``Unauthenticated`` then).
+Recheck = Callable[[], Awaitable[Principal]]
 
 # How often a watched job is read again even if no event came: an event lost
 # on the way (a Redis reconnection, a subscriber far behind) then only
@@ -36,8 +40,13 @@ class LiveService:
     _users: UserService
     _resync_s: float = RESYNC_S
 
-    async def job_updates(self, principal: Principal, job_id: str) -> AsyncGenerator[Job, None]:
-        """The job now, then each change of it; ends once it has finished."""
+    async def job_updates(
+        self, principal: Principal, job_id: str, recheck: Recheck | None = None
+    ) -> AsyncGenerator[Job, None]:
+        """The job now, then each change of it; ends once it has finished.
+
+        ``recheck`` is asked for the caller again before each later read.
+        """
         require_id(job_id, IdKind.JOB, "id")
         # Subscribed before the first read: a change between the two is heard.
         async with self._bus.subscribe(job_topic(job_id)) as listener:
@@ -45,15 +54,19 @@ class LiveService:
             yield job
             while not job.finished:
                 await listener.next(self._resync_s)
+                principal = await recheck() if recheck else principal
                 current = await self._jobs.get_job(principal, job_id)
                 if current != job:
                     yield current
                 job = current
 
     async def memories_added(
-        self, principal: Principal, user_id: str
+        self, principal: Principal, user_id: str, recheck: Recheck | None = None
     ) -> AsyncGenerator[Memory, None]:
-        """Each memory made for a visible user from now on, as it is written."""
+        """Each memory made for a visible user from now on, as it is written.
+
+        ``recheck`` is asked for the caller again before each event's read.
+        """
         require_user_id(user_id, "userId")
         user = await self._users.require_user(principal, user_id)
         async with self._bus.subscribe(memories_topic(user.id)) as listener:
@@ -61,6 +74,7 @@ class LiveService:
                 event = await listener.next()
                 if not isinstance(event, MemoriesAdded):
                     continue
+                principal = await recheck() if recheck else principal
                 found = await self._memories.get_memories(principal, list(event.memory_ids))
                 for memory_id in event.memory_ids:
                     memory = found.get(memory_id)

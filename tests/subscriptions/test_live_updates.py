@@ -293,3 +293,24 @@ def test_reflections_are_new_memories_too(server: Server, http: Http) -> None:
     assert {(r["__typename"], r["kind"]) for r in reflections} == {("Reflection", "REFLECTION")}
     stored = http.ok(MEMORIES, {"userId": "ann"})["memories"]["edges"]
     assert {r["id"] for r in reflections} == {e["node"]["id"] for e in stored}
+
+
+def test_a_revoked_key_stops_receiving(server: Server, http: Http) -> None:
+    _user(http, "eve")
+    created = http.ok(
+        'mutation { createApiKey(input: {name: "t", userIds: ["eve"]}) '
+        "{ ... on ApiKeyCreated { id key } } }"
+    )["createApiKey"]
+    with live(server, created["key"]) as ws:
+        ws.subscribe("mine", MEMORY_ADDED, {"userId": "eve"})
+        server.wait_for_subscribers(1)
+        first = _add(http, "eve", "Eve keeps bees")
+        assert _data(ws.next_for("mine"), "memoryAdded")["id"] == first
+        revoked = http.ok(
+            "mutation($id: ID!) { revokeApiKey(id: $id) { __typename } }", {"id": created["id"]}
+        )
+        assert revoked["revokeApiKey"]["__typename"] == "ApiKeyRevoked"
+        # The next event finds the key revoked (the tests' key cache lasts 0 s).
+        _add(http, "eve", "Eve sells honey")
+        assert _error_code(ws.next_for("mine")) == "UNAUTHENTICATED"
+        assert ws.next_for("mine") == {"id": "mine", "type": "complete"}
