@@ -62,9 +62,6 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         log_level=settings.log_level,
         log_config=None,
         access_log=False,
-        # Subscriptions' websockets: uvicorn's "auto" picks its implementation
-        # over the deprecated websockets.legacy API; this one is current.
-        ws="websockets-sansio",
     )
     return 0
 

@@ -63,9 +63,8 @@ def serving(
     port = free_port()
     settings = make_settings(graph_db, data_dir, **api)
     app = create_app(settings, embedder=embedder, **graph_db.start)
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio"
-    )
+    # uvicorn's websocket implementation as `hippograph serve` gets it ("auto").
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     uvi = uvicorn.Server(config)
     thread = threading.Thread(target=uvi.run, daemon=True)
     thread.start()
