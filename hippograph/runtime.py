@@ -14,6 +14,8 @@ from graph.store import GraphConnection, connect
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.offline_llm import OfflineExtractor, OfflineRules
 from hippograph.adapters.openai_llm import OpenAICompatibleLLM
+from hippograph.adapters.redis_events import RedisEventBus, channel_name
+from hippograph.broadcast import LocalBroadcast
 from hippograph.clock import Clock, utc_now
 from hippograph.metrics import Metrics
 from hippograph.ports import LLM, Embedder
@@ -39,6 +41,8 @@ class Runtime:
     queue: InProcessQueue | ArqQueue
     llm: LLM
     metrics: Metrics
+    # Live updates: this process's broadcast (embedded mode) or Redis pub/sub (server mode).
+    events: LocalBroadcast | RedisEventBus
     # Embedded mode's: what drains ``queue`` in this process (arq workers drain Redis).
     consumer: InProcessConsumer | None = None
     sweepers: list[asyncio.Task[None]] = field(default_factory=list)
@@ -73,13 +77,17 @@ class Runtime:
             model_task.cancel()
             raise
         queue: InProcessQueue | ArqQueue | None = None
+        events: LocalBroadcast | RedisEventBus | None = None
         try:
             model = await model_task
             await connection.store.setup(model=model.model_name, dimensions=model.dimensions)
             llm = build_llm(settings)
             metrics = Metrics(connection.store.stats.counts)
             queue = await _queue(settings)
-            services = build_services(connection.store, model, llm, clock, settings, queue, metrics)
+            events = _event_bus(settings)
+            services = build_services(
+                connection.store, model, llm, clock, settings, queue, metrics, events
+            )
             await ensure_admin_key(services.keys, settings.graph.data_dir)
             if isinstance(queue, InProcessQueue):
                 for job_id in await services.job_runner.resume_orphans():
@@ -87,13 +95,17 @@ class Runtime:
         except BaseException:
             if isinstance(queue, ArqQueue):
                 await queue.close()
+            if events is not None:
+                await events.close()
             await connection.close()
             raise
         # Torch leaves ~400k tracked objects; freezing them keeps the collector
         # from walking them all on the event loop (stalls of up to 300 ms).
         gc.collect()
         gc.freeze()
-        runtime = cls(settings, connection, model, services, owns_embedder, queue, llm, metrics)
+        runtime = cls(
+            settings, connection, model, services, owns_embedder, queue, llm, metrics, events
+        )
         if isinstance(queue, InProcessQueue):
             runtime.consumer = InProcessConsumer(queue, services.job_runner.run)
             # Embedded mode's scheduler; in server mode arq's cron does this.
@@ -143,6 +155,7 @@ class Runtime:
                 await self.consumer.close()
             if isinstance(self.queue, ArqQueue):
                 await self.queue.close()
+            await self.events.close()
             aclose = getattr(self.llm, "aclose", None)
             if aclose is not None:
                 await aclose()
@@ -191,6 +204,15 @@ async def _queue(settings: Settings) -> InProcessQueue | ArqQueue:
             settings.redis.url, settings.jobs.queue, timeout_s=settings.redis.timeout_s
         )
     return InProcessQueue()
+
+
+def _event_bus(settings: Settings) -> LocalBroadcast | RedisEventBus:
+    """Where live updates travel: Redis when jobs run in other processes, else this one."""
+    if settings.jobs.mode == "arq":
+        return RedisEventBus(
+            settings.redis.url, channel_name(settings.jobs.queue), settings.redis.timeout_s
+        )
+    return LocalBroadcast()
 
 
 async def ensure_admin_key(keys: KeyService, data_dir: Path) -> Path | None:

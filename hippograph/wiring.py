@@ -12,7 +12,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from graph.store import GraphStore
+from hippograph.broadcast import LocalBroadcast
 from hippograph.clock import Clock
+from hippograph.events import Announcer, EventBus
 from hippograph.ports import LLM, Embedder
 from hippograph.services import Services
 from hippograph.services.cascade import CascadeService
@@ -22,6 +24,7 @@ from hippograph.services.job_payloads import JobHandlers
 from hippograph.services.job_runner import JobObserver, JobRunner
 from hippograph.services.jobs import JobQueue, JobService
 from hippograph.services.keys import KeyService
+from hippograph.services.live import LiveService
 from hippograph.services.memories import MemoryService
 from hippograph.services.memorize import MemorizeService
 from hippograph.services.memory_ops import MemoryOpsService
@@ -41,17 +44,30 @@ def build_services(
     settings: Settings,
     queue: JobQueue,
     observer: JobObserver | None = None,
+    bus: EventBus | None = None,
 ) -> Services:
     """Wire the services over ``store``; submitted jobs go to ``queue``.
 
-    ``observer`` is told about every job this process runs (metrics).
+    ``observer`` is told about every job this process runs (metrics). Job
+    changes and new memories are published on ``bus`` (by default one of
+    this process only).
     """
     limits = settings.limits
+    bus = bus if bus is not None else LocalBroadcast()
+    events = Announcer(bus)
     users = UserService(store.users, clock, limits)
     messages = MessageService(store.messages, users, clock, limits)
-    jobs = JobService(store.jobs, queue, clock)
+    jobs = JobService(store.jobs, queue, clock, events)
     reflection = ReflectionService(
-        store.reflection, store.users, users, embedder, llm, jobs, clock, settings.reflection
+        store.reflection,
+        store.users,
+        users,
+        embedder,
+        llm,
+        jobs,
+        clock,
+        settings.reflection,
+        events,
     )
     memorize = MemorizeService(
         messages,
@@ -66,6 +82,7 @@ def build_services(
         limits,
         # after facts are written: queue a reflect run for their user
         reflection.submit if settings.memorize.reflect_after_write else None,
+        events,
     )
     forgetting = ForgetService(
         store.forgetting, store.users, users, embedder, llm, jobs, clock, settings.forgetting
@@ -76,14 +93,16 @@ def build_services(
         clock,
         timedelta(seconds=settings.jobs.timeout_s),
         observer,
+        events,
     )
     admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
+    memories = MemoryService(
+        store.memories, store.messages, store.memunits, users, embedder, clock, limits, events
+    )
     return Services(
         users=users,
         messages=messages,
-        memories=MemoryService(
-            store.memories, store.messages, store.memunits, users, embedder, clock, limits
-        ),
+        memories=memories,
         search=SearchService(
             store.search,
             store.memories,
@@ -101,10 +120,11 @@ def build_services(
         job_runner=job_runner,
         memorize=memorize,
         memory_ops=MemoryOpsService(
-            store.memories, store.memory_ops, users, embedder, clock, limits
+            store.memories, store.memory_ops, users, embedder, clock, limits, events
         ),
         cascade=CascadeService(store.cascade),
         reflection=reflection,
         forgetting=forgetting,
         entities=EntityService(store.entities, users, limits),
+        live=LiveService(bus, jobs, memories, users),
     )

@@ -70,8 +70,15 @@ def _paged(
     return load
 
 
-def build_loaders(services: Services, principal: Principal | None) -> Loaders:
-    """Fresh loaders for one request by ``principal`` (no principal: every load fails)."""
+def build_loaders(
+    services: Services, principal: Principal | None, *, cache: bool = True
+) -> Loaders:
+    """Fresh loaders for one request by ``principal`` (no principal: every load fails).
+
+    ``cache`` false for a websocket connection: its context lives as long as
+    the connection, and a cache would serve old values and grow without end;
+    loads within one event are still batched.
+    """
     who = principal or Principal(key_id="anonymous", admin=False)
 
     async def derived(keys: list[str]) -> list[list[models.ProvenanceNode]]:
@@ -101,13 +108,15 @@ def build_loaders(services: Services, principal: Principal | None) -> Loaders:
         return await services.users.sessions_of_users(who, ids, first, after)
 
     return Loaders(
-        users=DataLoader(_by_id(lambda ids: services.users.get_users(who, ids))),
-        sessions=DataLoader(_by_id(lambda ids: services.users.get_sessions(who, ids))),
-        memories=DataLoader(_by_id(lambda ids: services.memories.get_memories(who, ids))),
-        derived_from=DataLoader(derived),
-        summarizes=DataLoader(summarized),
-        summarized_by=DataLoader(summarizing),
-        memunit_messages=DataLoader(unit_messages),
-        session_messages=DataLoader(_paged(session_pages)),
-        user_sessions=DataLoader(_paged(user_pages)),
+        users=DataLoader(_by_id(lambda ids: services.users.get_users(who, ids)), cache=cache),
+        sessions=DataLoader(_by_id(lambda ids: services.users.get_sessions(who, ids)), cache=cache),
+        memories=DataLoader(
+            _by_id(lambda ids: services.memories.get_memories(who, ids)), cache=cache
+        ),
+        derived_from=DataLoader(derived, cache=cache),
+        summarizes=DataLoader(summarized, cache=cache),
+        summarized_by=DataLoader(summarizing, cache=cache),
+        memunit_messages=DataLoader(unit_messages, cache=cache),
+        session_messages=DataLoader(_paged(session_pages), cache=cache),
+        user_sessions=DataLoader(_paged(user_pages), cache=cache),
     )

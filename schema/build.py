@@ -10,10 +10,12 @@ from strawberry.types import ExecutionContext
 from hippograph.settings import LimitSettings
 from resolvers.mutation import Mutation
 from resolvers.query import Query
+from resolvers.subscription import Subscription
 from schema.masking import ErrorCodes, is_unexpected
 from schema.memory import MEMORY_TYPES
 from schema.operation import NameOperation
 from schema.surrogates import RefuseSurrogates
+from schema.transport import SubscriptionsOverWebsocket
 from schema.types import MemUnit, Message
 
 
@@ -37,6 +39,7 @@ def build_schema(limits: LimitSettings) -> strawberry.Schema:
     return HippoSchema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         types=[*MEMORY_TYPES, MemUnit, Message],
         # Factories, not instances: each operation gets fresh extension state.
         extensions=[
@@ -46,5 +49,6 @@ def build_schema(limits: LimitSettings) -> strawberry.Schema:
             ErrorCodes,
             NameOperation,
             RefuseSurrogates,
+            SubscriptionsOverWebsocket,
         ],
     )

@@ -7,14 +7,20 @@ and strawberry need not be pinned to one version for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import AsyncGenerator, Iterator
+from contextlib import aclosing
+from typing import TypeVar
 
 from graphql.error import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.types.execution import ExecutionResult, StreamExecutionResult
 
 from hippograph.errors import HippoError, InvalidInput
 
 MASKED_MESSAGE = "Unexpected error."
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 def is_unexpected(error: GraphQLError) -> bool:
@@ -63,3 +69,28 @@ class ErrorCodes(SchemaExtension):
         result = self.execution_context.result
         if result is not None and result.errors:
             result.errors = [coded(error) for error in result.errors]
+
+    def on_stream_result(self, result: StreamExecutionResult) -> Iterator[None]:
+        """Code each result of a subscription before it is sent (the operation hook comes last)."""
+        if isinstance(result, ExecutionResult) and result.errors:
+            result.errors = [coded(error) for error in result.errors]
+        yield
+
+
+async def masked_stream(stream: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
+    """A subscription's ``stream``, with a bug raised in it masked as a field's would be.
+
+    An error raised while a subscription's stream runs reaches the result
+    without a path, which is how errors before execution (the client's) look
+    too; so the stream itself turns a bug into ``INTERNAL`` "Unexpected
+    error.", logged here with its traceback.
+    """
+    async with aclosing(stream):
+        try:
+            async for item in stream:
+                yield item
+        except HippoError:
+            raise
+        except Exception:
+            log.exception("a subscription failed")
+            raise HippoError(MASKED_MESSAGE) from None

@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from hippograph.mcp.http import MCPEndpoint, session_manager
@@ -112,6 +112,8 @@ def create_app(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
             Route("/mcp", MCPEndpoint(mcp, limiter)),
+            # Subscriptions: a Route matches HTTP only, so the websocket needs its own.
+            WebSocketRoute("/graphql", graphql),
             Route("/explore", explore),
             Route("/healthz", healthz),
             Route("/readyz", readyz),

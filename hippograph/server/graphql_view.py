@@ -19,10 +19,13 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.schema import BaseSchema
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types.unset import UNSET, UnsetType
 
 from hippograph.auth import Principal, parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
 from hippograph.ratelimit import RateLimiter
+from hippograph.server.websocket import AdmittingHandler, admit
 from resolvers.loaders import build_loaders
 from schema.context import Context
 from schema.surrogates import first_surrogate
@@ -47,6 +50,9 @@ def graphiql_page() -> str:
         )
     return (STATIC_DIR / "graphiql.html").read_text()
 
+
+# ``connection_ack`` without a payload.
+_PLAIN_ACK: UnsetType = UNSET
 
 _HTTP_CODES = {
     400: "BAD_REQUEST",
@@ -89,11 +95,23 @@ class HippoGraphQL(GraphQL[Context, None]):
     the schema before a key is pasted), and every data field answers
     UNAUTHENTICATED. Each key has its own rate (anonymous and refused callers
     share their address's); over it, 429 with ``Retry-After``.
+
+    Subscriptions come over a websocket on the same path, in the
+    graphql-transport-ws protocol only (the legacy ``graphql-ws`` one is
+    refused with 4406); ``hippograph.server.websocket`` admits them.
     """
 
+    graphql_transport_ws_handler_class = AdmittingHandler
+
     def __init__(self, schema: BaseSchema, limiter: RateLimiter, **options: Any) -> None:
+        options.setdefault("subscription_protocols", (GRAPHQL_TRANSPORT_WS_PROTOCOL,))
         super().__init__(schema, **options)
         self.limiter = limiter
+
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
+        """Authenticate the websocket's ``connection_init`` (see :mod:`~.websocket`)."""
+        await admit(context, self.limiter)
+        return _PLAIN_ACK
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -15,6 +15,7 @@ from hippograph.services.forgetting import ForgetService
 from hippograph.services.job_runner import JobRunner
 from hippograph.services.jobs import JobService
 from hippograph.services.keys import KeyService
+from hippograph.services.live import LiveService
 from hippograph.services.memories import MemoryService
 from hippograph.services.memorize import MemorizeService
 from hippograph.services.memory_ops import MemoryOpsService
@@ -43,3 +44,4 @@ class Services:
     reflection: ReflectionService
     forgetting: ForgetService
     entities: EntityService
+    live: LiveService

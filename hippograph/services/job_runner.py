@@ -19,6 +19,7 @@ from typing import Protocol
 
 from hippograph.clock import Clock
 from hippograph.errors import HippoError
+from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, require_id
 from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.logs import request_id
@@ -54,6 +55,7 @@ class JobRunner:
     _clock: Clock
     _lease: timedelta
     _observer: JobObserver | None = None
+    _events: Announcer = NO_EVENTS
 
     async def run(self, job_id: str) -> Job | None:
         """Do a job's work and record the outcome; None if it is not this call's to run.
@@ -78,6 +80,7 @@ class JobRunner:
         job = await self._store.start(job_id, now, now - self._lease)
         if job is None:
             return None
+        await self._events.job_changed(job)
         started = time.perf_counter()
         finished = await self._attempt(job)
         if self._observer is not None:
@@ -120,7 +123,10 @@ class JobRunner:
     ) -> Job:
         finished = await self._store.finish(job.id, status, self._clock(), counts, error, usage)
         # None only if the record vanished meanwhile (its user was deleted).
-        return finished if finished is not None else replace(job, status=status, error=error)
+        if finished is None:
+            return replace(job, status=status, error=error)
+        await self._events.job_changed(finished)
+        return finished
 
     async def resume_orphans(self) -> list[str]:
         """Jobs a stopped single-process runner left queued or running, queued again.

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import NotFound, Unavailable
+from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, require_id
 from hippograph.jobs import Job, JobStatus
 
@@ -59,10 +60,13 @@ class JobQueue(Protocol):
 class JobService:
     """Jobs for principals and services: submit, look up."""
 
-    def __init__(self, store: JobStore, queue: JobQueue, clock: Clock) -> None:
+    def __init__(
+        self, store: JobStore, queue: JobQueue, clock: Clock, events: Announcer = NO_EVENTS
+    ) -> None:
         self._store = store
         self._queue = queue
         self._clock = clock
+        self._events = events
 
     async def submit(self, job_id: str, user_ids: Sequence[str], work: JobPayload) -> Job:
         """Record a job and queue it; the same id again returns the first job (no new work)."""
@@ -80,10 +84,13 @@ class JobService:
             except Unavailable as exc:
                 # Left "queued", the record would make every resubmission think
                 # the job is on its way; failed, the next submission re-queues it.
-                await self._store.finish(
+                failed = await self._store.finish(
                     stored.id, JobStatus.FAILED, self._clock(), {}, exc.message, {}
                 )
+                if failed is not None:
+                    await self._events.job_changed(failed)
                 raise
+            await self._events.job_changed(stored)
         return stored
 
     async def get_job(self, principal: Principal, job_id: str) -> Job:

@@ -12,6 +12,7 @@ from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import Conflict, InvalidInput, NotFound
+from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, derived_id, kind_of, new_id, require_client_id, require_id
 from hippograph.models import (
     DEFAULT_CATEGORY,
@@ -167,6 +168,7 @@ class MemoryService:
     _embedder: Embedder
     _clock: Clock
     _limits: LimitSettings
+    _events: Announcer = NO_EVENTS
 
     async def index(self, content: str) -> IndexedText:
         """The vector and search tokens of ``content``."""
@@ -225,6 +227,7 @@ class MemoryService:
             if replayed is None:
                 raise
             return replayed
+        await self._events.memories_added([memory])
         return memory
 
     async def _replayed(self, memory_id: str, content: str, client_id: str) -> Memory | None:
@@ -346,6 +349,7 @@ class MemoryService:
             old.id, successor, await self.index(content), Sources(), now
         ):
             raise InvalidInput("only a current memory can be edited", "id")
+        await self._events.memories_added([successor])
         return successor
 
     async def delete_memory(self, principal: Principal, memory_id: str, hard: bool) -> str:

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput, Unavailable
+from hippograph.events import NO_EVENTS, Announcer
 from hippograph.extraction.assemble import UnitContext, UnitDraft, assemble, unit_messages
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.extraction.segment import SegmentRules, segment
@@ -158,6 +159,7 @@ class MemorizeService:
     _settings: MemorizeSettings
     _limits: LimitSettings
     _after_facts: Callable[[str], Awaitable[object]] | None = None
+    _events: Announcer = NO_EVENTS
     _rules: SegmentRules = field(init=False)
 
     def __post_init__(self) -> None:
@@ -252,6 +254,7 @@ class MemorizeService:
         batch = await self._batch(drafts)
         written = await self._ingest.write(batch)
         if written.memories:
+            await self._events.memories_added(m for m, _, _ in batch.memories)
             await self._reflect_later(batch)
         usage = Usage()
         for _, extraction_usage in drafts:

@@ -18,6 +18,7 @@ from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput, NotFound
+from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, new_id, require_client_id, require_id
 from hippograph.models import (
     DEFAULT_CATEGORY,
@@ -88,6 +89,7 @@ class MemoryOpsService:
     _embedder: Embedder
     _clock: Clock
     _limits: LimitSettings
+    _events: Announcer = NO_EVENTS
 
     async def apply(
         self, principal: Principal, user_id: str, ops: Sequence[MemoryOp]
@@ -167,6 +169,9 @@ class MemoryOpsService:
                 outcomes.append(MemoryOpOutcome(MemoryOpKind.SKIP, op.id))
         plan = MemoryOpsPlan(adds, supersedes, boosts, soft, hard, BOOST)
         await self._ops.apply(plan, now)
+        await self._events.memories_added(
+            [m for m, _ in adds] + [successor for _, successor, _ in supersedes]
+        )
         return outcomes
 
     async def _replayed(

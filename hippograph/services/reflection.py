@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
+from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, new_id, require_user_id
 from hippograph.jobs import Job, JobKind
 from hippograph.models import IndexedText, Memory, MemoryCategory, MemoryKind, MemorySource
@@ -97,6 +98,7 @@ class ReflectionService:
     _jobs: JobService
     _clock: Clock
     _settings: ReflectionSettings
+    _events: Announcer = NO_EVENTS
     _rules: ReflectionRules = field(init=False)
 
     def __post_init__(self) -> None:
@@ -199,4 +201,6 @@ class ReflectionService:
             indexed = IndexedText(embedding=vector, search_text=text.search_text(content))
             items.append((memory, indexed, [f.id for f in group]))
         made, consolidated = await self._store.write(items)
+        if made:
+            await self._events.memories_added(m for m, _, _ in items)
         return ReflectOutcome(due=True, reflections=made, consolidated=consolidated, usage=usage)

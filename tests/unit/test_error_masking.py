@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+
 import strawberry
 
 from hippograph.errors import InvalidInput, NotFound
-from schema.masking import MASKED_MESSAGE, ErrorCodes
+from schema.masking import MASKED_MESSAGE, ErrorCodes, masked_stream
 
 
 @strawberry.type
@@ -23,7 +25,34 @@ class _Query:
         raise NotFound("memory", "mem_1")
 
 
-_SCHEMA = strawberry.Schema(query=_Query, extensions=[ErrorCodes])
+async def _counting(then: Exception) -> AsyncGenerator[int, None]:
+    yield 1
+    raise then
+
+
+@strawberry.type
+class _Subscription:
+    @strawberry.subscription
+    async def broken(self) -> AsyncGenerator[int, None]:
+        async for n in masked_stream(_counting(RuntimeError("password=hunter2"))):
+            yield n
+
+    @strawberry.subscription
+    async def gone(self) -> AsyncGenerator[int, None]:
+        async for n in masked_stream(_counting(NotFound("job", "job_1"))):
+            yield n
+
+
+_SCHEMA = strawberry.Schema(query=_Query, subscription=_Subscription, extensions=[ErrorCodes])
+
+
+async def _streamed(document: str) -> list[tuple[object, list[tuple[str, object]]]]:
+    results: list[tuple[object, list[tuple[str, object]]]] = []
+    async for result in await _SCHEMA.stream(document):
+        assert isinstance(result, strawberry.types.ExecutionResult)
+        errors: list[tuple[str, object]] = [(e.message, e.extensions) for e in result.errors or []]
+        results.append((result.data, errors))
+    return results
 
 
 async def test_an_unexpected_error_is_masked_as_internal() -> None:
@@ -61,3 +90,14 @@ async def test_only_the_bugs_are_masked_when_errors_mix() -> None:
     assert result.errors is not None
     codes = sorted((e.extensions or {})["code"] for e in result.errors)
     assert codes == ["INTERNAL", "NOT_FOUND"]
+
+
+async def test_a_bug_in_a_subscriptions_stream_is_masked_and_expected_errors_are_coded() -> None:
+    assert await _streamed("subscription { broken }") == [
+        ({"broken": 1}, []),
+        (None, [(MASKED_MESSAGE, {"code": "INTERNAL"})]),
+    ]
+    assert await _streamed("subscription { gone }") == [
+        ({"gone": 1}, []),
+        (None, [("job 'job_1' not found", {"code": "NOT_FOUND"})]),
+    ]

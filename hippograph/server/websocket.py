@@ -1,0 +1,155 @@
+"""Websocket admission for GraphQL subscriptions (graphql-transport-ws).
+
+The key comes in the ``connection_init`` payload, ``{"authorization":
+"Bearer <key>"}`` (browsers cannot set headers on a websocket), or else in
+the upgrade request's ``Authorization`` header. A bad key closes the
+connection with 4403; no key is admitted as anonymous, and every
+subscription then answers ``UNAUTHENTICATED``, as every HTTP query does.
+Each connection takes one token of its key's (or address's) rate limit.
+"""
+
+from __future__ import annotations
+
+import time
+
+from graphql import GraphQLError, OperationType, get_operation_ast, parse
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    ConnectionInitMessage,
+    ErrorMessage,
+    SubscribeMessage,
+)
+
+from hippograph.auth import Principal, parse_bearer
+from hippograph.errors import Unauthenticated, Unavailable
+from hippograph.ratelimit import RateLimiter
+from resolvers.loaders import build_loaders
+from schema.context import Context
+
+# Close codes: the protocol's 4403 (Forbidden) and 4429, and the websocket
+# standard's 1013 (try again later) for a dependency that is down.
+FORBIDDEN = 4403
+TOO_MANY = 4429
+TRY_AGAIN_LATER = 1013
+
+
+class Refused(Exception):
+    """The connection is closed with ``code`` and ``reason`` instead of acknowledged."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        # The websocket protocol caps a close reason at 123 bytes.
+        self.reason = reason.encode()[:123].decode(errors="ignore")
+
+
+def _authorization(context: Context) -> str:
+    """The credentials offered: the init payload's ``authorization``, else the header."""
+    params = context.connection_params or {}
+    offered = params.get("authorization", params.get("Authorization"))
+    if offered is None:
+        headers = getattr(context.request, "headers", {})
+        offered = headers.get("authorization", "")
+    if not isinstance(offered, str):
+        raise Refused(FORBIDDEN, "authorization must be a string: 'Bearer <key>'")
+    return offered.strip()
+
+
+def _bucket(context: Context) -> str:
+    """The rate-limit bucket of a connection: its key's, or its address's without one."""
+    if context.caller is not None:
+        return f"key:{context.caller.key_id}"
+    client = getattr(context.request, "client", None)
+    return f"address:{client.host if client else 'unknown'}"
+
+
+async def admit(context: Context, limiter: RateLimiter) -> None:
+    """Authenticate a connection's ``context`` (``Refused`` if it may not go on).
+
+    On success the context gets the caller and loaders of its own, which do
+    not cache: the context lives as long as the connection.
+    """
+    header = _authorization(context)
+    principal: Principal | None = None
+    # "Bearer" with nothing after it is GraphiQL's empty template: no key.
+    if header and header.lower() != "bearer":
+        try:
+            principal = await context.services.keys.authenticate(parse_bearer(header))
+        except Unauthenticated as exc:
+            _limit(limiter, _bucket(context))
+            raise Refused(FORBIDDEN, exc.message) from None
+        except Unavailable as exc:
+            raise Refused(TRY_AGAIN_LATER, exc.message) from None
+    context.caller = principal
+    context.api_key = parse_bearer(header) if principal is not None else None
+    _limit(limiter, _bucket(context))
+    context.loaders = build_loaders(context.services, principal, cache=False)
+
+
+def _limit(limiter: RateLimiter, bucket: str) -> None:
+    wait = limiter.check(bucket, time.monotonic())
+    if wait > 0:
+        seconds = RateLimiter.retry_after(wait)
+        raise Refused(TOO_MANY, f"too many connections for this key; retry after {seconds} s")
+
+
+def _not_a_subscription(payload: object) -> bool:
+    """Whether a subscribe message asks for a query or a mutation (unparsable: not decided here)."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
+        return False
+    name = payload.get("operationName")
+    try:
+        operation = get_operation_ast(
+            parse(payload["query"]), name if isinstance(name, str) else None
+        )
+    except GraphQLError:
+        return False
+    return operation is not None and operation.operation is not OperationType.SUBSCRIPTION
+
+
+class AdmittingHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    """Strawberry's graphql-transport-ws handler, with our admission and limits.
+
+    A refused ``connection_init`` closes with its code. Each operation takes
+    one token of the connection's rate limit, as an HTTP request does, and
+    only subscriptions are served: queries and mutations go over HTTP, where
+    the body cap, the access log and the latency metric see them.
+    """
+
+    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        """Strawberry's, with :class:`Refused` (raised by the view's ``on_ws_connect``) closing."""
+        try:
+            await super().handle_connection_init(message)
+        except Refused as refusal:
+            await self.websocket.close(code=refusal.code, reason=refusal.reason)
+
+    async def handle_subscribe(self, message: SubscribeMessage) -> None:
+        """Refuse an operation over the limit, or one that is not a subscription; else run it."""
+        if self.connection_acknowledged and message.get("id") not in self.operations:
+            limiter: RateLimiter = getattr(self.view, "limiter")  # noqa: B009
+            wait = limiter.check(_bucket(self.context), time.monotonic())
+            if wait > 0:
+                seconds = RateLimiter.retry_after(wait)
+                await self._refuse(
+                    message,
+                    "RATE_LIMITED",
+                    f"too many requests for this key; retry after {seconds} s",
+                )
+                return
+            if _not_a_subscription(message.get("payload")):
+                await self._refuse(
+                    message,
+                    "BAD_REQUEST",
+                    "only subscriptions are served over the websocket; "
+                    "send queries and mutations with HTTP POST",
+                )
+                return
+        await super().handle_subscribe(message)
+
+    async def _refuse(self, message: SubscribeMessage, code: str, text: str) -> None:
+        error = GraphQLError(text, extensions={"code": code})
+        await self.send_message(
+            ErrorMessage(id=message["id"], type="error", payload=[error.formatted])
+        )

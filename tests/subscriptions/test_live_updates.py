@@ -1,0 +1,316 @@
+"""jobUpdated and memoryAdded over a real websocket, scoped by key like every query."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+from websockets.typing import Subprotocol
+
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from tests.api.conftest import ADD_MEMORY, ADMIN_KEY, CREATE_SESSION, CREATE_USER
+from tests.graphs import TestDatabase
+from tests.subscriptions.conftest import PROTOCOL, Http, Live, Server, live, serving
+
+pytestmark = pytest.mark.only_on(
+    "arcadedb", "the websocket layer is the same whatever the graph; its reads are tested there"
+)
+
+JOB_UPDATED = "subscription($id: ID!) { jobUpdated(id: $id) { id status counts { memories } } }"
+MEMORY_ADDED = """subscription($userId: ID!) {
+  memoryAdded(userId: $userId) { __typename id userId content kind }
+}"""
+MEMORIZE = """mutation($input: MemorizeInput!) {
+  memorize(input: $input) { __typename ... on Memorized { job { id status } } }
+}"""
+MEMORIES = """query($userId: ID!) {
+  memories(userId: $userId, first: 100) { edges { node { id } } }
+}"""
+UPDATE = """mutation($id: ID!, $content: String!) {
+  updateMemory(input: {id: $id, content: $content}) {
+    __typename ... on MemoryPayload { memory { id } }
+  }
+}"""
+APPLY = """mutation($userId: ID!, $ops: [MemoryOpInput!]!) {
+  applyMemoryOps(input: {userId: $userId, ops: $ops}) {
+    __typename ... on MemoryOpsApplied { results { memoryId } }
+  }
+}"""
+KEY = """mutation($u: [ID!]!) {
+  createApiKey(input: {name: "t", userIds: $u}) { ... on ApiKeyCreated { key } }
+}"""
+
+CONVERSATION = [
+    ("Caroline", "I went to a support group yesterday and everyone was welcoming."),
+    ("Caroline", "My name is Caroline Smith and I live in Boston."),
+    ("Melanie", "That is wonderful. I painted a sunrise over the lake last week."),
+    ("Caroline", "I love painting too! My favourite colour is green."),
+]
+ORDER = ["QUEUED", "RUNNING", "SUCCEEDED"]
+
+
+def _user(http: Http, user_id: str) -> str:
+    """A user with a session; returns the session id."""
+    assert http.ok(CREATE_USER, {"id": user_id, "name": user_id.title()})["createUser"]["user"]
+    session: str = http.ok(CREATE_SESSION, {"userId": user_id})["createSession"]["session"]["id"]
+    return session
+
+
+def _add(http: Http, user_id: str, content: str) -> str:
+    added = http.ok(ADD_MEMORY, {"input": {"userId": user_id, "content": content}})["addMemory"]
+    assert added["__typename"] == "MemoryPayload", added
+    memory_id: str = added["memory"]["id"]
+    return memory_id
+
+
+def _data(message: dict[str, Any], field: str) -> dict[str, Any]:
+    assert message["type"] == "next", message
+    assert not message["payload"].get("errors"), message
+    value: dict[str, Any] = message["payload"]["data"][field]
+    return value
+
+
+def _error_code(message: dict[str, Any]) -> str:
+    errors = message["payload"] if message["type"] == "error" else message["payload"]["errors"]
+    assert len(errors) == 1, message
+    code: str = errors[0]["extensions"]["code"]
+    return code
+
+
+def test_a_memorize_job_is_followed_to_its_end_and_its_memories_arrive(
+    server: Server, http: Http
+) -> None:
+    session = _user(http, "caro")
+    messages = [
+        {"speaker": s, "content": c, "ts": f"2023-05-08T13:5{i}:00+00:00"}
+        for i, (s, c) in enumerate(CONVERSATION)
+    ]
+    with live(server, ADMIN_KEY) as ws:
+        ws.subscribe("mem", MEMORY_ADDED, {"userId": "caro"})
+        server.wait_for_subscribers(1)
+        memorized = http.ok(
+            MEMORIZE,
+            {
+                "input": {
+                    "userIds": ["caro"],
+                    "sessionId": session,
+                    "messages": messages,
+                    "async": True,
+                }
+            },
+        )["memorize"]
+        job_id = memorized["job"]["id"]
+        ws.subscribe("job", JOB_UPDATED, {"id": job_id})
+        states = []
+        while (message := ws.next_for("job"))["type"] == "next":
+            states.append(_data(message, "jobUpdated"))
+        assert message == {"id": "job", "type": "complete"}
+        statuses = [s["status"] for s in states]
+        # The first state is the job as it was on subscribing; then every change, in order.
+        assert statuses == sorted(set(statuses), key=ORDER.index), statuses
+        assert statuses[-1] == "SUCCEEDED"
+        made = states[-1]["counts"]["memories"]
+        assert made > 0
+        arrived = [_data(ws.next_for("mem"), "memoryAdded") for _ in range(made)]
+    stored = http.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"]
+    # Stored may also hold a reflection the run's facts led to, made after them.
+    assert len({m["id"] for m in arrived}) == made
+    assert {m["id"] for m in arrived} <= {e["node"]["id"] for e in stored}
+    assert {m["userId"] for m in arrived} == {"caro"}
+    assert server.subscribers() == 0  # closing the connection ended its subscription
+
+
+def test_new_memories_reach_their_users_subscribers_and_nobody_else(
+    server: Server, http: Http
+) -> None:
+    _user(http, "alice")
+    _user(http, "bob")
+    alice_key = http.ok(KEY, {"u": ["alice"]})["createApiKey"]["key"]
+    bob_key = http.ok(KEY, {"u": ["bob"]})["createApiKey"]["key"]
+    alices_job = http.ok(
+        'mutation { reflect(userId: "alice", force: true) { __typename ... on ReflectQueued { job { id } } } }'
+    )
+    with live(server, alice_key) as alice, live(server, bob_key) as bob:
+        # Another tenant's user and job are not found, and that is all they get.
+        bob.subscribe("a", MEMORY_ADDED, {"userId": "alice"})
+        assert _error_code(bob.next_for("a")) == "NOT_FOUND"
+        assert bob.next_for("a") == {"id": "a", "type": "complete"}
+        bob.subscribe("j", JOB_UPDATED, {"id": alices_job["reflect"]["job"]["id"]})
+        assert _error_code(bob.next_for("j")) == "NOT_FOUND"
+        assert bob.next_for("j") == {"id": "j", "type": "complete"}
+
+        alice.subscribe("mine", MEMORY_ADDED, {"userId": "alice"})
+        bob.subscribe("mine", MEMORY_ADDED, {"userId": "bob"})
+        server.wait_for_subscribers(2)
+        tea = _add(Http(http.client, alice_key), "alice", "Alice drinks green tea")
+        got = _data(alice.next_for("mine"), "memoryAdded")
+        assert (got["id"], got["content"], got["__typename"]) == (
+            tea,
+            "Alice drinks green tea",
+            "SemanticMemory",
+        )
+        # A new version is a new memory; so is an agent's ADD.
+        coffee = http.ok(UPDATE, {"id": tea, "content": "Alice drinks coffee"})["updateMemory"]
+        assert _data(alice.next_for("mine"), "memoryAdded")["id"] == coffee["memory"]["id"]
+        ops = [{"op": "ADD", "content": "Alice plays chess"}]
+        applied = http.ok(APPLY, {"userId": "alice", "ops": ops})["applyMemoryOps"]
+        assert (
+            _data(alice.next_for("mine"), "memoryAdded")["id"] == applied["results"][0]["memoryId"]
+        )
+        # Bob's first event is his own memory: none of Alice's three came before it.
+        own = _add(http, "bob", "Bob likes jazz")
+        assert _data(bob.next_for("mine"), "memoryAdded")["id"] == own
+
+
+def test_keys_are_checked_when_the_connection_opens(server: Server, http: Http) -> None:
+    _user(http, "dora")
+    # A bad key: the connection is refused with 4403, whichever way the key came.
+    for payload, header in (({"authorization": "Bearer hg_not-a-key"}, None), ({}, "Bearer hg_no")):
+        headers = {"Authorization": header} if header else None
+        with connect(server.ws_url, subprotocols=[PROTOCOL], additional_headers=headers) as ws:
+            connection = Live(ws)
+            with pytest.raises(ConnectionClosed) as closed:
+                connection.init(payload)
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 4403
+    with connect(server.ws_url, subprotocols=[PROTOCOL]) as ws:
+        with pytest.raises(ConnectionClosed) as closed:
+            Live(ws).init({"authorization": 42})
+        assert closed.value.rcvd is not None
+        assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+            4403,
+            "authorization must be a string: 'Bearer <key>'",
+        )
+    # Subscribing before connection_init is the protocol's 4401.
+    with connect(server.ws_url, subprotocols=[PROTOCOL]) as ws:
+        early = Live(ws)
+        early.subscribe("1", MEMORY_ADDED, {"userId": "dora"})
+        with pytest.raises(ConnectionClosed) as closed:
+            early.receive()
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 4401
+    # The upgrade request's header is enough.
+    with live(server, None, header=f"Bearer {ADMIN_KEY}") as ws:
+        ws.subscribe("1", MEMORY_ADDED, {"userId": "nobody"})
+        assert _error_code(ws.next_for("1")) == "NOT_FOUND"
+    # No key: admitted, and every subscription answers UNAUTHENTICATED.
+    with live(server, None) as ws:
+        ws.subscribe("1", MEMORY_ADDED, {"userId": "dora"})
+        assert _error_code(ws.next_for("1")) == "UNAUTHENTICATED"
+        ws.subscribe("2", JOB_UPDATED, {"id": "job_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+        assert _error_code(ws.next_for("2")) == "UNAUTHENTICATED"
+    # Bad ids are the client's error, named.
+    with live(server, ADMIN_KEY) as ws:
+        ws.subscribe("1", JOB_UPDATED, {"id": "mem_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+        assert _error_code(ws.next_for("1")) == "BAD_USER_INPUT"
+        ws.subscribe("2", MEMORY_ADDED, {"userId": "a b"})
+        assert _error_code(ws.next_for("2")) == "BAD_USER_INPUT"
+    assert server.subscribers() == 0
+
+
+def test_only_the_graphql_transport_ws_protocol_is_spoken(server: Server) -> None:
+    legacy = [Subprotocol("graphql-ws")]
+    with (
+        connect(server.ws_url, subprotocols=legacy) as ws,
+        pytest.raises(ConnectionClosed) as closed,
+    ):
+        ws.recv(timeout=10)
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 4406
+
+
+def test_the_websocket_serves_subscriptions_only_and_within_the_keys_rate(
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    # A burst of three and next to no refill: a connection and two operations.
+    limits = {"rate_limit_per_s": 0.001, "rate_limit_burst": 3}
+    with serving(graph_db, embedder, tmp_path, **limits) as server, live(server, ADMIN_KEY) as ws:
+        # Queries and mutations go over HTTP, where the body cap and the access log are.
+        ws.subscribe("q", "query { viewer { admin } }", {})
+        refused = ws.next_for("q")
+        assert refused["type"] == "error"
+        assert _error_code(refused) == "BAD_REQUEST"
+        ws.subscribe("s", JOB_UPDATED, {"id": "job_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+        assert _error_code(ws.next_for("s")) == "NOT_FOUND"
+        ws.subscribe("over", JOB_UPDATED, {"id": "job_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+        assert _error_code(ws.next_for("over")) == "RATE_LIMITED"
+        # A new connection with the same key is over the limit too.
+        with connect(server.ws_url, subprotocols=[PROTOCOL]) as again:
+            with pytest.raises(ConnectionClosed) as closed:
+                Live(again).init({"authorization": f"Bearer {ADMIN_KEY}"})
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 4429
+
+
+def test_a_subscription_over_http_is_told_where_to_go(server: Server, http: Http) -> None:
+    body = {"query": 'subscription { memoryAdded(userId: "x") { id } }'}
+    auth = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    plain = http.client.post("/graphql", json=body, headers=auth)
+    assert plain.status_code == 200
+    [error] = plain.json()["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "websocket on /graphql" in error["message"]
+    # Strawberry's multipart subscriptions over HTTP are not served either.
+    accept = {**auth, "Accept": 'multipart/mixed;subscriptionSpec="1.0"'}
+    streamed = http.client.post("/graphql", json=body, headers=accept)
+    assert streamed.headers["content-type"] == "application/json"
+    assert streamed.json() == plain.json()
+
+
+FACTS = [
+    ("Ann drinks two flat whites every morning", 0.8),
+    ("Ann loves espresso from the cafe near her office", 0.8),
+    ("Ann grinds her own coffee beans at home", 0.7),
+    ("Ann goes rock climbing every Saturday", 0.8),
+    ("Ann is training to lead climb outdoors in the Alps", 0.9),
+    ("Ann bought new climbing shoes last week", 0.7),
+]
+REFLECT = """mutation { reflect(userId: "ann") {
+  __typename ... on ReflectQueued { job { id } }
+} }"""
+
+
+def test_reflections_are_new_memories_too(server: Server, http: Http) -> None:
+    _user(http, "ann")
+    for content, importance in FACTS:
+        http.ok(
+            ADD_MEMORY, {"input": {"userId": "ann", "content": content, "importance": importance}}
+        )
+    with live(server, ADMIN_KEY) as ws:
+        ws.subscribe("mem", MEMORY_ADDED, {"userId": "ann"})
+        server.wait_for_subscribers(1)
+        job_id = http.ok(REFLECT)["reflect"]["job"]["id"]
+        ws.subscribe("job", JOB_UPDATED, {"id": job_id})
+        while (message := ws.next_for("job"))["type"] == "next":
+            last = _data(message, "jobUpdated")
+        assert last["status"] == "SUCCEEDED"
+        # One reflection per theme (coffee, climbing), and nothing else: the
+        # facts were there before the subscription.
+        reflections = [_data(ws.next_for("mem"), "memoryAdded") for _ in range(2)]
+    assert {(r["__typename"], r["kind"]) for r in reflections} == {("Reflection", "REFLECTION")}
+    stored = http.ok(MEMORIES, {"userId": "ann"})["memories"]["edges"]
+    assert {r["id"] for r in reflections} == {e["node"]["id"] for e in stored}
+
+
+def test_a_revoked_key_stops_receiving(server: Server, http: Http) -> None:
+    _user(http, "eve")
+    created = http.ok(
+        'mutation { createApiKey(input: {name: "t", userIds: ["eve"]}) '
+        "{ ... on ApiKeyCreated { id key } } }"
+    )["createApiKey"]
+    with live(server, created["key"]) as ws:
+        ws.subscribe("mine", MEMORY_ADDED, {"userId": "eve"})
+        server.wait_for_subscribers(1)
+        first = _add(http, "eve", "Eve keeps bees")
+        assert _data(ws.next_for("mine"), "memoryAdded")["id"] == first
+        revoked = http.ok(
+            "mutation($id: ID!) { revokeApiKey(id: $id) { __typename } }", {"id": created["id"]}
+        )
+        assert revoked["revokeApiKey"]["__typename"] == "ApiKeyRevoked"
+        # The next event finds the key revoked (the tests' key cache lasts 0 s).
+        _add(http, "eve", "Eve sells honey")
+        assert _error_code(ws.next_for("mine")) == "UNAUTHENTICATED"
+        assert ws.next_for("mine") == {"id": "mine", "type": "complete"}
