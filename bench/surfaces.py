@@ -1,0 +1,244 @@
+"""What each way into the service adds to a search: GraphQL, the Python client, MCP.
+
+1. Bulk-insert ``--memories`` memories for one user on the embedded ArcadeDB
+   (LoCoMo turns, as ``bench.search_latency`` loads them), stop.
+2. Start ``hippograph serve`` on that data and, side by side in one run,
+   time the same ``--searches`` LoCoMo questions (HYBRID, top 10, no touch)
+   through each surface, after a warm-up:
+
+   * ``graphql``: a POST to ``/graphql`` with httpx, the query written out;
+   * ``client``: ``hippograph.client.HippoGraph.search`` (parses typed results);
+   * ``mcp``: the ``search`` tool over streamable HTTP at ``/mcp``, with the
+     MCP SDK's own client in one session.
+
+   The surfaces take turns question by question, so a slow moment of the
+   shared machine falls on all of them alike.
+3. Live updates: one ``memoryAdded`` subscription over a websocket
+   (graphql-transport-ws), then ``--events`` memories added with the
+   client, one at a time; the time from sending ``addMemory`` to the event
+   arriving on the subscription: p50/p95, beside the time the mutation
+   itself took to answer.
+
+    python -m bench.surfaces --memories 10000 --searches 200 [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from websockets.asyncio.client import connect
+from websockets.typing import Subprotocol
+
+from bench.common import locomo_questions, machine, percentiles, print_json, serve_env, stopwatch
+from bench.search_latency import ADMIN_KEY, USER, distinct_texts, load
+from graph.embedded import free_port
+from hippograph.client import AsyncHippoGraph
+from hippograph.runtime import Runtime
+from hippograph.settings import ApiSettings, GraphSettings, Settings
+
+QUERY = """
+query($user: ID!, $q: String!) {
+  search(userId: $user, query: $q, topK: 10, touch: false) {
+    hits { score memory { id content } breakdown { semantic keyword fused final } }
+  }
+}"""
+
+MEMORY_ADDED = "subscription($user: ID!) { memoryAdded(userId: $user) { id content } }"
+
+Timed = Callable[[str], Awaitable[None]]
+
+
+def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    """``hippograph serve`` on the benchmark's data, with no rate limit (one key asks all)."""
+    env = serve_env(data_dir, port, ADMIN_KEY) | {"HIPPOGRAPH_API__RATE_LIMIT_PER_S": "0"}
+    hippograph = Path(sys.executable).parent / "hippograph"
+    return subprocess.Popen(
+        [str(hippograph), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+async def wait_ready(base: str, server: subprocess.Popen[bytes], timeout_s: float = 300) -> None:
+    """Return once ``/readyz`` answers 200; fail if the server exits or takes too long."""
+    deadline = time.monotonic() + timeout_s
+    async with httpx.AsyncClient(base_url=base, timeout=5) as http:
+        while True:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("hippograph serve did not become ready")
+            try:
+                if (await http.get("/readyz")).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(0.2)
+
+
+async def side_by_side(
+    surfaces: dict[str, Timed], questions: list[str], warmup: int
+) -> dict[str, Any]:
+    """Each surface's latency over the same questions, asked in turn, after a warm-up."""
+    for question in questions[:warmup]:
+        for ask in surfaces.values():
+            await ask(question)
+    samples: dict[str, list[float]] = {name: [] for name in surfaces}
+    for question in questions:
+        for name, ask in surfaces.items():
+            with stopwatch() as took:
+                await ask(question)
+            samples[name].append(took[0] * 1000)
+    return {name: {"latency_ms": percentiles(ms)} for name, ms in samples.items()}
+
+
+async def searches(base: str, questions: list[str], warmup: int) -> dict[str, Any]:
+    """GraphQL, the client and MCP, side by side on one server."""
+    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    async with (
+        httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as http,
+        AsyncHippoGraph(base, ADMIN_KEY, timeout=60) as client,
+        httpx2.AsyncClient(headers=headers, timeout=60) as mcp_http,
+        Client(streamable_http_client(f"{base}/mcp", http_client=mcp_http)) as mcp,
+    ):
+
+        async def graphql(question: str) -> None:
+            answer = await http.post(
+                "/graphql", json={"query": QUERY, "variables": {"user": USER, "q": question}}
+            )
+            answer.raise_for_status()
+            if "errors" in answer.json():
+                raise RuntimeError(answer.text)
+
+        async def typed(question: str) -> None:
+            await client.search(USER, question, top_k=10, touch=False)
+
+        async def tool(question: str) -> None:
+            result = await mcp.call_tool(
+                "search", {"user_id": USER, "query": question, "top_k": 10, "touch": False}
+            )
+            if result.is_error:
+                raise RuntimeError(str(result.content))
+
+        return await side_by_side(
+            {"graphql": graphql, "client": typed, "mcp": tool}, questions, warmup
+        )
+
+
+async def live_updates(base: str, events: int) -> dict[str, Any]:
+    """From sending ``addMemory`` to its ``memoryAdded`` event on an open subscription."""
+    ws_url = base.replace("http://", "ws://") + "/graphql"
+    delivery: list[float] = []
+    answered: list[float] = []
+    async with (
+        connect(ws_url, subprotocols=[Subprotocol("graphql-transport-ws")]) as ws,
+        AsyncHippoGraph(base, ADMIN_KEY, timeout=60) as client,
+    ):
+        await ws.send(
+            json.dumps(
+                {"type": "connection_init", "payload": {"authorization": f"Bearer {ADMIN_KEY}"}}
+            )
+        )
+        if json.loads(await ws.recv())["type"] != "connection_ack":
+            raise RuntimeError("the websocket was not acknowledged")
+        subscribe = {"query": MEMORY_ADDED, "variables": {"user": USER}}
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": subscribe}))
+        # The subscription listens once its message is handled: the first
+        # event proves it, and is not timed.
+        await client.add_memory(USER, "the subscription is listening")
+        await _event(ws)
+        for i in range(events):
+            started = time.perf_counter()
+            added = await client.add_memory(USER, f"live update number {i}")
+            answered.append((time.perf_counter() - started) * 1000)
+            while (await _event(ws)) != added.id:
+                pass
+            delivery.append((time.perf_counter() - started) * 1000)
+    # the mutation's own answer, for comparison: the event comes after its commit
+    return {"delivery_ms": percentiles(delivery), "add_memory_answer_ms": percentiles(answered)}
+
+
+async def _event(ws: Any) -> str:
+    """The id of the next memory the subscription announces (within 30 s)."""
+    message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+    if message["type"] != "next" or message["payload"].get("errors"):
+        raise RuntimeError(f"unexpected subscription message: {message}")
+    return str(message["payload"]["data"]["memoryAdded"]["id"])
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="hippograph-surfaces-"))
+    questions = (locomo_questions() * 2)[: args.searches]
+    settings = Settings(
+        graph=GraphSettings(data_dir=data_dir), api=ApiSettings(admin_key=ADMIN_KEY)
+    )
+    runtime = await Runtime.start(settings)
+    try:
+        loaded = await load(runtime, distinct_texts(args.memories), args.batch)
+    finally:
+        await runtime.stop()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = start_server(data_dir, port)
+    try:
+        await wait_ready(base, server)
+        report: dict[str, Any] = {"search": await searches(base, questions, args.warmup)}
+        report["live_updates"] = await live_updates(base, args.events)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    return {
+        "benchmark": "surfaces",
+        "machine": machine(),
+        "graph": {"server": "arcadedb", "version": "embedded"},
+        "settings": {
+            "memories": args.memories,
+            "searches": len(questions),
+            "warmup": args.warmup,
+            "events": args.events,
+            "search": "HYBRID, top 10, touch false",
+        },
+        "insert": loaded,
+        **report,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--searches", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--events", type=int, default=100)
+    parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--data-dir", help="where the graph lives (default: a new temp dir)")
+    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    args = parser.parse_args()
+    report = asyncio.run(run(args))
+    if args.json:
+        print_json(report)
+        return
+    for name, value in report["search"].items():
+        print(
+            f"search via {name:8s} p50/p95 {value['latency_ms']['p50']}/"
+            f"{value['latency_ms']['p95']} ms"
+        )
+    live = report["live_updates"]["delivery_ms"]
+    answer = report["live_updates"]["add_memory_answer_ms"]
+    print(
+        f"memoryAdded delivery p50/p95 {live['p50']}/{live['p95']} ms "
+        f"(addMemory's own answer {answer['p50']}/{answer['p95']} ms)"
+    )
+    print(json.dumps(report["machine"]))
+
+
+if __name__ == "__main__":
+    main()
