@@ -15,6 +15,14 @@ from dataclasses import dataclass
 from cachetools import LRUCache
 
 
+@dataclass(frozen=True, slots=True)
+class OverLimit:
+    """A request refused by the limit: the ``Retry-After`` seconds, and what to tell the caller."""
+
+    retry_after_s: int
+    message: str
+
+
 @dataclass(slots=True)
 class _Bucket:
     tokens: float
@@ -59,3 +67,19 @@ class RateLimiter:
     def retry_after(wait_s: float) -> int:
         """The ``Retry-After`` header's whole seconds for a wait (at least 1)."""
         return max(1, math.ceil(wait_s))
+
+    def admit(self, key: str, now: float) -> OverLimit | None:
+        """Spend one token of ``key``'s bucket: None if allowed, else the refusal.
+
+        Every door (``/graphql``, ``/mcp``, the subscriptions' websocket) refuses
+        with this one message, under its own transport's code.
+        """
+        wait = self.check(key, now)
+        if wait <= 0:
+            return None
+        seconds = self.retry_after(wait)
+        return OverLimit(
+            seconds,
+            f"too many requests for this key: at most {self.rate:g} per second "
+            f"(bursts of {self.burst}); retry after {seconds} s",
+        )

@@ -74,14 +74,8 @@ class MCPEndpoint:
 
     def _limited(self, request: Request, bucket: str) -> JSONResponse | None:
         # The same limiter as /graphql: a key's budget is one, whichever door it uses.
-        wait = self.limiter.check(bucket, time.monotonic())
-        if wait <= 0:
+        over = self.limiter.admit(bucket, time.monotonic())
+        if over is None:
             return None
         request.app.state.runtime.metrics.rate_limited.inc()
-        seconds = RateLimiter.retry_after(wait)
-        return _refusal(
-            429,
-            "RATE_LIMITED",
-            f"too many requests for this key; retry after {seconds} s",
-            {"Retry-After": str(seconds)},
-        )
+        return _refusal(429, "RATE_LIMITED", over.message, {"Retry-After": str(over.retry_after_s)})

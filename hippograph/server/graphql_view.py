@@ -148,18 +148,11 @@ class HippoGraphQL(GraphQL[Context, None]):
         return self._limited(request, client)
 
     def _limited(self, request: Request, key: str) -> Response | None:
-        wait = self.limiter.check(key, time.monotonic())
-        if wait <= 0:
+        over = self.limiter.admit(key, time.monotonic())
+        if over is None:
             return None
         request.app.state.runtime.metrics.rate_limited.inc()
-        seconds = RateLimiter.retry_after(wait)
-        return _error(
-            429,
-            "RATE_LIMITED",
-            f"too many requests for this key: at most {self.limiter.rate:g} per second "
-            f"(bursts of {self.limiter.burst}); retry after {seconds} s",
-            {"Retry-After": str(seconds)},
-        )
+        return _error(429, "RATE_LIMITED", over.message, {"Retry-After": str(over.retry_after_s)})
 
     def decode_json(self, data: str | bytes) -> object:
         # Thousands of nested brackets exhaust Python's recursion limit inside

@@ -89,10 +89,9 @@ async def admit(context: Context, limiter: RateLimiter) -> None:
 
 
 def _limit(limiter: RateLimiter, bucket: str) -> None:
-    wait = limiter.check(bucket, time.monotonic())
-    if wait > 0:
-        seconds = RateLimiter.retry_after(wait)
-        raise Refused(TOO_MANY, f"too many connections for this key; retry after {seconds} s")
+    over = limiter.admit(bucket, time.monotonic())
+    if over is not None:
+        raise Refused(TOO_MANY, over.message)
 
 
 def _not_a_subscription(payload: object) -> bool:
@@ -129,14 +128,9 @@ class AdmittingHandler(BaseGraphQLTransportWSHandler[Context, None]):
         """Refuse an operation over the limit, or one that is not a subscription; else run it."""
         if self.connection_acknowledged and message.get("id") not in self.operations:
             limiter: RateLimiter = getattr(self.view, "limiter")  # noqa: B009
-            wait = limiter.check(_bucket(self.context), time.monotonic())
-            if wait > 0:
-                seconds = RateLimiter.retry_after(wait)
-                await self._refuse(
-                    message,
-                    "RATE_LIMITED",
-                    f"too many requests for this key; retry after {seconds} s",
-                )
+            over = limiter.admit(_bucket(self.context), time.monotonic())
+            if over is not None:
+                await self._refuse(message, "RATE_LIMITED", over.message)
                 return
             if _not_a_subscription(message.get("payload")):
                 await self._refuse(

@@ -6,23 +6,18 @@ suites; each test works on users of its own, so none sees another's data.
 
 from __future__ import annotations
 
-import contextlib
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import uvicorn
-from starlette.applications import Starlette
 
-from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.client import HippoGraph
 from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, make_settings
 from tests.graphs import GraphBackend
+from tests.serving import serving
 
 
 @dataclass(frozen=True)
@@ -31,26 +26,6 @@ class LiveServer:
 
     url: str
     admin_key: str
-
-
-@contextlib.contextmanager
-def serving(app: Starlette) -> Iterator[str]:
-    """``app`` under uvicorn in a thread on a free loopback port; yields its base URL."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the test server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
 
 
 @pytest.fixture(scope="package")

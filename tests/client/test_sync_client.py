@@ -30,8 +30,9 @@ from hippograph.client import (
 )
 from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, make_settings
-from tests.client.conftest import LiveServer, serving
+from tests.client.conftest import LiveServer
 from tests.graphs import TestDatabase
+from tests.serving import serving
 
 pytestmark = pytest.mark.only_on("arcadedb", "the client tests the API surface, not Cypher")
 

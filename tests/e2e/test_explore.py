@@ -22,8 +22,8 @@ from hippograph.server.app import create_app
 from hippograph.settings import GraphSettings, Settings
 from tests.api.conftest import ADMIN_KEY, CREATE_SESSION, CREATE_USER, Api, make_settings
 from tests.e2e.browser import run_check
-from tests.e2e.conftest import serving
 from tests.graphs import TestDatabase
+from tests.serving import serving
 
 REFERENCE = re.compile(r"""(?:src|href)\s*=\s*["']([^"']*)["']""")
 # absolute URLs, and protocol-relative ones in string literals (not `//` comments)

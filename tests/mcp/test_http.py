@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from starlette.testclient import TestClient
 
-from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from hippograph.settings import Settings
 from tests.api.conftest import ADMIN_KEY
 from tests.graphs import TestDatabase
 from tests.mcp.conftest import ONLY_ON_ARCADEDB, World, data, error
+from tests.serving import serving
 
 pytestmark = ONLY_ON_ARCADEDB
 
@@ -53,21 +50,9 @@ def base_url(
     one event loop); ``world`` made the users and keys it reads.
     """
     settings: Settings = world.settings
-    port = free_port()
     app = create_app(settings, embedder=embedder, **module_db.start)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the test server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with serving(app) as url:
+        yield url
 
 
 @contextlib.asynccontextmanager

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -14,16 +13,15 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, make_settings
 from tests.graphs import TestDatabase
+from tests.serving import serving as tests_serving
 
 PROTOCOL = Subprotocol("graphql-transport-ws")
 # Longest wait for one websocket message: a memorize job takes well under it.
@@ -60,24 +58,11 @@ def serving(
     graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, data_dir: Path, **api: Any
 ) -> Iterator[Server]:
     """The app (embedded mode: jobs in its own process) under uvicorn in a thread."""
-    port = free_port()
     settings = make_settings(graph_db, data_dir, **api)
     app = create_app(settings, embedder=embedder, **graph_db.start)
-    # uvicorn's websocket implementation as `hippograph serve` gets it ("auto").
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    uvi = uvicorn.Server(config)
-    thread = threading.Thread(target=uvi.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not uvi.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the test server did not start")
-        time.sleep(0.05)
-    try:
-        yield Server(f"http://127.0.0.1:{port}", app)
-    finally:
-        uvi.should_exit = True
-        thread.join(timeout=30)
+    # uvicorn's websocket implementation is the one `hippograph serve` gets ("auto").
+    with tests_serving(app) as url:
+        yield Server(url, app)
 
 
 @pytest.fixture

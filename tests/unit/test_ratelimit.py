@@ -54,3 +54,13 @@ def test_bad_settings_are_refused() -> None:
         RateLimiter(rate=-1.0, burst=1)
     with pytest.raises(ValueError, match="burst"):
         RateLimiter(rate=1.0, burst=0)
+
+
+def test_admit_refuses_with_the_wait_in_whole_seconds_and_the_limit_named() -> None:
+    limiter = RateLimiter(rate=0.5, burst=1)
+    assert limiter.admit("k", 0.0) is None
+    over = limiter.admit("k", 0.5)
+    assert over is not None
+    assert over.retry_after_s == 2  # 1.5 s to the next token, rounded up
+    assert "at most 0.5 per second (bursts of 1); retry after 2 s" in over.message
+    assert limiter.admit("k", 2.0) is None
