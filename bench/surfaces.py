@@ -6,8 +6,12 @@
    time the same ``--searches`` LoCoMo questions (HYBRID, top 10, no touch)
    through each surface, after a warm-up:
 
-   * ``graphql``: a POST to ``/graphql`` with httpx, the query written out;
-   * ``client``: ``hippograph.client.HippoGraph.search`` (parses typed results);
+   * ``graphql``: a POST to ``/graphql`` with httpx, a short query written out
+     (ids, content, the breakdown's main parts);
+   * ``graphql-client-doc``: the same POST with the client's own document,
+     which selects every field of a hit (so the next row's difference is
+     the client's parsing alone);
+   * ``client``: ``hippograph.client.AsyncHippoGraph.search`` (typed results);
    * ``mcp``: the ``search`` tool over streamable HTTP at ``/mcp``, with the
      MCP SDK's own client in one session.
 
@@ -46,6 +50,7 @@ from bench.common import locomo_questions, machine, percentiles, print_json, ser
 from bench.search_latency import ADMIN_KEY, USER, distinct_texts, load
 from graph.embedded import free_port
 from hippograph.client import AsyncHippoGraph
+from hippograph.client.operations import SEARCH as CLIENT_SEARCH
 from hippograph.runtime import Runtime
 from hippograph.settings import ApiSettings, GraphSettings, Settings
 
@@ -111,13 +116,18 @@ async def searches(base: str, questions: list[str], warmup: int) -> dict[str, An
         Client(streamable_http_client(f"{base}/mcp", http_client=mcp_http)) as mcp,
     ):
 
-        async def graphql(question: str) -> None:
-            answer = await http.post(
-                "/graphql", json={"query": QUERY, "variables": {"user": USER, "q": question}}
-            )
+        async def post(document: str, variables: dict[str, Any]) -> None:
+            answer = await http.post("/graphql", json={"query": document, "variables": variables})
             answer.raise_for_status()
             if "errors" in answer.json():
                 raise RuntimeError(answer.text)
+
+        async def graphql(question: str) -> None:
+            await post(QUERY, {"user": USER, "q": question})
+
+        async def client_document(question: str) -> None:
+            variables = {"userId": USER, "query": question, "topK": 10, "touch": False}
+            await post(CLIENT_SEARCH, variables)
 
         async def typed(question: str) -> None:
             await client.search(USER, question, top_k=10, touch=False)
@@ -130,7 +140,14 @@ async def searches(base: str, questions: list[str], warmup: int) -> dict[str, An
                 raise RuntimeError(str(result.content))
 
         return await side_by_side(
-            {"graphql": graphql, "client": typed, "mcp": tool}, questions, warmup
+            {
+                "graphql": graphql,
+                "graphql-client-doc": client_document,
+                "client": typed,
+                "mcp": tool,
+            },
+            questions,
+            warmup,
         )
 
 
@@ -228,7 +245,7 @@ def main() -> None:
         return
     for name, value in report["search"].items():
         print(
-            f"search via {name:8s} p50/p95 {value['latency_ms']['p50']}/"
+            f"search via {name:18s} p50/p95 {value['latency_ms']['p50']}/"
             f"{value['latency_ms']['p95']} ms"
         )
     live = report["live_updates"]["delivery_ms"]
