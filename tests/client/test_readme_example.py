@@ -15,9 +15,9 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def readme_example() -> str:
-    """The Python block of the README's "From Python" section."""
+    """The Python block of the quick start's agent example (its own ``###`` part)."""
     text = README.read_text(encoding="utf-8")
-    section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    section = text.split("### An agent's memory in ten lines", 1)[1].split("\n### ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
     assert len(blocks) == 1
     return str(blocks[0])
