@@ -8,6 +8,7 @@ the LLM client) are deselected: they ran in the ArcadeDB run already.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -86,6 +87,25 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Remove the run's model cache."""
     shutil.rmtree(MODEL_CACHE, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _process_logging_undone() -> Iterator[None]:
+    """Undo what ``hippograph.cli.main`` does to logging when a test runs it in-process.
+
+    It points the root logger at the ``sys.stderr`` of that moment, which is
+    pytest's capture of that one test: left there, the servers later tests run
+    in threads log into a closed capture, and the run's output fills with
+    "--- Logging error ---" tracebacks.
+    """
+    root = logging.getLogger()
+    before, level = set(root.handlers), root.level
+    yield
+    for handler in root.handlers[:]:
+        # pytest's own capture handlers are subclasses, and come and go by themselves
+        if handler not in before and type(handler) is logging.StreamHandler:
+            root.removeHandler(handler)
+    root.setLevel(level)
 
 
 @pytest.fixture
