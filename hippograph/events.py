@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -99,6 +99,8 @@ class Announcer:
 
     bus: EventBus | None = None
     timeout_s: float = PUBLISH_TIMEOUT_S
+    # Told of each event that could not be published (a metric counts them).
+    unpublished: Callable[[], None] | None = None
 
     async def job_changed(self, job: Job) -> None:
         """A job's status (or record) changed."""
@@ -120,6 +122,8 @@ class Announcer:
         except Exception as exc:
             # The write this announces has committed; live updates are best effort.
             log.warning("could not publish %s: %r", type(event).__name__, exc)
+            if self.unpublished is not None:
+                self.unpublished()
 
 
 NO_EVENTS = Announcer()

@@ -69,6 +69,16 @@ class Metrics:
             "Queue entries that were not a job (malformed payloads), refused by the worker",
             registry=self.registry,
         )
+        self.subscriptions = Gauge(
+            "hippograph_subscriptions_open",
+            "Live-update listeners open in this process (one per running subscription)",
+            registry=self.registry,
+        )
+        self.events_unpublished = Counter(
+            "hippograph_events_unpublished",
+            "Live-update events that could not be published (their write went through)",
+            registry=self.registry,
+        )
         self.memories = Gauge(
             "hippograph_memories",
             "Memories in the graph, by kind, level and soft deletion",
@@ -114,6 +124,10 @@ class Metrics:
         self.jobs.clear()
         for (kind, status), n in counts.jobs.items():
             self.jobs.labels(kind, status).set(n)
+
+    def watch_subscriptions(self, count: Callable[[], int]) -> None:
+        """Read the open subscriptions from ``count`` at each scrape."""
+        self.subscriptions.set_function(count)
 
     def exposition(self) -> bytes:
         """The registry in Prometheus' text format."""

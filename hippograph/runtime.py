@@ -84,9 +84,18 @@ class Runtime:
             llm = build_llm(settings)
             metrics = Metrics(connection.store.stats.counts)
             queue = await _queue(settings)
-            events = _event_bus(settings)
+            events = bus = _event_bus(settings)
+            metrics.watch_subscriptions(lambda: bus.subscribers)
             services = build_services(
-                connection.store, model, llm, clock, settings, queue, metrics, events
+                connection.store,
+                model,
+                llm,
+                clock,
+                settings,
+                queue,
+                metrics,
+                events,
+                unpublished=metrics.events_unpublished.inc,
             )
             await ensure_admin_key(services.keys, settings.graph.data_dir)
             if isinstance(queue, InProcessQueue):

@@ -9,6 +9,7 @@ the graph module, the Protocol and the service that calls it; nothing here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from graph.store import GraphStore
@@ -45,16 +46,18 @@ def build_services(
     queue: JobQueue,
     observer: JobObserver | None = None,
     bus: EventBus | None = None,
+    unpublished: Callable[[], None] | None = None,
 ) -> Services:
     """Wire the services over ``store``; submitted jobs go to ``queue``.
 
     ``observer`` is told about every job this process runs (metrics). Job
     changes and new memories are published on ``bus`` (by default one of
-    this process only).
+    this process only); ``unpublished`` is told of each event that could
+    not be (metrics).
     """
     limits = settings.limits
     bus = bus if bus is not None else LocalBroadcast()
-    events = Announcer(bus)
+    events = Announcer(bus, unpublished=unpublished)
     users = UserService(store.users, clock, limits)
     messages = MessageService(store.messages, users, clock, limits)
     jobs = JobService(store.jobs, queue, clock, events)

@@ -102,6 +102,8 @@ async def test_with_redis_gone_writes_succeed_and_subscribing_says_why_not(
         )
     assert await runtime.connection.store.memories.count("caro") == 1
     assert "could not publish MemoriesAdded" in caplog.text
+    unpublished = runtime.metrics.registry.get_sample_value("hippograph_events_unpublished_total")
+    assert unpublished == 1
     with pytest.raises(Unavailable, match="did not confirm the subscription"):
         async with aclosing(runtime.services.live.memories_added(SETTINGS_ADMIN, "caro")) as gen:
             await anext(gen)

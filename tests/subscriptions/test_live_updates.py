@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,7 @@ def test_new_memories_reach_their_users_subscribers_and_nobody_else(
         alice.subscribe("mine", MEMORY_ADDED, {"userId": "alice"})
         bob.subscribe("mine", MEMORY_ADDED, {"userId": "bob"})
         server.wait_for_subscribers(2)
+        assert _open_subscriptions(http) == 2  # what /metrics tells an operator
         tea = _add(Http(http.client, alice_key), "alice", "Alice drinks green tea")
         got = _data(alice.next_for("mine"), "memoryAdded")
         assert (got["id"], got["content"], got["__typename"]) == (
@@ -314,3 +316,12 @@ def test_a_revoked_key_stops_receiving(server: Server, http: Http) -> None:
         _add(http, "eve", "Eve sells honey")
         assert _error_code(ws.next_for("mine")) == "UNAUTHENTICATED"
         assert ws.next_for("mine") == {"id": "mine", "type": "complete"}
+
+
+def _open_subscriptions(http: Http) -> float:
+    """``hippograph_subscriptions_open`` as ``/metrics`` reports it."""
+    found = re.search(
+        r"^hippograph_subscriptions_open (\S+)$", http.client.get("/metrics").text, re.M
+    )
+    assert found is not None
+    return float(found.group(1))
