@@ -62,10 +62,12 @@ PROPERTY_INDEXES = [
         "setup.MEMORY_USER",
         "CREATE INDEX memory_user IF NOT EXISTS FOR (n:Memory) ON (n.user_id)",
     ),
-    # search's context stage finds the turns next to a hit by session and seq
+    # search's context stage finds the turns next to a hit by session and seq:
+    # on both, the index hands it the one turn (on the session alone, Neo4j
+    # 5.26 read every turn of the session and filtered them by seq)
     cypher(
-        "setup.MEMORY_SESSION",
-        "CREATE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.session_id)",
+        "setup.MEMORY_SESSION_SEQ",
+        "CREATE INDEX memory_session_seq IF NOT EXISTS FOR (n:Memory) ON (n.session_id, n.seq)",
     ),
     cypher(
         "setup.MEMORY_CREATED",
