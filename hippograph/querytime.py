@@ -16,10 +16,12 @@ favours memories that name a time.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
+from typing import ParamSpec
 
 from hippograph.models import Memory
 from hippograph.relative_dates import RelativeDate, Unit, find_relative_dates
@@ -81,18 +83,48 @@ def _month_number(name: str) -> int:
     )
 
 
+_P = ParamSpec("_P")
+
+
+def _in_calendar(make: Callable[_P, TimeWindow | None]) -> Callable[_P, TimeWindow | None]:
+    """``make``, answering None for a period a datetime cannot hold.
+
+    "9999年", "December 31, 9999" or "0001-01-01" are dates, but their period
+    (or its slack) runs past year 9999 or before year 1: no period, not a
+    crash of the search or the memorize that read it.
+    """
+
+    @functools.wraps(make)
+    def held(*args: _P.args, **kwargs: _P.kwargs) -> TimeWindow | None:
+        try:
+            return make(*args, **kwargs)
+        except (ValueError, OverflowError):
+            return None
+
+    return held
+
+
+@_in_calendar
+def _exact_day_window(day: date) -> TimeWindow:
+    start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    return TimeWindow(start, start + timedelta(days=1))
+
+
+@_in_calendar
 def _day_window(day: date, label: str) -> TimeWindow:
     start = datetime(day.year, day.month, day.day, tzinfo=UTC)
     # A few days either side: people say "on Monday" of something told on Tuesday.
     return TimeWindow(start - _DAY_SLACK, start + timedelta(days=1) + _DAY_SLACK, label=label)
 
 
+@_in_calendar
 def _month_window(year: int, month: int, label: str) -> TimeWindow:
     start = datetime(year, month, 1, tzinfo=UTC)
     end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
     return TimeWindow(start, end, label=label)
 
 
+@_in_calendar
 def _year_window(year: int, label: str) -> TimeWindow:
     return TimeWindow(
         datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), label=label
@@ -173,8 +205,7 @@ def _periods_in(text: str, said: datetime) -> list[tuple[int, datetime, datetime
         for m in re.finditer(pattern, text):
             day = _safe_day(*parts(m))
             if day is not None:
-                start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-                add(m.span(), TimeWindow(start, start + timedelta(days=1)))
+                add(m.span(), _exact_day_window(day))
     for m in re.finditer(_MONTH_OF_YEAR, text):
         add(m.span(), _month_window(int(m[2]), _month_number(m[1]), m[0]))
     for m in re.finditer(_MONTH_ALONE, text):
@@ -248,7 +279,8 @@ def _relative(text: str, now: datetime) -> TimeWindow | None:
     return _period_window(first, text[first.start : first.end])
 
 
-def _period_window(found: RelativeDate, label: str) -> TimeWindow:
+@_in_calendar
+def _period_window(found: RelativeDate, label: str) -> TimeWindow | None:
     """The window of a relative date: its calendar period, loosely for loose ones."""
     d = found.day
     start = datetime(d.year, d.month, d.day, tzinfo=UTC)

@@ -121,6 +121,9 @@ def find_relative_dates(text: str, said: datetime) -> list[RelativeDate]:
         for match in re.finditer(pattern, text, flags=re.IGNORECASE):
             if any(d.start < match.end() and match.start() < d.end for d in found):
                 continue
-            unit, day, approximate = period(match)
+            try:
+                unit, day, approximate = period(match)
+            except (ValueError, OverflowError):
+                continue  # "tomorrow" said on 31 December 9999: past the calendar's end
             found.append(RelativeDate(match.start(), match.end(), unit, day, approximate))
     return found

@@ -222,3 +222,23 @@ def test_forged_cursors_are_bad_input(
         body = api.post(query, variables)
         codes = [e["extensions"]["code"] for e in body.get("errors") or []]
         assert codes == ["BAD_USER_INPUT"], (query, body)
+
+
+def test_dates_at_the_calendars_ends_are_remembered_and_searched(
+    api: Api, ann: dict[str, Any]
+) -> None:
+    # These once answered INTERNAL: the period of "9999年" or of "tomorrow"
+    # said on 31 December 9999 runs past the last year a datetime holds.
+    last = "9999-12-31T12:00:00Z"
+    messages = [
+        {"speaker": "ann", "content": "See you tomorrow, on 9999-12-31 or so", "ts": last},
+        {"speaker": "ann", "content": "The year 0001-01-01 was long ago", "ts": last},
+    ]
+    done = api.ok(MEMORIZE, {"u": ["ann"], "s": ann["session"], "m": messages})["memorize"]
+    assert done["__typename"] == "Memorized", done
+    for query in ("what happens in 9999年?", "December 31, 9999", "next year", "0001-01-01"):
+        found = api.ok(
+            'query($q: String!) { search(userId: "ann", query: $q) { hits { score } } }',
+            {"q": query},
+        )
+        assert isinstance(found["search"]["hits"], list)

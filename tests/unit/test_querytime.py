@@ -169,3 +169,41 @@ def test_a_text_s_own_date_is_not_the_period_it_tells_of() -> None:
     )
     assert period_named("On 8 May 2023, Melanie said: “Hey Caroline!”", SAID) is None
     assert period_named("I'm painting today", SAID) is None
+
+
+EDGES = (datetime(9999, 12, 31, 23, 59, tzinfo=UTC), datetime(1, 1, 1, tzinfo=UTC))
+
+
+@pytest.mark.parametrize("said", EDGES, ids=["year 9999", "year 1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9999年",
+        "0000年",
+        "9999年12月31日",
+        "9999-12-31",
+        "0001-01-01",
+        "December 31, 9999",
+        "in December 9999",
+        "in 9999",
+        "tomorrow",
+        "yesterday",
+        "next week",
+        "next year",
+        "last month",
+        "in May",
+        "明天",
+        "去年",
+    ],
+)
+def test_dates_at_the_calendars_ends_name_no_period_rather_than_crash(
+    text: str, said: datetime
+) -> None:
+    # Their period (or a query's slack around it) runs past year 9999 or
+    # before year 1; what can be held is still found, the rest is none.
+    for window in (parse_time_window(text, said), period_named(text, said)):
+        if isinstance(window, TimeWindow):
+            assert window.start is None or window.end is None or window.start < window.end
+        elif window is not None:
+            start, end = window
+            assert start < end
