@@ -304,7 +304,11 @@ def _graphql_filter(memory_filter: MemoryFilter) -> dict[str, Any] | None:
 
 
 def search_over_http(
-    data_dir: Path, graph_env: dict[str, str], questions: list[str], warmup: int
+    data_dir: Path,
+    graph_env: dict[str, str],
+    questions: list[str],
+    warmup: int,
+    small_user: bool = True,
 ) -> dict[str, Any]:
     """Start ``hippograph serve`` on the benchmark's graph; time GraphQL searches from here."""
     port = free_port()
@@ -354,7 +358,10 @@ def search_over_http(
                     report["start_to_first_answer_s"] = round(time.monotonic() - started, 2)
                 except httpx.HTTPError:
                     time.sleep(0.2)
-            for user, runs, into in ((USER, RUNS, report), (SMALL_USER, SMALL_RUNS, {})):
+            users = [(USER, RUNS, report)]
+            if small_user:  # not there with --small-memories 0
+                users.append((SMALL_USER, SMALL_RUNS, {}))
+            for user, runs, into in users:
                 for name, (method, memory_filter, weight) in runs.items():
                     for question in questions[:warmup]:
                         ask(question, method, memory_filter, user, weight)
@@ -413,7 +420,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             settled = await search_in_process(runtime, questions, args.warmup)
         finally:
             await runtime.stop()
-        http = search_over_http(data_dir, graph.env, questions, args.warmup)
+        http = search_over_http(
+            data_dir, graph.env, questions, args.warmup, small_user=bool(small_texts)
+        )
     return {
         "benchmark": "search_latency",
         "machine": machine(),
