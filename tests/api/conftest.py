@@ -62,6 +62,22 @@ class Api:
         return key
 
 
+# Important facts of two themes: what one reflect run consolidates into two
+# reflections (coffee, climbing).
+ANN_FACTS_BY_THEME: dict[str, list[tuple[str, float]]] = {
+    "coffee": [
+        ("Ann drinks two flat whites every morning", 0.8),
+        ("Ann loves espresso from the cafe near her office", 0.8),
+        ("Ann grinds her own coffee beans at home", 0.7),
+    ],
+    "climbing": [
+        ("Ann goes rock climbing every Saturday", 0.8),
+        ("Ann is training to lead climb outdoors in the Alps", 0.9),
+        ("Ann bought new climbing shoes last week", 0.7),
+    ],
+}
+
+
 def make_settings(graph_db: TestDatabase, data_dir: Path, **api: Any) -> Settings:
     """Settings for an app on the test's database."""
     return Settings(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tests.api.conftest import Api, add_memory, seed_user
+from tests.api.conftest import ANN_FACTS_BY_THEME, Api, add_memory, seed_user
 
 REFLECT = """
 mutation($userId: ID!, $force: Boolean!) {
@@ -28,18 +28,7 @@ query($userId: ID!) {
   }
 }"""
 
-FACTS = {
-    "coffee": [
-        ("Ann drinks two flat whites every morning", 0.8),
-        ("Ann loves espresso from the cafe near her office", 0.8),
-        ("Ann grinds her own coffee beans at home", 0.7),
-    ],
-    "climbing": [
-        ("Ann goes rock climbing every Saturday", 0.8),
-        ("Ann is training to lead climb outdoors in the Alps", 0.9),
-        ("Ann bought new climbing shoes last week", 0.7),
-    ],
-}
+FACTS = ANN_FACTS_BY_THEME
 
 
 def _add_fact(api: Api, content: str, importance: float) -> str:

@@ -7,17 +7,11 @@ from typing import Any
 
 from mcp_types import TextResourceContents
 
+from tests.api.conftest import ANN_FACTS_BY_THEME
 from tests.mcp.conftest import ONLY_ON_ARCADEDB, World, data, error
 
 # Two themes of important facts: what a reflect run consolidates into two reflections.
-FACTS = [
-    ("Ann drinks two flat whites every morning", 0.8),
-    ("Ann loves espresso from the cafe near her office", 0.8),
-    ("Ann grinds her own coffee beans at home", 0.7),
-    ("Ann goes rock climbing every Saturday", 0.8),
-    ("Ann is training to lead climb outdoors in the Alps", 0.9),
-    ("Ann bought new climbing shoes last week", 0.7),
-]
+FACTS = [fact for facts in ANN_FACTS_BY_THEME.values() for fact in facts]
 
 MEMORIES = """
 query($userId: ID!) {

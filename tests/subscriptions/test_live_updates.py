@@ -12,7 +12,13 @@ from websockets.sync.client import connect
 from websockets.typing import Subprotocol
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from tests.api.conftest import ADD_MEMORY, ADMIN_KEY, CREATE_SESSION, CREATE_USER
+from tests.api.conftest import (
+    ADD_MEMORY,
+    ADMIN_KEY,
+    ANN_FACTS_BY_THEME,
+    CREATE_SESSION,
+    CREATE_USER,
+)
 from tests.graphs import TestDatabase
 from tests.subscriptions.conftest import PROTOCOL, Http, Live, Server, live, serving
 
@@ -262,14 +268,7 @@ def test_a_subscription_over_http_is_told_where_to_go(server: Server, http: Http
     assert streamed.json() == plain.json()
 
 
-FACTS = [
-    ("Ann drinks two flat whites every morning", 0.8),
-    ("Ann loves espresso from the cafe near her office", 0.8),
-    ("Ann grinds her own coffee beans at home", 0.7),
-    ("Ann goes rock climbing every Saturday", 0.8),
-    ("Ann is training to lead climb outdoors in the Alps", 0.9),
-    ("Ann bought new climbing shoes last week", 0.7),
-]
+FACTS = [fact for facts in ANN_FACTS_BY_THEME.values() for fact in facts]
 REFLECT = """mutation { reflect(userId: "ann") {
   __typename ... on ReflectQueued { job { id } }
 } }"""
