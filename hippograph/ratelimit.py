@@ -15,6 +15,15 @@ from dataclasses import dataclass
 from cachetools import LRUCache
 
 
+def bucket(key_id: str | None, address: str | None) -> str:
+    """The bucket a request spends from: its key's, else (no key) its address's.
+
+    One naming for every door (``/graphql``, ``/mcp``, the websocket), so a
+    key has one budget whichever it uses.
+    """
+    return f"key:{key_id}" if key_id is not None else f"address:{address or 'unknown'}"
+
+
 @dataclass(frozen=True, slots=True)
 class OverLimit:
     """A request refused by the limit: the ``Retry-After`` seconds, and what to tell the caller."""

@@ -22,7 +22,7 @@ from starlette.types import Receive, Scope, Send
 from hippograph.auth import parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
 from hippograph.mcp.caller import PRINCIPAL_STATE_KEY
-from hippograph.ratelimit import RateLimiter
+from hippograph.ratelimit import RateLimiter, bucket
 
 
 def session_manager(server: MCPServer[Any], host: str) -> StreamableHTTPSessionManager:
@@ -58,7 +58,7 @@ class MCPEndpoint:
 
     async def _admit(self, request: Request) -> JSONResponse | None:
         runtime = request.app.state.runtime
-        client = f"address:{request.client.host if request.client else 'unknown'}"
+        client = bucket(None, request.client.host if request.client else None)
         try:
             principal = await runtime.services.keys.authenticate(
                 parse_bearer(request.headers.get("authorization"))
@@ -70,7 +70,7 @@ class MCPEndpoint:
         except Unavailable as exc:
             return _refusal(503, exc.code, exc.message, {})
         request.scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
-        return self._limited(request, f"key:{principal.key_id}")
+        return self._limited(request, bucket(principal.key_id, None))
 
     def _limited(self, request: Request, bucket: str) -> JSONResponse | None:
         # The same limiter as /graphql: a key's budget is one, whichever door it uses.

@@ -24,7 +24,7 @@ from strawberry.types.unset import UNSET, UnsetType
 
 from hippograph.auth import Principal, parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
-from hippograph.ratelimit import RateLimiter
+from hippograph.ratelimit import RateLimiter, bucket
 from hippograph.server.websocket import AdmittingHandler, admit
 from resolvers.loaders import build_loaders
 from schema.context import Context
@@ -133,7 +133,7 @@ class HippoGraphQL(GraphQL[Context, None]):
     async def _admit(self, request: Request) -> Response | None:
         """Authenticate and rate-limit ``request``; a response if it is refused."""
         header = request.headers.get("authorization", "").strip()
-        client = f"address:{request.client.host if request.client else 'unknown'}"
+        client = bucket(None, request.client.host if request.client else None)
         # "Bearer" with nothing after it is GraphiQL's empty template: no key.
         if header and header.lower() != "bearer":
             runtime = request.app.state.runtime
@@ -144,7 +144,7 @@ class HippoGraphQL(GraphQL[Context, None]):
             except Unavailable as exc:
                 return _error(503, exc.code, exc.message)
             request.scope.setdefault("state", {})["principal"] = principal
-            return self._limited(request, f"key:{principal.key_id}")
+            return self._limited(request, bucket(principal.key_id, None))
         return self._limited(request, client)
 
     def _limited(self, request: Request, key: str) -> Response | None:

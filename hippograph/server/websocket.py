@@ -24,7 +24,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 
 from hippograph.auth import Principal, parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
-from hippograph.ratelimit import RateLimiter
+from hippograph.ratelimit import RateLimiter, bucket
 from resolvers.loaders import build_loaders
 from schema.context import Context
 
@@ -59,10 +59,9 @@ def _authorization(context: Context) -> str:
 
 def _bucket(context: Context) -> str:
     """The rate-limit bucket of a connection: its key's, or its address's without one."""
-    if context.caller is not None:
-        return f"key:{context.caller.key_id}"
     client = getattr(context.request, "client", None)
-    return f"address:{client.host if client else 'unknown'}"
+    key_id = context.caller.key_id if context.caller is not None else None
+    return bucket(key_id, client.host if client else None)
 
 
 async def admit(context: Context, limiter: RateLimiter) -> None:
