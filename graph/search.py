@@ -115,6 +115,17 @@ SAMPLE_SEARCH_TEXT = cypher(
     "search.SAMPLE_SEARCH_TEXT",
     "MATCH (m:Memory {user_id: $user_id}) RETURN m.search_text AS text LIMIT $limit",
 )
+# The people of a user's recent conversations, for the query the vector side
+# embeds (hippograph/query_names.py). Bounded twice, so a user with one
+# endless session costs no more than one with many short ones.
+RECENT_SPEAKERS = cypher(
+    "search.RECENT_SPEAKERS",
+    "MATCH (s:Session {user_id: $user_id}) "
+    "WITH s ORDER BY s.started_at DESC LIMIT $sessions "
+    "MATCH (m:Message {session_id: s.id}) "
+    "WITH m LIMIT $messages "
+    "RETURN DISTINCT m.speaker AS speaker",
+)
 COUNT_USER_MEMUNITS = cypher(
     "search.COUNT_USER_MEMUNITS",
     "MATCH (s:Session {user_id: $user_id}) MATCH (n:MemUnit {session_id: s.id}) "
@@ -387,6 +398,13 @@ class SearchGraph:
         """The indexed text of up to ``limit`` of a user's memories (term statistics)."""
         rows = await self._rows(SAMPLE_SEARCH_TEXT, {"user_id": user_id, "limit": limit})
         return [str(r["text"] or "") for r in rows]
+
+    async def speakers(self, user_id: str, sessions: int, messages: int) -> list[str]:
+        """Who spoke in up to ``messages`` messages of the user's ``sessions`` latest sessions."""
+        rows = await self._rows(
+            RECENT_SPEAKERS, {"user_id": user_id, "sessions": sessions, "messages": messages}
+        )
+        return sorted({str(r["speaker"]) for r in rows if r["speaker"]})
 
     async def touch(self, memory_ids: Sequence[str], now: datetime) -> bool:
         """Mark memories as just recalled; best effort (see ``GraphDriver.write_once``)."""

@@ -171,6 +171,14 @@ class SearchSettings(BaseModel):
         description="the best hits whose neighbouring turns join the candidates (context "
         "stage); 0 keeps the context stage to turns already among the candidates",
     )
+    strip_speaker_names: bool = Field(
+        default=True,
+        description="the vector side embeds the query without the names of the people of the "
+        "user's recent conversations (the keyword side keeps them; hippograph/query_names.py)",
+    )
+    speaker_sessions: int = Field(
+        default=20, ge=1, description="the latest sessions whose speakers are those people"
+    )
     entity_weight: float = Field(
         default=0.0,
         ge=0,

@@ -22,6 +22,7 @@ from hippograph.errors import InvalidInput
 from hippograph.models import Memory, MemoryFilter, MemUnit
 from hippograph.modes import SearchMode, resolve_mode
 from hippograph.ports import Embedder
+from hippograph.query_names import without_names
 from hippograph.querytime import TimeWindow, asks_when, parse_time_window
 from hippograph.scoring import (
     Breakdown,
@@ -38,11 +39,15 @@ from hippograph.services.candidates import CandidateFetcher, EntityQuery, Fetche
 from hippograph.services.common_terms import CommonTerms
 from hippograph.services.counts import CachedCounts
 from hippograph.services.memories import MemoryStore, MemUnitStore
+from hippograph.services.refreshed import Refreshed
 from hippograph.services.search_store import EntityWalkStore, SearchStore
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings, SearchSettings
 from hippograph.text import query_terms
 from hippograph.validation import require_count, require_filter, require_fraction, require_text
+
+# How many messages of the latest sessions are read for their speakers.
+SPEAKER_MESSAGES = 5000
 
 
 class SearchTarget(StrEnum):
@@ -114,6 +119,7 @@ class SearchService:
     _memory_counts: CachedCounts = field(init=False)
     _unit_counts: CachedCounts = field(init=False)
     _fetcher: CandidateFetcher = field(init=False)
+    _speakers: Refreshed[str, list[str]] = field(init=False)
     # The entity graph's walk (HYBRID's third signal); None: no walk.
     _entities: EntityWalkStore | None = None
 
@@ -129,6 +135,7 @@ class SearchService:
             ttl_s=self._settings.term_sample_ttl_s,
         )
         self._fetcher = CandidateFetcher(self._store, common, self._entities)
+        self._speakers = Refreshed(self._recent_speakers, self._settings.count_cache_ttl_s)
 
     def _check(self, request: SearchRequest) -> str:
         require_count(request.top_k, "topK", 1, self._limits.max_top_k)
@@ -176,8 +183,10 @@ class SearchService:
         period = parse_time_window(query, now)
         when = asks_when(query)
 
+        meaning = await self._vector_query(query, user.id, user.name)
+
         async def embed() -> list[float]:
-            [vector] = await self._embedder.embed([query])
+            [vector] = await self._embedder.embed([meaning])
             return vector
 
         plan = await self._plan(request, mode, now)
@@ -259,6 +268,20 @@ class SearchService:
             for c in found
             if c.id not in ids and (radius is None or (c.similarity or 0.0) >= radius)
         ]
+
+    async def _vector_query(self, query: str, user_id: str, user_name: str) -> str:
+        """What the vector side embeds: ``query`` without its speakers' names (query_names.py)."""
+        if not self._settings.strip_speaker_names:
+            return query
+        return without_names(query, [user_name, *await self._speakers.get(user_id)])
+
+    async def _recent_speakers(self, user_id: str) -> list[str]:
+        # A speaker new since the last refresh keeps their name in queries
+        # for at most count_cache_ttl_s: their turns still match, by meaning
+        # and by name, as before this stage existed.
+        return await self._store.speakers(
+            user_id, self._settings.speaker_sessions, SPEAKER_MESSAGES
+        )
 
     async def _entity_query(self, request: SearchRequest) -> EntityQuery | None:
         """What the entity walk needs, when this search walks (HYBRID over memories)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
@@ -325,3 +326,27 @@ def test_a_period_the_memory_names_matches_the_period_asked_for(api: Api) -> Non
     by_id = {h["memory"]["id"]: h["breakdown"] for h in when["hits"]}
     assert by_id[moved]["timeMatch"] == pytest.approx(0.1)
     assert by_id[other]["timeMatch"] == 0.0
+
+
+def test_the_vector_side_embeds_the_query_without_the_speakers_names(
+    api: Api, client: TestClient, ann: dict[str, str]
+) -> None:
+    # Ann is the user and the speaker of her messages: her name says nothing
+    # about which of her memories a question wants, so only the keyword side
+    # reads it (hippograph/query_names.py).
+    embedder = client.app.state.runtime.embedder  # type: ignore[attr-defined]
+
+    async def cosine(a: str, b: str) -> float:
+        x, y = await embedder.embed([a, b])
+        return float(sum(p * q for p, q in zip(x, y, strict=True)))
+
+    content = "Ann drinks espresso every morning"
+    without, within = (
+        asyncio.run(cosine(q, content))
+        for q in ("What coffee does drink?", "What coffee does Ann drink?")
+    )
+    assert abs(without - within) > 1e-3  # the name moves the vector
+    hits = {h["memory"]["id"]: h for h in search(api, "What coffee does Ann drink?")["hits"]}
+    coffee = hits[ann["coffee"]]["breakdown"]
+    assert coffee["semantic"] == pytest.approx(without, abs=1e-3)
+    assert coffee["keyword"] is not None  # "Ann" and "drink" still match the words

@@ -248,3 +248,22 @@ async def test_a_small_user_among_large_ones_gets_its_exact_nearest_from_the_ind
         index = await store.search.vector_index("ann", query, 10, MemoryFilter(), T0)
         assert [h.id for h in index] == [h.id for h in exact]
         assert {h.id for h in index} <= set(small)
+
+
+async def test_speakers_are_those_of_the_user_s_latest_sessions(store: GraphStore) -> None:
+    from datetime import timedelta
+
+    from tests.support import add_session, message
+
+    await add_user(store, "ann")
+    await add_user(store, "bob")
+    for day, speakers in enumerate((["Old Friend"], ["Ann", "Tom"], ["Ann", "Lee"])):
+        session = await add_session(store, "ann", T0 + timedelta(days=day))
+        lines = [message(session, f"line {i}", speaker=s) for i, s in enumerate(speakers)]
+        await store.messages.append(session.id, lines)
+    theirs = await add_session(store, "bob", T0 + timedelta(days=9))
+    await store.messages.append(theirs.id, [message(theirs, "hi", speaker="Bob")])
+    assert await store.search.speakers("ann", 2, 100) == ["Ann", "Lee", "Tom"]
+    assert await store.search.speakers("ann", 10, 100) == ["Ann", "Lee", "Old Friend", "Tom"]
+    assert len(await store.search.speakers("ann", 10, 1)) == 1
+    assert await store.search.speakers("nobody", 10, 100) == []
