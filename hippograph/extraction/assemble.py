@@ -227,7 +227,7 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
                 embed_text=content,
             )
         )
-    memories = tuple(_unique(drafts))
+    memories = tuple(merged(drafts))
     return UnitDraft(
         unit=unit,
         vector=vector,
@@ -321,9 +321,24 @@ def _before_text(message: Message, context: UnitContext) -> str:
     return turn_content(context.before[0]) if context.before else ""
 
 
-def _unique(drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
-    """One draft per id: the same fact stated twice in a unit is one memory."""
+def merged(drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
+    """One draft per id, in first-seen order, derived from every message that stated it.
+
+    The same fact stated twice (in one unit, or in two units of one memorize
+    run: people repeat themselves) is one memory, and both statements are
+    its sources; the first draft's text and vector stand.
+    """
     seen: dict[str, MemoryDraft] = {}
     for draft in drafts:
-        seen.setdefault(draft.memory.id, draft)
+        known = seen.get(draft.memory.id)
+        if known is None:
+            seen[draft.memory.id] = draft
+            continue
+        a, b = known.sources, draft.sources
+        sources = Sources(
+            message_ids=tuple(dict.fromkeys(a.message_ids + b.message_ids)),
+            memunit_ids=tuple(dict.fromkeys(a.memunit_ids + b.memunit_ids)),
+            memory_ids=tuple(dict.fromkeys(a.memory_ids + b.memory_ids)),
+        )
+        seen[draft.memory.id] = replace(known, sources=sources)
     return list(seen.values())

@@ -28,7 +28,13 @@ from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput, Unavailable
 from hippograph.events import NO_EVENTS, Announcer
-from hippograph.extraction.assemble import UnitContext, UnitDraft, assemble, unit_messages
+from hippograph.extraction.assemble import (
+    UnitContext,
+    UnitDraft,
+    assemble,
+    merged,
+    unit_messages,
+)
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.extraction.segment import SegmentRules, segment
 from hippograph.ids import IdKind, derived_id, require_client_id, require_user_id
@@ -333,7 +339,8 @@ class MemorizeService:
 
     async def _batch(self, drafts: Sequence[tuple[UnitDraft, Usage]]) -> IngestBatch:
         """Embed the new sentences (one batch) and lay out the write."""
-        memories = [m for draft, _ in drafts for m in draft.memories]
+        # Across units too: a fact repeated later in the session is one memory.
+        memories = merged([m for draft, _ in drafts for m in draft.memories])
         to_embed = [m.embed_text for m in memories if m.embed_text is not None]
         embedded = iter(await self._embedder.embed(to_embed) if to_embed else [])
         items = []
@@ -346,5 +353,7 @@ class MemorizeService:
             (d.unit, IndexedText(embedding=d.vector, search_text=d.search_text), d.message_ids)
             for d, _ in drafts
         ]
-        mentions = [m for draft, _ in drafts for m in draft.mentions]
+        mentions = list(
+            {(m.label, m.node_id): m for draft, _ in drafts for m in draft.mentions}.values()
+        )
         return IngestBatch(units=units, memories=items, mentions=mentions)
