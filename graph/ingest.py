@@ -6,10 +6,17 @@ crash never leaves a MemUnit without its memories. Ids are deterministic
 so a replay or a job run twice writes nothing. Two runs racing past that
 read both CREATE the same id; the unique constraint fails the loser, which
 is retried and then finds the winner's nodes (``merge_only``).
+
+Every link must find its source. On embedded ArcadeDB, overlapping runs on
+one session (four memorize calls at once) now and then had a link match
+fewer nodes than exist, committed ones included: the transaction is rolled
+back and tried again, as a lost race is, and only a source still missing
+after the retries (hard-deleted meanwhile) is NotFound.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
@@ -20,6 +27,7 @@ from graph.entities import write_mentions
 from graph.memories import CREATE_MEMORIES, LINK_MANY_MEMUNITS, LINK_MANY_MESSAGES, memory_row
 from graph.memunits import memunit_user_key
 from graph.records import MESSAGE_MAP, float32, memunit_props, message_from
+from graph.retry import Failure
 from hippograph.errors import NotFound
 from hippograph.models import (
     IndexedText,
@@ -75,6 +83,18 @@ PREVIOUS_MESSAGE = cypher(
     "MATCH (n:Message {session_id: $session_id}) WHERE n.seq < $seq "
     "RETURN n " + MESSAGE_MAP + " AS props ORDER BY n.seq DESC LIMIT 1",
 )
+
+
+log = logging.getLogger(__name__)
+
+
+class _Unlinked(Exception):
+    """A link matched fewer sources than it was given (rolls the transaction back)."""
+
+    def __init__(self, what: str, count: int) -> None:
+        super().__init__(f"one of {count} {what}")
+        self.what = what
+        self.count = count
 
 
 class IngestGraph:
@@ -143,7 +163,15 @@ class IngestGraph:
                 superseded = int(rows[0]["superseded"]) if rows else 0
             return IngestCounts(memunits=len(units), memories=len(memories), superseded=superseded)
 
-        return await self._graph.write(work, merge_only=True)
+        attempts = self._graph.retry.attempts()
+        while True:
+            try:
+                return await self._graph.write(work, merge_only=True)
+            except _Unlinked as missing:
+                if attempts.exhausted(Failure.RACE):
+                    raise NotFound("source", str(missing)) from missing
+                log.info("memorize write: %s not matched; trying again", missing)
+            await attempts.pause()
 
 
 async def _link(
@@ -153,8 +181,9 @@ async def _link(
         return
     rows = await fetch(tx, query, {"links": links})
     if int(rows[0]["linked"]) != len(links):
-        # A source vanished (hard-deleted) between reading and writing: all or nothing.
-        raise NotFound("source", f"one of {len(links)} {what}")
+        # A source vanished (hard-deleted) between reading and writing, or a
+        # concurrent writer hid it for a moment: all or nothing, then retried.
+        raise _Unlinked(what, len(links))
 
 
 def _unit_row(unit: MemUnit, indexed: IndexedText) -> dict[str, Any]:
