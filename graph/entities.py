@@ -25,11 +25,11 @@ from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
+from graph.candidate_rows import MEMORY_ROW, memory_candidate
 from graph.cypher import VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
 from graph.filters import FILTER_M, filter_params
 from graph.records import MEMORY_MAP, memory_from
-from graph.search import MEMORY_ROW, memory_candidate
 from hippograph.entities import entity_id
 from hippograph.ids import IdKind, kind_of
 from hippograph.models import (
