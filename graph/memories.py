@@ -174,14 +174,23 @@ class MemoryGraph:
     def __init__(self, graph: GraphDriver) -> None:
         self._graph = graph
 
-    async def add(self, memory: Memory, indexed: IndexedText, sources: Sources) -> None:
-        """Store ``memory`` with a DERIVED_FROM edge to each source, all or nothing."""
+    async def add(
+        self,
+        memory: Memory,
+        indexed: IndexedText,
+        sources: Sources,
+        mentions: Sequence[Mentions] = (),
+    ) -> None:
+        """Store ``memory`` with a DERIVED_FROM edge to each source and the
+        entities it mentions, all or nothing."""
 
         async def work(tx: AsyncManagedTransaction) -> None:
             await fetch(tx, CREATE_MEMORY, memory_row(memory, indexed))
             await _link_sources(tx, memory.id, sources)
+            await write_mentions(tx, mentions)
 
-        await self._graph.write(work)
+        # Entity MERGEs race like memorize's (see add_many).
+        await self._graph.write(work, merge_only=bool(mentions))
 
     async def add_many(
         self,
@@ -252,7 +261,13 @@ class MemoryGraph:
         return await self._graph.write(work)
 
     async def supersede(
-        self, old_id: str, memory: Memory, indexed: IndexedText, sources: Sources, now: datetime
+        self,
+        old_id: str,
+        memory: Memory,
+        indexed: IndexedText,
+        sources: Sources,
+        now: datetime,
+        mentions: Sequence[Mentions] = (),
     ) -> bool:
         """Store ``memory`` as the successor of ``old_id`` (SUPERSEDES, ``valid_to``).
 
@@ -263,9 +278,10 @@ class MemoryGraph:
             if not await write_successor(tx, old_id, memory, indexed, now):
                 return False
             await _link_sources(tx, memory.id, sources)
+            await write_mentions(tx, mentions)
             return True
 
-        return await self._graph.write(work)
+        return await self._graph.write(work, merge_only=bool(mentions))
 
     async def soft_delete(self, memory_id: str, now: datetime) -> bool:
         """Mark a memory deleted; False if it was missing or already deleted."""

@@ -8,7 +8,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
-from graph.entities import mentioned_by, prune
+from graph.entities import mentioned_by, prune, write_mentions
 from graph.memories import CREATE_MEMORIES, memory_row, write_successor
 from hippograph.errors import NotFound
 from hippograph.models import MemoryOpsPlan
@@ -47,6 +47,7 @@ class MemoryOpsGraph:
             for old_id, memory, indexed in plan.supersedes:
                 if not await write_successor(tx, old_id, memory, indexed, now):
                     raise NotFound("memory", old_id)
+            await write_mentions(tx, plan.mentions)
             for query, ids, extra in (
                 (BOOST_MEMORIES, plan.boosts, {"boost": plan.boost}),
                 (SOFT_DELETE_MEMORIES, plan.soft_deletes, {"now": now}),
@@ -61,4 +62,5 @@ class MemoryOpsGraph:
                     raise NotFound("memory", f"one of {', '.join(ids)}")
                 await prune(tx, mentioned)
 
-        await self._graph.write(work)
+        # Entity MERGEs race like memorize's: a lost one is retried.
+        await self._graph.write(work, merge_only=bool(plan.mentions))

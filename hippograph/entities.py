@@ -253,6 +253,14 @@ def message_mentions(message: Message, known_names: Iterable[str] = ()) -> Menti
     )
 
 
+def written_mentions(memories: Sequence[Memory], user_name: str) -> list[Mentions]:
+    """The entities of memories written directly (an API call, an agent's ops).
+
+    No one said them, so there is no speaker; the user's name is a known person.
+    """
+    return [memory_mentions(m, "", (user_name,)) for m in memories]
+
+
 def memory_mentions(
     memory: Memory,
     speaker: str,

@@ -346,3 +346,5 @@ class MemoryOpsPlan:
     soft_deletes: Sequence[str] = ()
     hard_deletes: Sequence[str] = ()
     boost: float = 0.3
+    # the entities the added and successor memories mention (empty when off)
+    mentions: Sequence[Mentions] = ()

@@ -100,7 +100,15 @@ def build_services(
     )
     admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
     memories = MemoryService(
-        store.memories, store.messages, store.memunits, users, embedder, clock, limits, events
+        store.memories,
+        store.messages,
+        store.memunits,
+        users,
+        embedder,
+        clock,
+        limits,
+        events,
+        settings.memorize.entities,
     )
     return Services(
         users=users,
@@ -123,7 +131,14 @@ def build_services(
         job_runner=job_runner,
         memorize=memorize,
         memory_ops=MemoryOpsService(
-            store.memories, store.memory_ops, users, embedder, clock, limits, events
+            store.memories,
+            store.memory_ops,
+            users,
+            embedder,
+            clock,
+            limits,
+            events,
+            settings.memorize.entities,
         ),
         cascade=CascadeService(store.cascade),
         reflection=reflection,

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
+from hippograph.entities import written_mentions
 from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, derived_id, kind_of, new_id, require_client_id, require_id
@@ -57,7 +58,13 @@ class MemUnitStore(Protocol):
 class MemoryStore(Protocol):
     """Memories and their provenance edges."""
 
-    async def add(self, memory: Memory, indexed: IndexedText, sources: Sources) -> None: ...
+    async def add(
+        self,
+        memory: Memory,
+        indexed: IndexedText,
+        sources: Sources,
+        mentions: Sequence[Mentions] = (),
+    ) -> None: ...
     async def add_many(
         self,
         items: Sequence[tuple[Memory, IndexedText, Sources]],
@@ -74,7 +81,13 @@ class MemoryStore(Protocol):
     ) -> Page[Memory]: ...
     async def update(self, memory_id: str, changes: Mapping[str, Any]) -> Memory | None: ...
     async def supersede(
-        self, old_id: str, memory: Memory, indexed: IndexedText, sources: Sources, now: datetime
+        self,
+        old_id: str,
+        memory: Memory,
+        indexed: IndexedText,
+        sources: Sources,
+        now: datetime,
+        mentions: Sequence[Mentions] = (),
     ) -> bool: ...
     async def soft_delete(self, memory_id: str, now: datetime) -> bool: ...
     async def hard_delete(self, memory_id: str) -> bool: ...
@@ -169,6 +182,11 @@ class MemoryService:
     _clock: Clock
     _limits: LimitSettings
     _events: Announcer = NO_EVENTS
+    # Whether memories written here get entity mentions (memorize's setting).
+    _entities: bool = False
+
+    def _mentions(self, memory: Memory, user_name: str) -> list[Mentions]:
+        return written_mentions([memory], user_name) if self._entities else []
 
     async def index(self, content: str) -> IndexedText:
         """The vector and search tokens of ``content``."""
@@ -218,7 +236,9 @@ class MemoryService:
             )
         )
         try:
-            await self._memories.add(memory, await self.index(content), sources)
+            await self._memories.add(
+                memory, await self.index(content), sources, self._mentions(memory, user.name)
+            )
         except Conflict:
             # Two sends of one client id raced: the other one wrote it.
             if new.client_id is None:
@@ -345,8 +365,13 @@ class MemoryService:
             verified=changes.verified,
         )
         successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
+        mentions = (
+            self._mentions(successor, (await self._users.require_user(principal, old.user_id)).name)
+            if self._entities
+            else []
+        )
         if not await self._memories.supersede(
-            old.id, successor, await self.index(content), Sources(), now
+            old.id, successor, await self.index(content), Sources(), now, mentions
         ):
             raise InvalidInput("only a current memory can be edited", "id")
         await self._events.memories_added([successor])

@@ -17,6 +17,7 @@ from typing import Protocol
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
+from hippograph.entities import written_mentions
 from hippograph.errors import InvalidInput, NotFound
 from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, new_id, require_client_id, require_id
@@ -90,6 +91,8 @@ class MemoryOpsService:
     _clock: Clock
     _limits: LimitSettings
     _events: Announcer = NO_EVENTS
+    # Whether added and successor memories get entity mentions (memorize's setting).
+    _entities: bool = False
 
     async def apply(
         self, principal: Principal, user_id: str, ops: Sequence[MemoryOp]
@@ -167,11 +170,11 @@ class MemoryOpsService:
                 outcomes.append(MemoryOpOutcome(op.op, op.id))
             else:
                 outcomes.append(MemoryOpOutcome(MemoryOpKind.SKIP, op.id))
-        plan = MemoryOpsPlan(adds, supersedes, boosts, soft, hard, BOOST)
+        written = [m for m, _ in adds] + [successor for _, successor, _ in supersedes]
+        mentions = written_mentions(written, user.name) if self._entities else []
+        plan = MemoryOpsPlan(adds, supersedes, boosts, soft, hard, BOOST, mentions)
         await self._ops.apply(plan, now)
-        await self._events.memories_added(
-            [m for m, _ in adds] + [successor for _, successor, _ in supersedes]
-        )
+        await self._events.memories_added(written)
         return outcomes
 
     async def _replayed(

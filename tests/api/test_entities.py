@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.conftest import CREATE_USER, Api
+from tests.api.conftest import CREATE_USER, Api, add_memory
 from tests.api.test_memorize import MEMORIZE, _messages, _user_with_session
+from tests.api.test_memory_ops import APPLY
 
 CONVERSATION = [
     ("Caroline", "I joined the Hiking Club in Boston last week.", "2023-05-08T13:56:00+00:00"),
@@ -141,3 +142,46 @@ def test_provenance_carries_the_entities_its_nodes_mention(api: Api) -> None:
     assert any(
         e["target"] == club["id"] and e["source"].startswith("msg_") for e in mentions["edges"]
     )
+
+
+UPDATE = """
+mutation($id: ID!, $content: String!) {
+  updateMemory(input: {id: $id, content: $content}) { __typename ... on MemoryPayload { memory { id } } }
+}"""
+
+
+def _mentioned_in(api: Api) -> dict[str, set[str]]:
+    """Each entity's norm and the contents of what mentions it."""
+    return {
+        e["norm"]: {m["node"]["content"] for m in e["mentionedIn"]["edges"]} for e in _all(api, 50)
+    }
+
+
+def test_memories_written_directly_mention_their_entities_too(api: Api) -> None:
+    # addMemory, updateMemory's new version and applyMemoryOps' ADD and UPDATE:
+    # no one said them, yet they name people and places like memorize's do.
+    api.ok(CREATE_USER, {"id": "caro", "name": "Caroline"})
+    added = add_memory(api, "caro", "Caroline moved to Boston with Jon")
+    updated = api.ok(UPDATE, {"id": added, "content": "Caroline moved to Denver with Jon"})
+    assert updated["updateMemory"]["__typename"] == "MemoryPayload", updated
+    ops = [
+        {"op": "ADD", "content": "Caroline visited Lisbon in May 2023"},
+        {
+            "op": "UPDATE",
+            "id": updated["updateMemory"]["memory"]["id"],
+            "content": "Caroline moved to Denver with Jon and Maya",
+        },
+    ]
+    applied = api.ok(APPLY, {"userId": "caro", "ops": ops})["applyMemoryOps"]
+    assert applied["__typename"] == "MemoryOpsApplied", applied
+    mentions = _mentioned_in(api)
+    assert mentions["boston"] == {"Caroline moved to Boston with Jon"}
+    assert mentions["lisbon"] == {"Caroline visited Lisbon in May 2023"}
+    assert mentions["maya"] == {"Caroline moved to Denver with Jon and Maya"}
+    assert mentions["jon"] == {
+        "Caroline moved to Boston with Jon",
+        "Caroline moved to Denver with Jon",
+        "Caroline moved to Denver with Jon and Maya",
+    }
+    kinds = {e["norm"]: e["kind"] for e in _all(api, 50)}
+    assert kinds["caroline"] == "PERSON"  # the user's name is a known person
