@@ -18,6 +18,7 @@ from hippograph.client.async_client import AsyncHippoGraph
 from hippograph.client.enums import (
     Direction,
     EdgeType,
+    EntityKind,
     ForgetAction,
     ForgetPolicy,
     HardDeleteStrategy,
@@ -63,6 +64,8 @@ from hippograph.client.job_results import (
 )
 from hippograph.client.results import (
     ApiKey,
+    Entity,
+    EntityPage,
     Memory,
     MemoryDeleted,
     MemoryOpResult,
@@ -70,6 +73,7 @@ from hippograph.client.results import (
     MemoryPage,
     MemUnit,
     Message,
+    MessagesAdded,
     Provenance,
     ProvenanceEdge,
     ProvenanceNode,
@@ -91,6 +95,9 @@ __all__ = [
     "Conflict",
     "Direction",
     "EdgeType",
+    "Entity",
+    "EntityKind",
+    "EntityPage",
     "Forbidden",
     "ForgetAction",
     "ForgetChange",
@@ -124,6 +131,7 @@ __all__ = [
     "MemoryPage",
     "MemorySource",
     "Message",
+    "MessagesAdded",
     "NewMessage",
     "NotFound",
     "Provenance",

@@ -32,11 +32,13 @@ from hippograph.client.options import (
 )
 from hippograph.client.results import (
     ApiKey,
+    EntityPage,
     Memory,
     MemoryDeleted,
     MemoryOpsResult,
     MemoryPage,
     Message,
+    MessagesAdded,
     Provenance,
     SearchResult,
     Session,
@@ -120,6 +122,20 @@ def create_session(user_id: str, title: str | None) -> Call[Session]:
         "createSession",
         lambda v: decode(Session, success(v)["session"]),
     )
+
+
+def add_messages(session_id: str, messages: Sequence[NewMessage]) -> Call[MessagesAdded]:
+    """Store messages without deriving memories from them."""
+    variables = {"input": variables_of({"session_id": session_id, "messages": messages})}
+    return Call(
+        ops.ADD_MESSAGES, variables, "addMessages", lambda v: decode(MessagesAdded, success(v))
+    )
+
+
+def entities(user_id: str, first: int | None, after: str | None) -> Call[EntityPage]:
+    """One page of a user's entities."""
+    variables = variables_of({"user_id": user_id, "first": first, "after": after})
+    return Call(ops.ENTITIES, variables, "entities", lambda v: decode(EntityPage, v))
 
 
 def _memorized(value: Mapping[str, Any]) -> MemorizeResult:

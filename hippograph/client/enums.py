@@ -159,3 +159,13 @@ class ForgetAction(StrEnum):
     PROMOTE = "PROMOTE"
     SOFT_DELETE = "SOFT_DELETE"
     HARD_DELETE = "HARD_DELETE"
+
+
+class EntityKind(StrEnum):
+    """What an entity is, as far as a cheap reading can tell."""
+
+    PERSON = "PERSON"
+    PLACE = "PLACE"
+    ORGANIZATION = "ORGANIZATION"
+    THING = "THING"
+    DATE = "DATE"

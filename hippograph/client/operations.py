@@ -121,6 +121,29 @@ mutation CreateSession($input: CreateSessionInput!) {
     + PROBLEM
 )
 
+ADD_MESSAGES = (
+    """
+mutation AddMessages($input: AddMessagesInput!) {
+  addMessages(input: $input) {
+    __typename
+    ... on MessagesAdded { messages { ...MessageFields } created existing }
+    ...Problem
+  }
+}
+"""
+    + MESSAGE_FIELDS
+    + PROBLEM
+)
+
+ENTITIES = """
+query Entities($userId: ID!, $first: Int, $after: String) {
+  entities(userId: $userId, first: $first, after: $after) {
+    edges { node { id userId name norm kind mentionCount } }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+"""
+
 MEMORIZE = (
     """
 mutation Memorize($input: MemorizeInput!) {
@@ -289,11 +312,13 @@ ALL = (
     CREATE_USER,
     USER,
     CREATE_SESSION,
+    ADD_MESSAGES,
     MEMORIZE,
     JOB,
     SEARCH,
     MEMORY,
     MEMORIES,
+    ENTITIES,
     ADD_MEMORY,
     UPDATE_MEMORY,
     DELETE_MEMORY,

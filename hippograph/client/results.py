@@ -14,6 +14,7 @@ from typing import Any
 from hippograph.client.decode import decode
 from hippograph.client.enums import (
     EdgeType,
+    EntityKind,
     MemoryCategory,
     MemoryKind,
     MemoryLevel,
@@ -124,6 +125,45 @@ class Memory:
     deleted_at: datetime | None
     about_start: datetime | None
     about_end: datetime | None
+
+
+@dataclass(frozen=True)
+class MessagesAdded:
+    """Messages as stored: the new ones and those a client id had stored before."""
+
+    messages: tuple[Message, ...]
+    created: int
+    existing: int
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A person, place, organisation, thing or date the user's messages and memories mention."""
+
+    id: str
+    user_id: str
+    name: str
+    norm: str
+    kind: EntityKind
+    mention_count: int
+
+
+@dataclass(frozen=True)
+class EntityPage:
+    """One page of a user's entities, by id; ``end_cursor`` asks for the next."""
+
+    entities: tuple[Entity, ...]
+    has_next_page: bool
+    end_cursor: str | None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EntityPage:
+        """The page from an ``EntityConnection``."""
+        return cls(
+            entities=tuple(decode(Entity, edge["node"]) for edge in data["edges"]),
+            has_next_page=bool(data["pageInfo"]["hasNextPage"]),
+            end_cursor=data["pageInfo"]["endCursor"],
+        )
 
 
 @dataclass(frozen=True)

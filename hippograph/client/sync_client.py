@@ -28,10 +28,12 @@ from hippograph.client.options import (
 )
 from hippograph.client.results import (
     ApiKey,
+    EntityPage,
     Memory,
     MemoryDeleted,
     MemoryOpsResult,
     MemoryPage,
+    MessagesAdded,
     Provenance,
     SearchResult,
     Session,
@@ -117,6 +119,15 @@ class HippoGraph:
         """Start a session (a conversation) for a user."""
         return self.run(calls.create_session(user_id, title))
 
+    def add_messages(self, session_id: str, messages: Sequence[NewMessage]) -> MessagesAdded:
+        """Store messages without deriving memories; ``memorize`` sent the same
+        messages later (with their client ids) derives them.
+
+        A message with a ``client_id`` already stored is not stored again: it is
+        among ``messages`` and counted in ``existing``.
+        """
+        return self.run(calls.add_messages(session_id, messages))
+
     def memorize(
         self,
         user_id: str | Sequence[str],
@@ -174,6 +185,12 @@ class HippoGraph:
     ) -> MemoryPage:
         """One page of a user's memories, newest first (``after``: a page's ``end_cursor``)."""
         return self.run(calls.memories(user_id, filter, first, after))
+
+    def entities(
+        self, user_id: str, *, first: int | None = None, after: str | None = None
+    ) -> EntityPage:
+        """One page of the people, places, things and dates a user's memories mention, by id."""
+        return self.run(calls.entities(user_id, first, after))
 
     def add_memory(self, user_id: str, content: str, **options: Unpack[MemoryOptions]) -> Memory:
         """Store a memory, with what it was derived from."""

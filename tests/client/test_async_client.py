@@ -107,3 +107,17 @@ async def test_the_async_client_raises_the_apis_errors(
     async with AsyncHippoGraph(live.url, "hg_wrong") as stranger:
         with pytest.raises(Unauthenticated):
             await stranger.search("jon", "anything")
+
+
+async def test_the_async_client_stores_messages_and_lists_entities(
+    admin: AsyncHippoGraph,
+) -> None:
+    await admin.create_user("lou", "Lou")
+    session = await admin.create_session("lou", "lessons")
+    stored = await admin.add_messages(session.id, CELLO)
+    assert stored.created == len(CELLO)
+    assert (await admin.memories("lou")).memories == ()
+    await admin.memorize("lou", session.id, CELLO)
+    page = await admin.entities("lou", first=200)
+    assert {"hal", "marta", "porto"} <= {e.norm for e in page.entities}
+    assert not page.has_next_page

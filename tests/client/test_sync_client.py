@@ -12,6 +12,7 @@ from hippograph.client import (
     Conflict,
     Direction,
     EdgeType,
+    EntityKind,
     Forbidden,
     ForgetPolicy,
     HippoGraph,
@@ -230,3 +231,50 @@ def test_over_the_rate_limit_raises_rate_limited_with_retry_after(
             hg.viewer()
     assert refused.value.retry_after is not None
     assert refused.value.retry_after >= 1
+
+
+def test_messages_stored_first_are_memorized_later_and_their_entities_listed(
+    admin: HippoGraph, live: LiveServer
+) -> None:
+    session = _user(admin, "ida")
+    stored = admin.add_messages(session, LISBON)
+    assert (stored.created, stored.existing) == (3, 0)
+    again = admin.add_messages(session, LISBON[:2])  # a replay, by client id
+    assert (again.created, again.existing) == (0, 2)
+    assert [m.id for m in again.messages] == [m.id for m in stored.messages[:2]]
+    assert admin.memories("ida").memories == ()  # nothing derived yet
+    # memorize finds them by client id and derives what they hold
+    done = admin.memorize("ida", session, LISBON)
+    assert done.created == 0
+    assert done.counts is not None
+    assert done.counts.messages == 3
+
+    pages, after = [], None
+    while True:
+        page = admin.entities("ida", first=2, after=after)
+        pages.append(page)
+        if not page.has_next_page:
+            break
+        after = page.end_cursor
+    everything = [e for p in pages for e in p.entities]
+    assert len(pages) > 1
+    assert everything == list(admin.entities("ida", first=200).entities)
+    by_norm = {e.norm: e for e in everything}
+    assert by_norm["lisbon"].kind is EntityKind.PLACE
+    assert by_norm["lisbon"].mention_count >= 1
+    assert {e.user_id for e in everything} == {"ida"}
+
+    with pytest.raises(BadUserInput):
+        admin.add_messages(session, [NewMessage("ida", "")])
+    with pytest.raises(BadUserInput):
+        admin.entities("ida", first=0)
+    missing = session[:-1] + ("1" if session[-1] == "0" else "0")
+    with pytest.raises(NotFound):
+        admin.add_messages(missing, LISBON)
+    key = admin.create_api_key("joe's app", user_ids=["joe"])
+    with HippoGraph(live.url, key.key) as joe:
+        with pytest.raises(NotFound):
+            joe.entities("ida")
+        with pytest.raises(NotFound):
+            joe.add_messages(session, [NewMessage("joe", "hello")])
+    assert admin.add_messages(session, LISBON).existing == 3
