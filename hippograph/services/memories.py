@@ -365,11 +365,8 @@ class MemoryService:
             verified=changes.verified,
         )
         successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
-        mentions = (
-            self._mentions(successor, (await self._users.require_user(principal, old.user_id)).name)
-            if self._entities
-            else []
-        )
+        owner = await self._users.require_user(principal, old.user_id) if self._entities else None
+        mentions = self._mentions(successor, owner.name) if owner else []
         if not await self._memories.supersede(
             old.id, successor, await self.index(content), Sources(), now, mentions
         ):
