@@ -91,11 +91,6 @@ log = logging.getLogger(__name__)
 class _Unlinked(Exception):
     """A link matched fewer sources than it was given (rolls the transaction back)."""
 
-    def __init__(self, what: str, count: int) -> None:
-        super().__init__(f"one of {count} {what}")
-        self.what = what
-        self.count = count
-
 
 class IngestGraph:
     """The memorize pipeline's reads and its one write."""
@@ -183,7 +178,7 @@ async def _link(
     if int(rows[0]["linked"]) != len(links):
         # A source vanished (hard-deleted) between reading and writing, or a
         # concurrent writer hid it for a moment: all or nothing, then retried.
-        raise _Unlinked(what, len(links))
+        raise _Unlinked(f"one of {len(links)} {what}")
 
 
 def _unit_row(unit: MemUnit, indexed: IndexedText) -> dict[str, Any]:

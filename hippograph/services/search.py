@@ -183,9 +183,10 @@ class SearchService:
         period = parse_time_window(query, now)
         when = asks_when(query)
 
-        meaning = await self._vector_query(query, user.id, user.name)
-
         async def embed() -> list[float]:
+            # Here, not before the fetch: the speakers lookup then overlaps the
+            # keyword query, and a KEYWORD search, which embeds nothing, skips it.
+            meaning = await self._vector_query(query, user.id, user.name)
             [vector] = await self._embedder.embed([meaning])
             return vector
 
