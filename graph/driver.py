@@ -32,8 +32,9 @@ from neo4j.exceptions import (
 )
 
 from graph.cypher import cypher
+from graph.links import Unlinked
 from graph.retry import Failure, RetryPolicy
-from hippograph.errors import Conflict, Unavailable
+from hippograph.errors import Conflict, NotFound, Unavailable
 
 T = TypeVar("T")
 Work = Callable[[AsyncManagedTransaction], Awaitable[T]]
@@ -131,6 +132,8 @@ class GraphDriver:
         ``merge_only`` marks a unit whose every create is a MERGE on a unique
         key, so a ``ConstraintError`` can only be a lost race and is retried.
         Otherwise a ``ConstraintError`` means a real duplicate: ``Conflict``.
+        A link that missed an end (``Unlinked``, graph/links.py) is retried
+        like a lost race, then is ``NotFound``.
         """
         attempts = self.retry.attempts()
         while True:
@@ -141,6 +144,10 @@ class GraphDriver:
                     # The server's message names internal records: keep it in the log.
                     log.info("constraint violation: %s", exc.message)
                     raise Conflict("a node with this id already exists") from exc
+            except Unlinked as exc:
+                if attempts.exhausted(Failure.RACE):
+                    raise NotFound(exc.resource, exc.detail) from exc
+                log.info("a link missed %s; trying again", exc)
             await attempts.pause()
 
     async def write_once(self, work: Work[object]) -> bool:

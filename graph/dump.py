@@ -22,6 +22,7 @@ from neo4j.time import DateTime
 from graph import entities
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
+from graph.links import require_linked
 from graph.records import float32, to_utc
 from graph.setup import READ_EMBEDDING_META
 from hippograph.dump import (
@@ -42,7 +43,6 @@ from hippograph.dump import (
     node_line,
     records,
 )
-from hippograph.errors import NotFound
 from hippograph.models import EdgeType
 
 Progress = Callable[[int], object]
@@ -386,9 +386,9 @@ class DumpGraph:
     async def _write_edges(self, kind: EdgeKind, links: list[list[Any]]) -> int:
         async def work(tx: AsyncManagedTransaction) -> int:
             [row] = await fetch(tx, WRITE_EDGES[kind], {"links": links})
-            if int(row["linked"]) != len(links):
-                # The file was checked, so an end can only have gone meanwhile.
-                raise NotFound("node", f"an end of one of {len(links)} {kind[0]} edges")
+            # The file was checked, so an end can only have gone meanwhile.
+            detail = f"an end of one of {len(links)} {kind[0]} edges"
+            require_linked(int(row["linked"]), len(links), "node", detail)
             return int(row["created"])
 
         return await self._graph.write(work)

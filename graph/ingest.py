@@ -7,16 +7,12 @@ so a replay or a job run twice writes nothing. Two runs racing past that
 read both CREATE the same id; the unique constraint fails the loser, which
 is retried and then finds the winner's nodes (``merge_only``).
 
-Every link must find its source. On embedded ArcadeDB, overlapping runs on
-one session (four memorize calls at once) now and then had a link match
-fewer nodes than exist, committed ones included: the transaction is rolled
-back and tried again, as a lost race is, and only a source still missing
-after the retries (hard-deleted meanwhile) is NotFound.
+Every link must find its source (graph/links.py): a short count rolls the
+transaction back and it is tried again; a source still missing is NotFound.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
@@ -24,11 +20,10 @@ from neo4j import AsyncManagedTransaction
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.entities import write_mentions
+from graph.links import require_linked
 from graph.memories import CREATE_MEMORIES, LINK_MANY_MEMUNITS, LINK_MANY_MESSAGES, memory_row
 from graph.memunits import memunit_user_key
 from graph.records import MESSAGE_MAP, float32, memunit_props, message_from
-from graph.retry import Failure
-from hippograph.errors import NotFound
 from hippograph.models import (
     IndexedText,
     IngestBatch,
@@ -85,13 +80,6 @@ PREVIOUS_MESSAGE = cypher(
 )
 
 
-log = logging.getLogger(__name__)
-
-
-class _Unlinked(Exception):
-    """A link matched fewer sources than it was given (rolls the transaction back)."""
-
-
 class IngestGraph:
     """The memorize pipeline's reads and its one write."""
 
@@ -134,16 +122,16 @@ class IngestGraph:
                 await fetch(
                     tx, CREATE_MEMORIES, {"rows": [memory_row(m, i) for m, i, _ in memories]}
                 )
-                for query, attribute in (
-                    (LINK_MANY_MESSAGES, "message_ids"),
-                    (LINK_MANY_MEMUNITS, "memunit_ids"),
-                ):
-                    links = [
-                        {"memory": m.id, "source": source}
-                        for m, _, sources in memories
-                        for source in dict.fromkeys(getattr(sources, attribute))
-                    ]
-                    await _link(tx, query, links, attribute)
+            for query, attribute in (
+                (LINK_MANY_MESSAGES, "message_ids"),
+                (LINK_MANY_MEMUNITS, "memunit_ids"),
+            ):
+                links = [
+                    {"memory": m.id, "source": source}
+                    for m, _, sources in memories
+                    for source in dict.fromkeys(getattr(sources, attribute))
+                ]
+                await _link(tx, query, links, attribute)
             # Only what this run created: a replay or a racing run wrote the rest.
             new_ids = {m.id for m, _, _ in memories} | {mid for u, _, mids in units for mid in mids}
             await write_mentions(tx, [m for m in batch.mentions if m.node_id in new_ids])
@@ -158,15 +146,7 @@ class IngestGraph:
                 superseded = int(rows[0]["superseded"]) if rows else 0
             return IngestCounts(memunits=len(units), memories=len(memories), superseded=superseded)
 
-        attempts = self._graph.retry.attempts()
-        while True:
-            try:
-                return await self._graph.write(work, merge_only=True)
-            except _Unlinked as missing:
-                if attempts.exhausted(Failure.RACE):
-                    raise NotFound("source", str(missing)) from missing
-                log.info("memorize write: %s not matched; trying again", missing)
-            await attempts.pause()
+        return await self._graph.write(work, merge_only=True)
 
 
 async def _link(
@@ -175,10 +155,7 @@ async def _link(
     if not links:
         return
     rows = await fetch(tx, query, {"links": links})
-    if int(rows[0]["linked"]) != len(links):
-        # A source vanished (hard-deleted) between reading and writing, or a
-        # concurrent writer hid it for a moment: all or nothing, then retried.
-        raise _Unlinked(f"one of {len(links)} {what}")
+    require_linked(int(rows[0]["linked"]), len(links), "source", f"one of {len(links)} {what}")
 
 
 def _unit_row(unit: MemUnit, indexed: IndexedText) -> dict[str, Any]:

@@ -12,8 +12,8 @@ from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
 from graph.filters import FILTER_M, filter_params
+from graph.links import require_linked
 from graph.records import MEMORY_MAP, float32, memory_from, memory_props, node_from
-from hippograph.errors import NotFound
 from hippograph.models import (
     IndexedText,
     Memory,
@@ -149,10 +149,8 @@ async def _link_sources(tx: AsyncManagedTransaction, memory_id: str, sources: So
         if not ids:
             continue
         rows = await fetch(tx, query, {"id": memory_id, "sources": ids})
-        if int(rows[0]["linked"]) != len(ids):
-            # A source vanished between the service's check and this write:
-            # raising here rolls the whole memory back.
-            raise NotFound("source", ", ".join(ids))
+        # A source gone since the service's check rolls the whole memory back.
+        require_linked(int(rows[0]["linked"]), len(ids), "source", ", ".join(ids))
 
 
 async def write_successor(
@@ -211,8 +209,8 @@ class MemoryGraph:
                 if not links:
                     continue
                 linked = await fetch(tx, many, {"links": links})
-                if int(linked[0]["linked"]) != len(links):
-                    raise NotFound("source", f"one of {len(links)} {attribute}")
+                detail = f"one of {len(links)} {attribute}"
+                require_linked(int(linked[0]["linked"]), len(links), "source", detail)
             await write_mentions(tx, mentions)
             return int(created[0]["created"])
 

@@ -1,8 +1,12 @@
-"""GraphDriver.query: one read-only statement outside an explicit transaction."""
+"""GraphDriver: reads outside an explicit transaction, and what a write retries."""
 
 from __future__ import annotations
 
+import pytest
+
+from graph.links import require_linked
 from graph.store import GraphStore
+from hippograph.errors import NotFound
 
 
 async def test_query_reads_every_record_of_one_statement(store: GraphStore) -> None:
@@ -17,3 +21,35 @@ async def test_query_sees_what_a_committed_write_left(store: GraphStore) -> None
     await store.graph.write(create)
     rows = await store.graph.query("MATCH (p:Probe {id: $id}) RETURN p.id AS id", {"id": "p1"})
     assert [r["id"] for r in rows] == ["p1"]
+
+
+async def test_a_write_whose_link_missed_an_end_is_undone_and_run_again(store: GraphStore) -> None:
+    runs: list[int] = []
+
+    async def link_once_short(tx: object) -> None:
+        runs.append(len(runs))
+        await tx.run("CREATE (:Probe {id: $id})", {"id": f"p{len(runs)}"})  # type: ignore[attr-defined]
+        # the first run's link "finds" no end: as ArcadeDB's concurrent writes sometimes do
+        require_linked(1 if len(runs) > 1 else 0, 1, "source", "one of 1 message_ids")
+
+    await store.graph.write(link_once_short)
+    rows = await store.graph.query("MATCH (p:Probe) RETURN p.id AS id ORDER BY id")
+    # the short run was rolled back whole; the second committed
+    assert len(runs) == 2
+    assert [r["id"] for r in rows] == ["p2"]
+
+
+async def test_a_link_that_never_finds_its_end_is_not_found_and_writes_nothing(
+    store: GraphStore,
+) -> None:
+    runs: list[int] = []
+
+    async def link_short(tx: object) -> None:
+        runs.append(len(runs))
+        await tx.run("CREATE (:Probe {id: 'p'})")  # type: ignore[attr-defined]
+        require_linked(0, 1, "source", "msg_gone")
+
+    with pytest.raises(NotFound, match="msg_gone"):
+        await store.graph.write(link_short)
+    assert len(runs) == store.graph.retry.races + 1
+    assert await store.graph.query("MATCH (p:Probe) RETURN p.id AS id") == []
