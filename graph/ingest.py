@@ -2,8 +2,10 @@
 
 Everything a request produced is written together or not at all, so a
 crash never leaves a MemUnit without its memories. Ids are deterministic
-(hippograph/extraction/assemble.py): what exists is read first and skipped,
-so a replay or a job run twice writes nothing. Two runs racing past that
+(hippograph/extraction/assemble.py): what exists is read first and not
+created again, so a replay or a job run twice writes nothing new; a memory
+that exists only gains the sources it lacks (a fact said again later is
+derived from both statements). Two runs racing past that
 read both CREATE the same id; the unique constraint fails the loser, which
 is retried and then finds the winner's nodes (``merge_only``).
 
@@ -39,7 +41,7 @@ EXISTING_UNITS = cypher(
 )
 EXISTING_MEMORIES = cypher(
     "ingest.EXISTING_MEMORIES",
-    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN m.id AS id",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN m.id AS id, m.deleted_at IS NULL AS live",
 )
 CREATE_UNITS = cypher(
     "ingest.CREATE_UNITS",
@@ -111,9 +113,15 @@ class IngestGraph:
             unit_ids = [u.id for u, _, _ in batch.units]
             memory_ids = [m.id for m, _, _ in batch.memories]
             have_units = {r["id"] for r in await fetch(tx, EXISTING_UNITS, {"ids": unit_ids})}
-            have = {r["id"] for r in await fetch(tx, EXISTING_MEMORIES, {"ids": memory_ids})}
+            existing = await fetch(tx, EXISTING_MEMORIES, {"ids": memory_ids})
+            have = {r["id"] for r in existing}
+            live = {r["id"] for r in existing if r["live"]}
             units = [u for u in batch.units if u[0].id not in have_units]
             memories = [m for m in batch.memories if m[0].id not in have]
+            # A fact said again in a later run is the memory that exists, and
+            # the new statement becomes one more of its sources (MERGE: a
+            # replay links nothing new). A deleted memory stays as it was.
+            restated = [m for m in batch.memories if m[0].id in live]
             if units:
                 await fetch(tx, CREATE_UNITS, {"rows": [_unit_row(*u[:2]) for u in units]})
                 links = [{"unit": u.id, "source": mid} for u, _, mids in units for mid in mids]
@@ -128,7 +136,7 @@ class IngestGraph:
             ):
                 links = [
                     {"memory": m.id, "source": source}
-                    for m, _, sources in memories
+                    for m, _, sources in memories + restated
                     for source in dict.fromkeys(getattr(sources, attribute))
                 ]
                 await _link(tx, query, links, attribute)

@@ -1,4 +1,5 @@
-"""People repeat themselves: a fact stated twice is one memory, however memorize is called.
+"""People repeat themselves: a fact stated twice is one memory, however memorize is called,
+and every statement of it is a source.
 
 Before, the same fact stated in two MemUnits of one memorize run was two
 drafts with one id, and the write failed (a ConstraintError retried into a
@@ -63,6 +64,15 @@ async def facts_about_boston(runtime: Runtime) -> list[Memory]:
     return [m for m in page.items if "Boston" in m.content]
 
 
+async def edges_per_source(runtime: Runtime, memory_id: str) -> dict[str, int]:
+    """How many DERIVED_FROM edges go from the memory to each of its sources."""
+    rows = await runtime.connection.store.graph.query(
+        "MATCH (m:Memory {id: $id})-[r:DERIVED_FROM]->(x) RETURN x.id AS x, count(r) AS n",
+        {"id": memory_id},
+    )
+    return {r["x"]: r["n"] for r in rows}
+
+
 async def test_a_fact_stated_in_two_units_of_one_run_is_one_memory_from_both(
     runtime: Runtime,
 ) -> None:
@@ -84,5 +94,42 @@ async def test_overlapping_memorize_calls_on_one_session_all_succeed(runtime: Ru
         calls = (memorize(runtime, session.id, said[part::4]) for part in range(4))
         results = await asyncio.gather(*calls, return_exceptions=True)
         assert [r for r in results if r is not None] == []
-    assert len(await facts_about_boston(runtime)) == 1
+    [fact] = await facts_about_boston(runtime)
+    # overlapping runs that each link the same statement leave one edge
+    edges = await edges_per_source(runtime, fact.id)
+    assert edges
+    assert set(edges.values()) == {1}
     assert await runtime.connection.store.ingest.unprocessed(session.id, 100) == []
+
+
+async def test_a_fact_said_again_in_a_later_run_gains_the_new_statement_as_a_source(
+    runtime: Runtime,
+) -> None:
+    first = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "monday")
+    later = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "friday")
+    await memorize(runtime, first.id, lines(1))
+    await memorize(runtime, later.id, lines(1))
+    [fact] = await facts_about_boston(runtime)
+    derived = await runtime.connection.store.memories.derived_from([fact.id], None)
+    stated = [n for n in derived[fact.id] if isinstance(n, Message)]
+    assert sorted(m.session_id for m in stated) == sorted([first.id, later.id])
+    # a replay of the later run links nothing twice
+    await memorize(runtime, later.id, lines(1))
+    edges = await edges_per_source(runtime, fact.id)
+    assert edges
+    assert set(edges.values()) == {1}
+
+
+async def test_a_deleted_fact_said_again_stays_deleted_and_gains_no_source(
+    runtime: Runtime,
+) -> None:
+    first = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "monday")
+    await memorize(runtime, first.id, lines(1))
+    [fact] = await facts_about_boston(runtime)
+    await runtime.services.memories.delete_memory(SETTINGS_ADMIN, fact.id, hard=False)
+    later = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "friday")
+    await memorize(runtime, later.id, lines(1))
+    derived = await runtime.connection.store.memories.derived_from([fact.id], None)
+    stated = [n for n in derived[fact.id] if isinstance(n, Message)]
+    assert [m.session_id for m in stated] == [first.id]
+    assert await facts_about_boston(runtime) == []
