@@ -64,6 +64,12 @@ async def facts_about_boston(runtime: Runtime) -> list[Memory]:
     return [m for m in page.items if "Boston" in m.content]
 
 
+async def statements(runtime: Runtime, memory_id: str) -> list[Message]:
+    """The messages a memory is derived from."""
+    derived = await runtime.connection.store.memories.derived_from([memory_id], None)
+    return [n for n in derived[memory_id] if isinstance(n, Message)]
+
+
 async def edges_per_source(runtime: Runtime, memory_id: str) -> dict[str, int]:
     """How many DERIVED_FROM edges go from the memory to each of its sources."""
     rows = await runtime.connection.store.graph.query(
@@ -79,8 +85,7 @@ async def test_a_fact_stated_in_two_units_of_one_run_is_one_memory_from_both(
     session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
     await memorize(runtime, session.id, lines(3))
     [fact] = await facts_about_boston(runtime)
-    derived = await runtime.connection.store.memories.derived_from([fact.id], None)
-    stated = [n for n in derived[fact.id] if isinstance(n, Message)]
+    stated = await statements(runtime, fact.id)
     # every message that said it, not only the first
     assert len(stated) == 3
     assert {m.content for m in stated} == {REPEATED}
@@ -110,8 +115,7 @@ async def test_a_fact_said_again_in_a_later_run_gains_the_new_statement_as_a_sou
     await memorize(runtime, first.id, lines(1))
     await memorize(runtime, later.id, lines(1))
     [fact] = await facts_about_boston(runtime)
-    derived = await runtime.connection.store.memories.derived_from([fact.id], None)
-    stated = [n for n in derived[fact.id] if isinstance(n, Message)]
+    stated = await statements(runtime, fact.id)
     assert sorted(m.session_id for m in stated) == sorted([first.id, later.id])
     # a replay of the later run links nothing twice
     await memorize(runtime, later.id, lines(1))
@@ -129,7 +133,6 @@ async def test_a_deleted_fact_said_again_stays_deleted_and_gains_no_source(
     await runtime.services.memories.delete_memory(SETTINGS_ADMIN, fact.id, hard=False)
     later = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "friday")
     await memorize(runtime, later.id, lines(1))
-    derived = await runtime.connection.store.memories.derived_from([fact.id], None)
-    stated = [n for n in derived[fact.id] if isinstance(n, Message)]
+    stated = await statements(runtime, fact.id)
     assert [m.session_id for m in stated] == [first.id]
     assert await facts_about_boston(runtime) == []
