@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from hippograph.client.decode import decode
 from hippograph.client.enums import (
@@ -127,6 +127,16 @@ class Memory:
     about_end: datetime | None
 
 
+T = TypeVar("T")
+
+
+def _connection(node: type[T], data: Mapping[str, Any]) -> tuple[tuple[T, ...], bool, str | None]:
+    """A connection's nodes, whether a next page exists, and the cursor that asks for it."""
+    info = data["pageInfo"]
+    nodes = tuple(decode(node, edge["node"]) for edge in data["edges"])
+    return nodes, bool(info["hasNextPage"]), info["endCursor"]
+
+
 @dataclass(frozen=True)
 class MessagesAdded:
     """Messages as stored: the new ones and those a client id had stored before."""
@@ -159,11 +169,7 @@ class EntityPage:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EntityPage:
         """The page from an ``EntityConnection``."""
-        return cls(
-            entities=tuple(decode(Entity, edge["node"]) for edge in data["edges"]),
-            has_next_page=bool(data["pageInfo"]["hasNextPage"]),
-            end_cursor=data["pageInfo"]["endCursor"],
-        )
+        return cls(*_connection(Entity, data))
 
 
 @dataclass(frozen=True)
@@ -177,11 +183,7 @@ class MemoryPage:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MemoryPage:
         """The page from a ``MemoryConnection``."""
-        return cls(
-            memories=tuple(decode(Memory, edge["node"]) for edge in data["edges"]),
-            has_next_page=bool(data["pageInfo"]["hasNextPage"]),
-            end_cursor=data["pageInfo"]["endCursor"],
-        )
+        return cls(*_connection(Memory, data))
 
 
 @dataclass(frozen=True)
