@@ -15,7 +15,7 @@ transaction back and it is tried again; a source still missing is NotFound.
 
 from __future__ import annotations
 
-from typing import Any, LiteralString
+from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
@@ -23,7 +23,7 @@ from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.entities import write_mentions
 from graph.links import require_linked
-from graph.memories import CREATE_MEMORIES, LINK_MANY_MEMUNITS, LINK_MANY_MESSAGES, memory_row
+from graph.memories import CREATE_MEMORIES, link_many_sources, memory_row
 from graph.memunits import memunit_user_key
 from graph.records import MESSAGE_MAP, float32, memunit_props, message_from
 from hippograph.models import (
@@ -125,21 +125,12 @@ class IngestGraph:
             if units:
                 await fetch(tx, CREATE_UNITS, {"rows": [_unit_row(*u[:2]) for u in units]})
                 links = [{"unit": u.id, "source": mid} for u, _, mids in units for mid in mids]
-                await _link(tx, LINK_UNIT_MESSAGES, links, "message")
+                await _link_units(tx, links)
             if memories:
                 await fetch(
                     tx, CREATE_MEMORIES, {"rows": [memory_row(m, i) for m, i, _ in memories]}
                 )
-            for query, attribute in (
-                (LINK_MANY_MESSAGES, "message_ids"),
-                (LINK_MANY_MEMUNITS, "memunit_ids"),
-            ):
-                links = [
-                    {"memory": m.id, "source": source}
-                    for m, _, sources in memories + restated
-                    for source in dict.fromkeys(getattr(sources, attribute))
-                ]
-                await _link(tx, query, links, attribute)
+            await link_many_sources(tx, memories + restated)
             # Only what this run created: a replay or a racing run wrote the rest.
             new_ids = {m.id for m, _, _ in memories} | {mid for u, _, mids in units for mid in mids}
             await write_mentions(tx, [m for m in batch.mentions if m.node_id in new_ids])
@@ -157,13 +148,12 @@ class IngestGraph:
         return await self._graph.write(work, merge_only=True)
 
 
-async def _link(
-    tx: AsyncManagedTransaction, query: LiteralString, links: list[dict[str, str]], what: str
-) -> None:
+async def _link_units(tx: AsyncManagedTransaction, links: list[dict[str, str]]) -> None:
     if not links:
         return
-    rows = await fetch(tx, query, {"links": links})
-    require_linked(int(rows[0]["linked"]), len(links), "source", f"one of {len(links)} {what}")
+    rows = await fetch(tx, LINK_UNIT_MESSAGES, {"links": links})
+    detail = f"one of {len(links)} message"
+    require_linked(int(rows[0]["linked"]), len(links), "source", detail)
 
 
 def _unit_row(unit: MemUnit, indexed: IndexedText) -> dict[str, Any]:

@@ -153,6 +153,24 @@ async def _link_sources(tx: AsyncManagedTransaction, memory_id: str, sources: So
         require_linked(int(rows[0]["linked"]), len(ids), "source", ", ".join(ids))
 
 
+async def link_many_sources(
+    tx: AsyncManagedTransaction, items: Sequence[tuple[Memory, IndexedText, Sources]]
+) -> None:
+    """A DERIVED_FROM edge from each memory of ``items`` to each of its sources
+    (MERGE: an edge already there is kept, not doubled); all or nothing."""
+    for attribute, _, many in _LINKS:
+        links = [
+            {"memory": m.id, "source": source}
+            for m, _, sources in items
+            for source in dict.fromkeys(getattr(sources, attribute))
+        ]
+        if not links:
+            continue
+        linked = await fetch(tx, many, {"links": links})
+        detail = f"one of {len(links)} {attribute}"
+        require_linked(int(linked[0]["linked"]), len(links), "source", detail)
+
+
 async def write_successor(
     tx: AsyncManagedTransaction, old_id: str, memory: Memory, indexed: IndexedText, now: datetime
 ) -> bool:
@@ -200,17 +218,7 @@ class MemoryGraph:
 
         async def work(tx: AsyncManagedTransaction) -> int:
             created = await fetch(tx, CREATE_MEMORIES, {"rows": rows})
-            for attribute, _, many in _LINKS:
-                links = [
-                    {"memory": m.id, "source": source}
-                    for m, _, sources in items
-                    for source in dict.fromkeys(getattr(sources, attribute))
-                ]
-                if not links:
-                    continue
-                linked = await fetch(tx, many, {"links": links})
-                detail = f"one of {len(links)} {attribute}"
-                require_linked(int(linked[0]["linked"]), len(links), "source", detail)
+            await link_many_sources(tx, items)
             await write_mentions(tx, mentions)
             return int(created[0]["created"])
 
