@@ -62,17 +62,17 @@ PROPERTY_INDEXES = [
         "setup.MEMORY_USER",
         "CREATE INDEX memory_user IF NOT EXISTS FOR (n:Memory) ON (n.user_id)",
     ),
-    # search's context stage finds the turns next to a hit by session and seq:
-    # on both, the index hands it the one turn (on the session alone, Neo4j
-    # 5.26 read every turn of the session and filtered them by seq)
     # ArcadeDB does not look a composite index up by its first field alone:
     # without this one, every query by session (the context stage's turns)
     # scanned all memories (at 100k, minutes a search). Neo4j takes the
-    # composite index where both fields are given.
+    # composite index below where both fields are given.
     cypher(
         "setup.MEMORY_SESSION",
         "CREATE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.session_id)",
     ),
+    # search's context stage finds the turns next to a hit by session and seq:
+    # on both, the index hands it the one turn (on the session alone, Neo4j
+    # 5.26 read every turn of the session and filtered them by seq)
     cypher(
         "setup.MEMORY_SESSION_SEQ",
         "CREATE INDEX memory_session_seq IF NOT EXISTS FOR (n:Memory) ON (n.session_id, n.seq)",
