@@ -10,7 +10,14 @@ import pytest
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.runtime import Runtime
-from hippograph.settings import ApiSettings, JobSettings, RedisSettings, Settings
+from hippograph.settings import (
+    ApiSettings,
+    ForgettingSettings,
+    JobSettings,
+    RedisSettings,
+    ReflectionSettings,
+    Settings,
+)
 from tests.api.conftest import ADMIN_KEY
 from tests.graphs import TestDatabase
 from tests.jobs.private_redis import PrivateRedis
@@ -27,12 +34,19 @@ def redis_server() -> Iterator[PrivateRedis]:
 
 
 def arq_settings(graph_db: TestDatabase, data_dir: Path, redis_url: str) -> Settings:
-    """Settings for arq mode on the test's database, with a queue of its own."""
+    """Settings for arq mode on the test's database, with a queue of its own.
+
+    No scheduled sweeps: a worker's cron would queue jobs of its own whenever a
+    test runs across a sweep minute (a burst worker then ran one job more, at
+    minute 15 of the hour), and the tests count the jobs a worker ran.
+    """
     return Settings(
         graph=graph_db.settings(data_dir),
         api=ApiSettings(admin_key=ADMIN_KEY, key_cache_ttl_s=0),
         jobs=JobSettings(mode="arq", poll_delay_s=0.05, queue=f"q-{uuid.uuid4().hex[:8]}"),
         redis=RedisSettings(url=redis_url),
+        reflection=ReflectionSettings(sweep_interval_s=0),
+        forgetting=ForgettingSettings(sweep_interval_s=0),
     )
 
 

@@ -28,7 +28,7 @@ from hippograph.runtime import Runtime
 from hippograph.services.jobs import JobService
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.reflection import ReflectJob
-from hippograph.settings import ReflectionSettings, Settings
+from hippograph.settings import Settings
 from jobs.arq_queue import ArqQueue
 from jobs.worker import build_worker
 from tests.graphs import TestDatabase
@@ -61,14 +61,9 @@ PAUSED_WORKER = [sys.executable, "-m", "tests.jobs.paused_worker", "worker"]
 
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
-    """Arq mode with a short lease, and no scheduled sweep queueing jobs of its own."""
+    """Arq mode (no scheduled sweeps, see arq_settings) with a short lease."""
     base = arq_settings(graph_db, tmp_path, redis_server.url)
-    return base.model_copy(
-        update={
-            "jobs": base.jobs.model_copy(update={"timeout_s": LEASE_S}),
-            "reflection": ReflectionSettings(sweep_interval_s=0),
-        }
-    )
+    return base.model_copy(update={"jobs": base.jobs.model_copy(update={"timeout_s": LEASE_S})})
 
 
 @pytest.fixture
