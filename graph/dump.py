@@ -22,9 +22,9 @@ from neo4j.time import DateTime
 from graph import entities
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
+from graph.embedding_meta import READ as READ_EMBEDDING_META
 from graph.links import require_linked
 from graph.records import float32, to_utc
-from graph.setup import READ_EMBEDDING_META
 from hippograph.dump import (
     EDGE_KINDS,
     EDGE_START_LABELS,

@@ -7,11 +7,13 @@ running it twice changes nothing.
 
 from __future__ import annotations
 
-from neo4j import AsyncManagedTransaction
+from collections.abc import Collection
 
+from graph import embedding_meta
 from graph.cypher import cypher
 from graph.dialect import IndexDialect
-from graph.driver import GraphDriver, fetch
+from graph.driver import GraphDriver
+from graph.embedding_meta import StoredVectors, VectorModel
 from hippograph.errors import ConfigError
 
 CONSTRAINTS = [
@@ -103,41 +105,28 @@ PROPERTY_INDEXES = [
     ),
 ]
 
-READ_EMBEDDING_META = cypher(
-    "setup.READ_EMBEDDING_META",
-    "MATCH (m:Meta {id: 'embedding'}) RETURN m.model AS model, m.dimensions AS dimensions",
-)
-WRITE_EMBEDDING_META = cypher(
-    "setup.WRITE_EMBEDDING_META",
-    "MERGE (m:Meta {id: 'embedding'}) "
-    "ON CREATE SET m.model = $model, m.dimensions = $dimensions "
-    "RETURN m.model AS model, m.dimensions AS dimensions",
-)
-
 
 async def ensure_schema(
-    graph: GraphDriver, dialect: IndexDialect, *, model: str, dimensions: int
-) -> None:
-    """Create constraints and indexes; refuse a graph built with another embedding size.
+    graph: GraphDriver,
+    dialect: IndexDialect,
+    *,
+    running: VectorModel,
+    known_as: Collection[str] = (),
+) -> StoredVectors:
+    """Create constraints and indexes; refuse a graph whose vectors another model made.
 
-    Vectors of two sizes cannot share an index, so a model change with a new
-    dimension count fails here, naming both, instead of failing every search.
+    The refusal (:func:`graph.embedding_meta.refusal`) comes before the
+    vector indexes are made, so a model change fails here, naming the
+    command that re-embeds, instead of failing or misranking every search.
     """
     for statement in CONSTRAINTS + PROPERTY_INDEXES:
         await graph.run_schema(statement)
-
-    async def record(tx: AsyncManagedTransaction) -> tuple[str, int]:
-        rows = await fetch(tx, WRITE_EMBEDDING_META, {"model": model, "dimensions": dimensions})
-        return str(rows[0]["model"]), int(rows[0]["dimensions"])
-
-    stored_model, stored_dimensions = await graph.write(record, merge_only=True)
-    if stored_dimensions != dimensions:
-        raise ConfigError(
-            f"this graph holds {stored_dimensions}-dimension embeddings from {stored_model!r}, "
-            f"but HIPPOGRAPH_EMBEDDING__MODEL={model!r} makes {dimensions}: "
-            "use the original model or a fresh database"
-        )
-    await dialect.ensure_search_indexes(graph, dimensions)
+    stored = await embedding_meta.record(graph, running)
+    why = embedding_meta.refusal(stored, running, known_as)
+    if why is not None:
+        raise ConfigError(why)
+    await dialect.ensure_search_indexes(graph, running.dimensions)
+    return stored
 
 
 async def rebuild_vector_indexes(graph: GraphDriver, dialect: IndexDialect) -> int:
@@ -147,13 +136,8 @@ async def rebuild_vector_indexes(graph: GraphDriver, dialect: IndexDialect) -> i
     flat graph before the hierarchical one): ``CREATE ... IF NOT EXISTS``
     keeps an existing index as it is, so only this changes it.
     """
-
-    async def read(tx: AsyncManagedTransaction) -> int | None:
-        rows = await fetch(tx, READ_EMBEDDING_META)
-        return int(rows[0]["dimensions"]) if rows else None
-
-    dimensions = await graph.read(read)
-    if dimensions is None:
+    stored = await embedding_meta.read(graph)
+    if stored is None:
         raise ConfigError("this graph was never set up: run `hippograph init` first")
-    await dialect.rebuild_vector_indexes(graph, dimensions)
-    return dimensions
+    await dialect.rebuild_vector_indexes(graph, stored.vectors.dimensions)
+    return stored.vectors.dimensions

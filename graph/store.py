@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from neo4j import AsyncGraphDatabase
 
+from graph import embedding_meta
 from graph.cascade import CascadeGraph
 from graph.dialect import ArcadeDBDialect, IndexDialect, Neo4jDialect
 from graph.driver import GraphDriver
 from graph.dump import DumpGraph
 from graph.embedded import EmbeddedArcadeDB
+from graph.embedding_meta import StoredVectors, VectorModel
 from graph.entities import EntityGraph
 from graph.forgetting import ForgetGraph
 from graph.ingest import IngestGraph
@@ -24,6 +27,7 @@ from graph.memunits import MemUnitGraph
 from graph.messages import MessageGraph
 from graph.provenance import ProvenanceGraph
 from graph.reflection import ReflectionGraph
+from graph.reindex import ReindexGraph
 from graph.retry import RetryPolicy
 from graph.search import SearchGraph
 from graph.setup import ensure_schema, rebuild_vector_indexes
@@ -58,6 +62,7 @@ class GraphStore:
     dump: DumpGraph = field(init=False)
     stats: StatsGraph = field(init=False)
     entities: EntityGraph = field(init=False)
+    reindex: ReindexGraph = field(init=False)
 
     def __post_init__(self) -> None:
         self.users = UserGraph(self.graph)
@@ -76,14 +81,39 @@ class GraphStore:
         self.dump = DumpGraph(self.graph)
         self.stats = StatsGraph(self.graph)
         self.entities = EntityGraph(self.graph)
+        self.reindex = ReindexGraph(self.graph)
 
-    async def setup(self, *, model: str, dimensions: int) -> None:
-        """Create constraints and indexes (idempotent); see :mod:`graph.setup`."""
-        await ensure_schema(self.graph, self.dialect, model=model, dimensions=dimensions)
+    async def setup(
+        self,
+        *,
+        model: str,
+        dimensions: int,
+        precision: str = "float32",
+        known_as: Collection[str] = (),
+    ) -> StoredVectors:
+        """Create constraints and indexes (idempotent) for vectors of ``model``; what the
+        graph records of its vectors. See :mod:`graph.setup` and :mod:`graph.embedding_meta`."""
+        running = VectorModel(model, dimensions, precision)
+        return await ensure_schema(self.graph, self.dialect, running=running, known_as=known_as)
 
     async def rebuild_vector_indexes(self) -> int:
         """Rebuild both vector indexes with the current settings (see :mod:`graph.setup`)."""
         return await rebuild_vector_indexes(self.graph, self.dialect)
+
+    async def vectors(self) -> StoredVectors | None:
+        """What the graph records of its vectors' model; None for a graph never set up."""
+        return await embedding_meta.read(self.graph)
+
+    async def begin_reindex(self, target: VectorModel, run: str) -> None:
+        """Record that run ``run`` re-embeds everything with ``target``, and drop the vector
+        indexes: every vector is about to be written anew, faster without them."""
+        await embedding_meta.begin_reindex(self.graph, target, run)
+        await self.dialect.drop_vector_indexes(self.graph)
+
+    async def finish_reindex(self, run: str, dimensions: int) -> None:
+        """Make run ``run``'s model the graph's and build the vector indexes for it."""
+        await embedding_meta.finish_reindex(self.graph, run)
+        await self.dialect.ensure_search_indexes(self.graph, dimensions)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from hippograph.benchmark.cli import add_bench_parser
 from hippograph.cli_context import with_graph, with_runtime
+from hippograph.cli_models import add_model_parsers, cmd_reembed
 from hippograph.cli_transfer import add_transfer_parsers
 from hippograph.errors import HippoError
 from hippograph.logs import configure_logging
@@ -95,8 +96,12 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
-    """Rebuild the vector indexes with the current settings (run with the service stopped)."""
+    """Rebuild the vector indexes with the current settings, or with ``--model`` re-embed
+    every vector (run with the service stopped)."""
     import time
+
+    if args.model is not None:
+        return cmd_reembed(args, settings)
 
     async def work(store: GraphStore) -> int:
         started = time.monotonic()
@@ -106,27 +111,6 @@ def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
         return 0
 
     return asyncio.run(with_graph(settings, work))
-
-
-def cmd_prepare_model(args: argparse.Namespace, settings: Settings) -> int:
-    """Load the embedding model once: on the CPU, export it to ONNX unless already cached."""
-    import time
-
-    from hippograph.adapters.embedder import SentenceTransformerEmbedder, model_cache_dir
-
-    async def work() -> int:
-        started = time.monotonic()
-        embedder = await SentenceTransformerEmbedder.load(settings.embedding)
-        took = time.monotonic() - started
-        await embedder.close()
-        where = f", cached in {model_cache_dir(settings.embedding)}"
-        print(
-            f"{embedder.model_name}: {embedder.runtime}, {embedder.precision}"
-            f"{where if embedder.runtime == 'onnx' else ''} ({took:.1f} s)"
-        )
-        return 0
-
-    return asyncio.run(work())
 
 
 def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
@@ -215,14 +199,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     reindex = sub.add_parser(
         "reindex",
-        help="rebuild the vector indexes with the current settings (service stopped)",
+        help="rebuild the vector indexes, or re-embed every vector with --model (service stopped)",
+    )
+    reindex.add_argument(
+        "--model", help="re-embed every vector with this model (a kill and a re-run resume)"
+    )
+    reindex.add_argument(
+        "--precision", choices=("float32", "int8"), help="the model's precision (its default)"
+    )
+    reindex.add_argument(
+        "--page", type=int, default=256, help="nodes re-embedded per transaction (256)"
     )
     reindex.set_defaults(func=cmd_reindex)
 
-    prepare = sub.add_parser(
-        "prepare-model", help="load the embedding model once (the ONNX export, if not cached)"
-    )
-    prepare.set_defaults(func=cmd_prepare_model)
+    add_model_parsers(sub)
 
     keys = sub.add_parser("keys", help="manage API keys")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)

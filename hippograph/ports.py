@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel
 
+from hippograph.similarity import SimilarityScale
+
 if TYPE_CHECKING:
     from hippograph.extraction.schema import Extraction, ExtractionRequest
     from hippograph.fuzzing import FuzzRequest, FuzzText
@@ -52,8 +54,23 @@ class Embedder(Protocol):
         """Length of every vector."""
         ...
 
+    @property
+    def precision(self) -> str:
+        """What the model computes in (``float32``, ``int8``, ``bfloat16``), recorded with its
+        vectors."""
+        ...
+
+    @property
+    def scale(self) -> SimilarityScale:
+        """Where this model's cosines mean a topic shift and a shared theme."""
+        ...
+
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One normalised vector per text, in order."""
+        """One normalised vector per text to store (a passage), in order."""
+        ...
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """One normalised vector per search query (with the model's query prefix), in order."""
         ...
 
 

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graph.embedded import EmbeddedArcadeDB
-from graph.store import GraphConnection, connect
+from graph.store import GraphConnection, GraphStore, connect
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.adapters.model_catalog import find_model
 from hippograph.adapters.offline_llm import OfflineExtractor, OfflineRules
 from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.adapters.redis_events import RedisEventBus, channel_name
@@ -80,7 +81,7 @@ class Runtime:
         events: LocalBroadcast | RedisEventBus | None = None
         try:
             model = await model_task
-            await connection.store.setup(model=model.model_name, dimensions=model.dimensions)
+            await setup_for(connection.store, model)
             llm = build_llm(settings)
             metrics = Metrics(connection.store.stats.counts)
             queue = await _queue(settings)
@@ -178,6 +179,31 @@ class Runtime:
             close = getattr(self.embedder, "close", None)
             if self.owns_embedder and close is not None:
                 await close()
+
+
+async def setup_for(store: GraphStore, embedder: Embedder) -> None:
+    """Set the graph up for ``embedder``'s vectors: refused when another model made the graph's.
+
+    A precision change of the same model is allowed with a warning: int8
+    vectors are within cosine 0.99 of float32 ones, so search still works,
+    and ``hippograph reindex`` makes them uniform.
+    """
+    catalogued = find_model(embedder.model_name)
+    stored = await store.setup(
+        model=embedder.model_name,
+        dimensions=embedder.dimensions,
+        precision=embedder.precision,
+        known_as=catalogued.aliases if catalogued is not None else (),
+    )
+    if stored.vectors.precision != embedder.precision:
+        log.warning(
+            "this graph's vectors are %s, the model now runs in %s: `hippograph reindex "
+            "--model %s` re-embeds them all in %s",
+            stored.vectors.precision,
+            embedder.precision,
+            embedder.model_name,
+            embedder.precision,
+        )
 
 
 async def _ready(embedder: Embedder) -> Embedder:

@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# Re-exported: the embedding settings are a part of Settings like any other.
+from hippograph.embedding_settings import EmbeddingSettings as EmbeddingSettings
 from hippograph.turns import CONTEXT_WEIGHT
 
 GraphServer = Literal["arcadedb", "neo4j"]
@@ -75,70 +77,6 @@ class GraphSettings(BaseModel):
         return "neo4j" if self.server == "neo4j" else "root"
 
 
-Precision = Literal["auto", "float32", "bfloat16", "int8"]
-EmbeddingRuntime = Literal["auto", "onnx", "torch"]
-
-
-class EmbeddingSettings(BaseModel):
-    """The sentence-transformers model, loaded from disk only (never from a hub)."""
-
-    model: str = "all-MiniLM-L6-v2"
-    # Small batches: encode sorts a call by length but pads each batch to its
-    # longest text, and conversation turns vary a lot (measured: a call of 64
-    # turns 157 texts/s at batch 64, 325 at batch 16).
-    batch_size: int = Field(default=16, ge=1, le=1024)
-    device: str = "cpu"
-    runtime: EmbeddingRuntime = Field(
-        default="auto",
-        description=(
-            "what runs the model: auto is ONNX Runtime on the CPU (exact float32 vectors, "
-            "a query in about 4 ms) and PyTorch on other devices or for bfloat16"
-        ),
-    )
-    precision: Precision = Field(
-        default="auto",
-        description=(
-            "weights and activations. ONNX: float32 (auto) or int8 (twice the throughput, "
-            "cosine 0.99 to float32, less vector recall). PyTorch: float32 or bfloat16 "
-            "(auto picks bfloat16 on CPUs with native bfloat16 instructions)"
-        ),
-    )
-    cache_dir: Path | None = Field(
-        default=None,
-        description=(
-            "where the ONNX export of the model is kept (made once per model and library "
-            "versions, shared by every data directory); default $XDG_CACHE_HOME/hippograph/"
-            "models, else ~/.cache/hippograph/models"
-        ),
-    )
-
-    @property
-    def effective_runtime(self) -> Literal["onnx", "torch"]:
-        """What runs the model: ``auto`` is ONNX Runtime on the CPU unless bfloat16 is asked for.
-
-        PyTorch runs every other device, and bfloat16, which ONNX Runtime's CPU
-        kernels do not compute in.
-        """
-        if self.runtime != "auto":
-            return self.runtime
-        return "onnx" if self.device == "cpu" and self.precision != "bfloat16" else "torch"
-
-    @model_validator(mode="after")
-    def _runtime_supports_precision(self) -> EmbeddingSettings:
-        onnx = self.effective_runtime == "onnx"
-        if onnx and self.device != "cpu":
-            raise ValueError("HIPPOGRAPH_EMBEDDING__RUNTIME=onnx runs on the cpu device only")
-        if onnx and self.precision == "bfloat16":
-            raise ValueError(
-                "HIPPOGRAPH_EMBEDDING__PRECISION=bfloat16 needs HIPPOGRAPH_EMBEDDING__RUNTIME=torch"
-            )
-        if not onnx and self.precision == "int8":
-            raise ValueError(
-                "HIPPOGRAPH_EMBEDDING__PRECISION=int8 needs the onnx runtime on the cpu device"
-            )
-        return self
-
-
 class SearchSettings(BaseModel):
     """How scoped vector search picks its path (DESIGN.md §1, filtered vector search)."""
 
@@ -171,10 +109,14 @@ class SearchSettings(BaseModel):
         description="the best hits whose neighbouring turns join the candidates (context "
         "stage); 0 keeps the context stage to turns already among the candidates",
     )
-    strip_speaker_names: bool = Field(
-        default=True,
-        description="the vector side embeds the query without the names of the people of the "
-        "user's recent conversations (the keyword side keeps them; hippograph/query_names.py)",
+    speaker_name_weight: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="how much the names of the people of the user's recent conversations "
+        "count in the vector side's query: it searches with the mean of the query without "
+        "them and the query as asked, in these shares (0: names stripped, 1: kept; the "
+        "keyword side keeps them; hippograph/query_names.py)",
     )
     speaker_sessions: int = Field(
         default=20, ge=1, description="the latest sessions whose speakers are those people"
@@ -272,7 +214,13 @@ class MemorizeSettings(BaseModel):
         default=200, ge=1, description="inputs with more messages become a job"
     )
     max_gap_minutes: float = Field(default=30.0, gt=0)
-    topic_shift: float = Field(default=0.2, ge=-1, le=1)
+    topic_shift: float | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="cosine of a turn to the turns just before, below which a new MemUnit "
+        "starts (default: the embedding model's own, 0.2 for MiniLM)",
+    )
     min_unit: int = Field(default=3, ge=1)
     max_unit: int = Field(default=12, ge=1)
     reflect_after_write: bool = Field(
@@ -300,7 +248,13 @@ class ReflectionSettings(BaseModel):
     min_importance_sum: float = Field(default=4.0, gt=0)
     min_facts: int = Field(default=2, ge=2)
     cooldown_minutes: float = Field(default=60.0, ge=0)
-    cluster_threshold: float = Field(default=0.45, ge=-1, le=1)
+    cluster_threshold: float | None = Field(
+        default=None,
+        ge=-1,
+        le=1,
+        description="cosine to a theme's centre from which a fact joins it "
+        "(default: the embedding model's own, 0.45 for MiniLM)",
+    )
     max_facts_per_reflection: int = Field(default=40, ge=2)
     max_pending: int = Field(default=20000, ge=2, description="facts read per run")
     sweep_page: int = Field(default=1000, ge=1, description="users read per page by the sweep")

@@ -31,7 +31,8 @@ from tests.graphs import (
 )
 from tests.llm.stub_server import StubLLMServer
 
-MODEL = "all-MiniLM-L6-v2"
+# The default model, as the graph records it (tests' stores and runtimes must agree).
+MODEL = EmbeddingSettings().model
 DIMENSIONS = 384
 # One ONNX export of the model for the whole run, shared by every runtime and
 # every child process (serve, worker) the tests start: exporting costs
@@ -154,7 +155,7 @@ def pristine_db(graph_backend: GraphBackend) -> Iterator[TestDatabase]:
 
 @pytest.fixture(scope="session")
 async def embedder() -> SentenceTransformerEmbedder:
-    """The real all-MiniLM-L6-v2, loaded once."""
+    """The real default model (from its installed jar), loaded once."""
     return await SentenceTransformerEmbedder.load(EmbeddingSettings(cache_dir=MODEL_CACHE))
 
 

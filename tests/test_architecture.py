@@ -30,6 +30,7 @@ EDGE = {
     "benchmark",
     "cli_context.py",
     "cli_transfer.py",
+    "cli_models.py",
 }
 
 

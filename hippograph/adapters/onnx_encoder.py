@@ -2,11 +2,15 @@
 
 Does what sentence-transformers' ``encode`` does for a Transformer → Pooling
 (→ Normalize) model, without PyTorch: tokenise with the model's own
-``tokenizer.json`` (truncated at its ``max_seq_length``, padded per batch),
-run the exported transformer and pool as ``1_Pooling/config.json`` says
-(the embedder makes the rows unit vectors, whatever the encoder). Texts
-are sorted by length and run in batches, as sentence-transformers does, so a
-batch pads only to texts of similar length.
+``tokenizer.json`` (truncated at its maximum length, padded per batch), run
+the transformer and pool (the embedder makes the rows unit vectors, whatever
+the encoder). Texts are sorted by length and run in batches, as
+sentence-transformers does, so a batch pads only to texts of similar length.
+
+Two sources: a catalog model's jar (:meth:`OnnxEncoder.from_files`; the
+catalog declares pooling and length), or a local sentence-transformers
+folder, exported to ONNX once (:meth:`OnnxEncoder.load`; pooling and length
+from the folder's ``1_Pooling/config.json`` and ``sentence_bert_config.json``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from hippograph.adapters.model_jars import ModelFiles
 from hippograph.adapters.onnx_export import cached_model_path, export_in_child
 from hippograph.errors import ConfigError
 
@@ -62,13 +67,25 @@ def max_seq_length(model_dir: Path) -> int:
     return int(min(_json(tokenizer_config).get("model_max_length", 512), 512))
 
 
-def _padding(model_dir: Path, tokenizer: Any) -> dict[str, Any]:
-    """The pad token (and its id) the model's tokenizer config names; BERT's by default."""
+def _padding(model_dir: Path) -> str:
+    """The pad token the model's tokenizer config names; BERT's by default."""
     path = model_dir / "tokenizer_config.json"
     pad = (_json(path) if path.exists() else {}).get("pad_token") or "[PAD]"
-    token = pad if isinstance(pad, str) else str(pad.get("content") or "[PAD]")
-    pad_id = tokenizer.token_to_id(token)
-    return {"pad_id": pad_id if pad_id is not None else 0, "pad_token": token}
+    return pad if isinstance(pad, str) else str(pad.get("content") or "[PAD]")
+
+
+def _per_batch(tokenizer: Any, max_tokens: int, pad_token: str) -> Any:
+    """``tokenizer`` cutting at ``max_tokens`` and padding each batch to its longest text.
+
+    A tokenizer.json may carry a fixed padding and a shorter truncation
+    (MiniLM's says 128); sentence-transformers pads per batch and cuts at
+    the model's maximum length, and so do we, or the vectors would differ.
+    """
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_tokens)
+    pad_id = tokenizer.token_to_id(pad_token)
+    tokenizer.enable_padding(pad_id=pad_id if pad_id is not None else 0, pad_token=pad_token)
+    return tokenizer
 
 
 class OnnxEncoder:
@@ -91,12 +108,7 @@ class OnnxEncoder:
 
         pooling = pooling_mode(model_dir)
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        # tokenizer.json may carry a fixed padding and a shorter truncation
-        # (MiniLM's says 128); sentence-transformers pads per batch and cuts
-        # at max_seq_length, and so do we, or the vectors would differ.
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(max_length=max_seq_length(model_dir))
-        tokenizer.enable_padding(**_padding(model_dir, tokenizer))
+        tokenizer = _per_batch(tokenizer, max_seq_length(model_dir), _padding(model_dir))
         path = cached_model_path(cache_dir, model_name, model_dir, precision)
         session = None
         if path.exists():
@@ -108,6 +120,16 @@ class OnnxEncoder:
             export_in_child(model_dir, path, precision)
             session = _session(path)
         return cls(session, tokenizer, pooling, batch_size)
+
+    @classmethod
+    def from_files(
+        cls, files: ModelFiles, pooling: str, max_tokens: int, batch_size: int
+    ) -> OnnxEncoder:
+        """The encoder of a catalog model's jar: its ONNX graph, tokenizer and declared pooling."""
+        from tokenizers import Tokenizer
+
+        tokenizer = _per_batch(Tokenizer.from_str(files.tokenizer), max_tokens, "[PAD]")
+        return cls(_session(files.onnx), tokenizer, pooling, batch_size)
 
     def encode(self, texts: Sequence[str]) -> Any:
         """Pooled vectors (float32 array, one row per text)."""
@@ -137,7 +159,7 @@ def _pool(states: Any, mask: Any, mode: str) -> Any:
     return (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
 
 
-def _session(path: Path) -> Any:
+def _session(model: Path | bytes) -> Any:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -147,4 +169,5 @@ def _session(path: Path) -> Any:
     # server needs next (the same reason the PyTorch runtime sets OMP_WAIT_POLICY).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    source = model if isinstance(model, bytes) else str(model)
+    return onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])

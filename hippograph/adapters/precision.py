@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hippograph.settings import Precision
+from hippograph.embedding_settings import Precision
 
 # /proc/cpuinfo flag names (x86 "flags", Arm "Features") of native bfloat16 arithmetic.
 _BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
@@ -39,14 +39,17 @@ def native_bfloat16(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> bool:
     return bool(cpu_flags(text) & _BF16_FLAGS)
 
 
-def resolve_precision(setting: Precision, runtime: str, device: str, native: bool) -> str:
+def resolve_precision(
+    setting: Precision, runtime: str, device: str, native: bool, onnx_default: str = "float32"
+) -> str:
     """The precision to run the model in: ``auto`` picks by runtime, device and hardware.
 
-    ONNX: float32 (int8 only when asked: it costs retrieval quality). PyTorch:
-    bfloat16 on a CPU that has it in hardware, else float32.
+    ONNX: ``onnx_default``, the model's own (a catalog model declares
+    whether its int8 file is as good as float32; an exported local folder is
+    float32). PyTorch: bfloat16 on a CPU that has it in hardware, else float32.
     """
     if setting != "auto":
         return setting
     if runtime == "torch" and device == "cpu" and native:
         return "bfloat16"
-    return "float32"
+    return onnx_default if runtime == "onnx" else "float32"

@@ -171,7 +171,11 @@ class MemorizeService:
     def __post_init__(self) -> None:
         self._rules = SegmentRules(
             max_gap=timedelta(minutes=self._settings.max_gap_minutes),
-            shift_threshold=self._settings.topic_shift,
+            shift_threshold=(
+                self._settings.topic_shift
+                if self._settings.topic_shift is not None
+                else self._embedder.scale.topic_shift
+            ),
             min_size=self._settings.min_unit,
             max_size=max(self._settings.min_unit, self._settings.max_unit),
         )

@@ -38,6 +38,7 @@ from hippograph.services.job_runner import JobResult
 from hippograph.services.jobs import JobService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ReflectionSettings
+from hippograph.similarity import SimilarityScale
 
 
 class ReflectionStore(Protocol):
@@ -86,6 +87,18 @@ class ReflectJob(BaseModel):
     force: bool = False
 
 
+def reflection_rules(settings: ReflectionSettings, scale: SimilarityScale) -> ReflectionRules:
+    """The rules ``settings`` set; the theme threshold is the model's unless set."""
+    threshold = settings.cluster_threshold
+    return ReflectionRules(
+        min_importance_sum=settings.min_importance_sum,
+        min_facts=settings.min_facts,
+        cooldown=timedelta(minutes=settings.cooldown_minutes),
+        cluster_threshold=threshold if threshold is not None else scale.theme,
+        max_facts_per_reflection=settings.max_facts_per_reflection,
+    )
+
+
 @dataclass(eq=False)
 class ReflectionService:
     """Reflection for principals (request a run) and for the job runner (do it)."""
@@ -102,13 +115,7 @@ class ReflectionService:
     _rules: ReflectionRules = field(init=False)
 
     def __post_init__(self) -> None:
-        self._rules = ReflectionRules(
-            min_importance_sum=self._settings.min_importance_sum,
-            min_facts=self._settings.min_facts,
-            cooldown=timedelta(minutes=self._settings.cooldown_minutes),
-            cluster_threshold=self._settings.cluster_threshold,
-            max_facts_per_reflection=self._settings.max_facts_per_reflection,
-        )
+        self._rules = reflection_rules(self._settings, self._embedder.scale)
 
     async def request(self, principal: Principal, user_id: str, force: bool) -> Job:
         """Queue a reflect run for a visible user; the job reports what it made."""

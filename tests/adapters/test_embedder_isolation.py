@@ -32,7 +32,7 @@ async def test_a_poisoned_caller_fails_alone_and_every_other_caller_gets_its_vec
     assert not [r for r in answers if isinstance(r, BaseException)]
     for caller_texts, vectors in zip(texts, answers, strict=True):
         assert isinstance(vectors, list)
-        alone = embedder.encode(caller_texts)
+        alone = await embedder.embed(caller_texts)
         assert all(_close(a, b) for a, b in zip(vectors, alone, strict=True))
     # And the embedder still serves afterwards.
     assert len(await embedder.embed(["still working"])) == 1

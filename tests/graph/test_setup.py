@@ -11,6 +11,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.dialect import SHOW_INDEXES, neo4j_vector_index_ddl
 from graph.driver import fetch
+from graph.embedding_meta import VectorModel
 from graph.store import GraphStore
 from hippograph.errors import ConfigError
 from hippograph.models import MemoryFilter, Sources
@@ -75,8 +76,60 @@ async def test_both_embeddings_have_vector_indexes(store: GraphStore) -> None:
 
 
 async def test_a_model_of_another_size_is_refused_with_both_named(store: GraphStore) -> None:
-    with pytest.raises(ConfigError, match=r"384-dimension.*makes 768"):
+    with pytest.raises(ConfigError, match=rf"come from {MODEL} \(384 dimensions\).*some-768"):
         await store.setup(model="some-768-model", dimensions=768)
+    with pytest.raises(ConfigError, match=r"384-dimension.*makes 768"):
+        await store.setup(model=MODEL, dimensions=768)
+
+
+async def test_another_model_of_the_same_size_is_refused_naming_the_command_that_reembeds(
+    store: GraphStore,
+) -> None:
+    # MiniLM, e5-small and bge-small all make 384 numbers: only the record tells them apart.
+    with pytest.raises(ConfigError) as refused:
+        await store.setup(model="bge-small-en-v1.5", dimensions=DIMENSIONS)
+    assert "`hippograph reindex --model bge-small-en-v1.5`" in refused.value.message
+    assert f"HIPPOGRAPH_EMBEDDING__MODEL={MODEL}" in refused.value.message
+    stored = await store.vectors()
+    assert stored is not None
+    assert stored.vectors.model == MODEL
+
+
+async def test_a_graph_recorded_under_an_old_name_of_the_model_starts(
+    pristine_db: TestDatabase, tmp_path: Path
+) -> None:
+    # Graphs set up before the catalog recorded MiniLM as the setting spelt it
+    # (names compare in any case; an alias must be named).
+    connection = await pristine_db.connect(tmp_path)
+    try:
+        old = "sentence-transformers/all-MiniLM-L6-v2"
+        await connection.store.setup(model=old, dimensions=DIMENSIONS)
+        await connection.store.setup(model=old.upper(), dimensions=DIMENSIONS)
+        await connection.store.setup(
+            model="all-minilm-l6-v2", dimensions=DIMENSIONS, known_as=(old,)
+        )
+        with pytest.raises(ConfigError, match="reindex --model all-minilm-l6-v2"):
+            await connection.store.setup(model="all-minilm-l6-v2", dimensions=DIMENSIONS)
+    finally:
+        await connection.close()
+
+
+async def test_an_interrupted_reembedding_refuses_every_start_until_it_is_finished(
+    store: GraphStore,
+) -> None:
+    target = VectorModel("all-minilm-l6-v2", DIMENSIONS, "float32")
+    await store.begin_reindex(target, "run-1")
+    for model in (MODEL, "all-minilm-l6-v2"):
+        with pytest.raises(ConfigError, match="run `hippograph reindex --model all-minilm-l6-v2`"):
+            await store.setup(model=model, dimensions=DIMENSIONS)
+    with pytest.raises(ConfigError, match="another one began"):
+        await store.finish_reindex("run-0", DIMENSIONS)
+    await store.finish_reindex("run-1", DIMENSIONS)
+    stored = await store.vectors()
+    assert stored is not None
+    assert (stored.vectors, stored.reindex) == (target, None)
+    await store.setup(model="all-minilm-l6-v2", dimensions=DIMENSIONS)
+    assert "VECTOR" in {i[1] for i in await _indexes(store)}
 
 
 @pytest.mark.slow  # waits out the retry policy on the refused index change (4 s)

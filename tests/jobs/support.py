@@ -22,10 +22,11 @@ from redis.asyncio import Redis
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryKind, Sources
-from hippograph.reflection import ReflectionRules, themes
+from hippograph.reflection import themes
 from hippograph.runtime import Runtime
 from hippograph.server.app import create_app
 from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.reflection import reflection_rules
 from hippograph.settings import Settings
 from hippograph.text import search_text as text_tokens
 from jobs.worker import build_worker
@@ -205,13 +206,7 @@ async def seed_facts(runtime: Runtime, user_id: str, count: int, seed: int = 7) 
 async def expected_themes(runtime: Runtime, user_id: str) -> set[frozenset[str]]:
     """The fact groups one clean reflect run would cover now (``hippograph.reflection.themes``)."""
     settings = runtime.settings.reflection
-    rules = ReflectionRules(
-        min_importance_sum=settings.min_importance_sum,
-        min_facts=settings.min_facts,
-        cooldown=timedelta(minutes=settings.cooldown_minutes),
-        cluster_threshold=settings.cluster_threshold,
-        max_facts_per_reflection=settings.max_facts_per_reflection,
-    )
+    rules = reflection_rules(settings, runtime.embedder.scale)
     pending = await runtime.connection.store.reflection.pending(
         user_id, settings.kinds, utc_now(), utc_now(), settings.max_pending
     )
