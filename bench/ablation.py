@@ -13,9 +13,10 @@ signals are per-request weights, so switching one off needs no reload:
 * ``-all``: all three at 0 (relevance, recency and importance only).
 * ``<weight>=<value>``: one weight set, the others default (``context_weight=0.4``).
 * ``vector``, ``keyword``: that method alone, default weights (``full`` is HYBRID).
+* ``kinds=event|semantic``: only memories of those kinds (what a kind adds).
 * parts joined by ``+`` combine: ``vector+context_weight=0``.
-* ``dense``: no service at all, the plain baseline: each turn (``speaker: text``)
-  embedded alone with the same model, ranked by cosine to the question.
+* ``dense``: no service at all, the plain baseline: each turn (``<speaker> said,
+  "<text>"``) embedded alone with the same model and its prefixes, ranked by cosine.
 
 python -m bench.ablation [--data FILE ...] [--granularity memory] [--k 5,10]
     [--configs full,-context,-time,-entities,-all] [--rows out.jsonl]
@@ -38,6 +39,7 @@ from bench.common import LOCOMO, machine
 from hippograph.benchmark.locomo import _dia_ids, load_conversation
 from hippograph.benchmark.recall import mean, percentile, recall_at_k
 from hippograph.importers.locomo import Conversation, load_locomo
+from hippograph.models import MemoryFilter, MemoryKind
 from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
 from hippograph.scoring import ScoringWeights, SearchMethod
@@ -54,10 +56,14 @@ DENSE = "dense"
 async def dense_ranking(
     runtime: Runtime, conversation: Conversation, questions: Sequence[str], k: int
 ) -> list[list[list[str]]]:
-    """Per question, the ``k`` turns whose own embedding is nearest the question's."""
+    """Per question, the ``k`` turns whose own embedding is nearest the question's.
+
+    Each turn as memorize embeds one (``<speaker> said, "<text>"``), with the
+    model's passage and query prefixes.
+    """
     turns = [m for s in conversation.sessions for m in s.message_inputs()]
-    vectors = await runtime.embedder.embed([f"{t.speaker}: {t.content}" for t in turns])
-    asked = await runtime.embedder.embed(list(questions))
+    vectors = await runtime.embedder.embed([f'{t.speaker} said, "{t.content}"' for t in turns])
+    asked = await runtime.embedder.embed_queries(list(questions))
     ranked = []
     for query in asked:
         scores = [sum(a * b for a, b in zip(query, v, strict=True)) for v in vectors]
@@ -73,6 +79,7 @@ class Config:
     method: SearchMethod
     weights: ScoringWeights
     dense: bool = False
+    kinds: tuple[MemoryKind, ...] | None = None
 
 
 def configuration(name: str) -> Config | None:
@@ -82,11 +89,14 @@ def configuration(name: str) -> Config | None:
     """
     method = SearchMethod.HYBRID
     changes: dict[str, Any] = {}
+    kinds: tuple[MemoryKind, ...] | None = None
     for part in name.split("+"):
         if part == DENSE:
             return Config(method, ScoringWeights(), dense=True)
         if part in ("vector", "keyword", "hybrid"):
             method = SearchMethod(part)
+        elif part.startswith("kinds="):
+            kinds = tuple(MemoryKind(k) for k in part.removeprefix("kinds=").split("|"))
         elif "=" in part:  # a weight set to a value: "context_weight=0.4"
             weight, _, value = part.partition("=")
             if weight not in WEIGHT_NAMES:
@@ -101,7 +111,7 @@ def configuration(name: str) -> Config | None:
             if signal not in WEIGHT_NAMES:
                 return None
             changes[signal] = 0.0
-    return Config(method, ScoringWeights(**changes))
+    return Config(method, ScoringWeights(**changes), kinds=kinds)
 
 
 async def run_file(
@@ -141,6 +151,7 @@ async def run_file(
                         method=config.method,
                         weights=config.weights,
                         mode=SearchMode.NORMAL,
+                        filter=MemoryFilter(kinds=config.kinds),
                         touch=False,
                     )
                     if baseline:

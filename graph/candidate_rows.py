@@ -22,11 +22,11 @@ from hippograph.scoring import Candidate
 # 100k memories, 2026-11-24) — on two cores that time is taken from the
 # graph server and the model, which run beside it.
 # Memory row: id, importance, created_at, last_accessed_at, session_id, seq,
-# about_start, about_end (what ranking reads of a memory; the entity walk
-# returns the same row), then score.
+# about_start, about_end, kind (what ranking reads of a memory; the entity
+# walk returns the same row), then score.
 MEMORY_ROW = (
     "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at),"
-    " m.session_id, m.seq, toString(m.about_start), toString(m.about_end)"
+    " m.session_id, m.seq, toString(m.about_start), toString(m.about_end), m.kind"
 )
 _FIELDS_M = MEMORY_ROW + ", score"
 # MemUnit row: id, ts, session_id, score.
@@ -65,6 +65,7 @@ def memory_candidate(
         session_id=row[4],
         seq=row[5],
         about=(parse_utc(row[6]), parse_utc(row[7])) if row[6] and row[7] else None,
+        kind=row[8],
         similarity=similarity,
         keyword_score=keyword_score,
     )

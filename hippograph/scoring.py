@@ -4,12 +4,16 @@ The graph only produces candidates (a cosine similarity from the vector side,
 a BM25 score from the keyword side, their ranks). Everything else is here, in
 stages, each visible in the hit's breakdown:
 
-1. relevance, by method: VECTOR the cosine (clipped to [0, 1]); KEYWORD BM25
+1. relevance, by method: VECTOR the cosine placed between this query's best
+   and last vector candidates (:class:`CosineRange`); KEYWORD BM25
    divided by the best BM25 of the query; HYBRID a convex combination
    ``w·semantic + (1-w)·keyword`` (``w`` = ``vector_weight``), or, for the RRF
    strategy, reciprocal-rank fusion ``Σ 1/(k + rank)`` scaled to [0, 1].
    When the vector side found nothing, every keyword hit gets relevance 0.5
    (seed 000's keyword fallback).
+   Summaries (episodes, reflections) count ``summary_weight`` of their
+   relevance: one stands for many messages, and the statement that answers
+   should come before the summary that contains it.
 2. context: a memory next to a relevant one in the same conversation (its
    source message one step away) gains ``context_weight`` times that
    neighbour's relevance: questions are answered by the turn after them.
@@ -39,6 +43,9 @@ from datetime import datetime
 from enum import StrEnum
 
 from hippograph.querytime import TimeWindow
+
+# Memories that summarise others: an episode its MemUnit, a reflection its facts.
+SUMMARY_KINDS = frozenset({"episodic", "reflection"})
 
 
 class SearchMethod(StrEnum):
@@ -73,6 +80,9 @@ class ScoringWeights:
     time_weight: float = 0.1
     # None: the server's default (HIPPOGRAPH_SEARCH__ENTITY_WEIGHT), set by the search service.
     entity_weight: float | None = None
+    # What a summary's relevance counts for (episodes, reflections): at equal
+    # relevance the statements it covers rank first (docs/retrieval.md).
+    summary_weight: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +101,7 @@ class Candidate:
     seq: int | None = None  # position of its source message in the session
     about: tuple[datetime, datetime] | None = None  # the period its text names
     entity_score: float | None = None  # share of the query's entities it mentions
+    kind: str | None = None  # the memory's kind (None for a MemUnit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +122,7 @@ class Breakdown:
     methods: tuple[SearchMethod, ...]
     fallback: bool
     entity: float = 0.0
+    cosine: float | None = None  # the raw cosine to the query, on the model's own scale
 
 
 def clip01(value: float) -> float:
@@ -138,6 +150,39 @@ def rrf_relevance(ranks: Sequence[int | None], k: int, methods: int) -> float:
     return total / (methods / (k + 1))
 
 
+@dataclass(frozen=True, slots=True)
+class CosineRange:
+    """The cosines of this query's vector candidates: the best and the last kept."""
+
+    top: float
+    floor: float
+
+    def semantic(self, cosine: float) -> float:
+        """``cosine`` placed in this query's range: 1 at the best candidate, 0 at the last.
+
+        A model's cosines live on its own scale (MiniLM's candidates for a
+        question span about 0.45 to 0.65, e5's 0.80 to 0.87): read raw, the
+        narrow ones would be swamped by recency and importance. Placed
+        between this query's best and last vector candidate, every model's
+        semantic score spans [0, 1], as the keyword score (BM25 over the
+        query's best) does.
+        """
+        if self.top - self.floor <= 1e-9:
+            return 1.0 if cosine >= self.floor else 0.0
+        return clip01((cosine - self.floor) / (self.top - self.floor))
+
+
+def cosine_range(candidates: Sequence[Candidate]) -> CosineRange | None:
+    """The range of the vector side's cosines (every cosine known if it ranked none)."""
+    ranked = [
+        c.similarity for c in candidates if c.vector_rank is not None and c.similarity is not None
+    ]
+    known = ranked or [c.similarity for c in candidates if c.similarity is not None]
+    if not known:
+        return None
+    return CosineRange(max(known), min(known))
+
+
 def _relevance(
     c: Candidate,
     method: SearchMethod,
@@ -145,6 +190,7 @@ def _relevance(
     w: ScoringWeights,
     keyword_norm: float | None,
     fallback: bool,
+    cosines: CosineRange | None,
 ) -> float:
     if fallback:
         return 0.5
@@ -155,13 +201,19 @@ def _relevance(
             SearchMethod.HYBRID: [c.vector_rank, c.keyword_rank],
         }[method]
         return rrf_relevance(ranks, w.rrf_k, len(ranks))
-    semantic = clip01(c.similarity) if c.similarity is not None else 0.0
+    semantic = _semantic(c, cosines) or 0.0
     keyword = keyword_norm or 0.0
     if method is SearchMethod.VECTOR:
         return semantic
     if method is SearchMethod.KEYWORD:
         return keyword
     return w.vector_weight * semantic + (1.0 - w.vector_weight) * keyword
+
+
+def _semantic(c: Candidate, cosines: CosineRange | None) -> float | None:
+    if c.similarity is None or cosines is None:
+        return None
+    return cosines.semantic(c.similarity)
 
 
 def _in_time(c: Candidate, window: TimeWindow | None, asks_when: bool) -> bool:
@@ -196,8 +248,10 @@ def rank(
         else None
         for c in candidates
     }
+    cosines = cosine_range(candidates)
     relevance = {
-        c.id: _relevance(c, method, strategy, weights, keyword_norm[c.id], fallback)
+        c.id: _relevance(c, method, strategy, weights, keyword_norm[c.id], fallback, cosines)
+        * (weights.summary_weight if c.kind in SUMMARY_KINDS else 1.0)
         for c in candidates
     }
     # Several memories can stand at one position (an event and the facts of
@@ -240,7 +294,7 @@ def rank(
             (
                 c,
                 Breakdown(
-                    semantic=clip01(c.similarity) if c.similarity is not None else None,
+                    semantic=_semantic(c, cosines),
                     keyword=keyword_norm[c.id],
                     relevance=relevance[c.id],
                     context=context,
@@ -254,6 +308,7 @@ def rank(
                     methods=methods,
                     fallback=fallback,
                     entity=entity,
+                    cosine=c.similarity,
                 ),
             )
         )
@@ -315,5 +370,6 @@ def is_finite_weights(w: ScoringWeights) -> bool:
             w.context_weight,
             w.time_weight,
             w.entity_weight or 0.0,
+            w.summary_weight,
         )
     )

@@ -43,6 +43,11 @@ class ScoringInput:
         "the people, places and things the query names (0: no walk; null: the server's "
         "HIPPOGRAPH_SEARCH__ENTITY_WEIGHT, 0 unless set).",
     )
+    summary_weight: float = strawberry.field(
+        default=_DEFAULT.summary_weight,
+        description="What a summary's relevance counts for (episodic memories and "
+        "reflections): at equal relevance the statements it covers rank first.",
+    )
 
     def weights(self) -> scoring.ScoringWeights:
         """The domain's weights."""
@@ -56,12 +61,16 @@ class ScoringInput:
             context_weight=self.context_weight,
             time_weight=self.time_weight,
             entity_weight=self.entity_weight,
+            summary_weight=self.summary_weight,
         )
 
 
 @strawberry.type(description="Every score a hit got, and where it came from.")
 class ScoreBreakdown:
-    semantic: float | None = strawberry.field(description="Cosine to the query, in [0, 1].")
+    semantic: float | None = strawberry.field(
+        description="The cosine to the query placed between this query's best vector "
+        "candidate (1) and its last (0): every model's cosines on one scale."
+    )
     keyword: float | None = strawberry.field(description="BM25 over the query's best BM25.")
     relevance: float = strawberry.field(description="The method's relevance (fusion for HYBRID).")
     context: float = strawberry.field(description="Lent by a neighbouring turn's relevance.")
@@ -98,7 +107,10 @@ class SearchHit:
         description="The memory's level: below FULL it is an older, vaguer impression."
     )
     score: float = strawberry.field(description="The final score (see breakdown).")
-    similarity: float | None = strawberry.field(description="Cosine to the query.")
+    similarity: float | None = strawberry.field(
+        description="Cosine to the query, on the embedding model's own scale (what radius "
+        "bounds); breakdown.semantic places it among this query's candidates."
+    )
     breakdown: ScoreBreakdown
 
 
@@ -136,7 +148,7 @@ class SearchResult:
                     mem_unit=unit,
                     level=hit.memory.level if hit.memory else None,
                     score=hit.breakdown.final,
-                    similarity=hit.breakdown.semantic,
+                    similarity=hit.breakdown.cosine,
                     breakdown=ScoreBreakdown.of(hit.breakdown),
                 )
             )

@@ -136,3 +136,4 @@ class Scoring:
     context_weight: float | None = None
     time_weight: float | None = None
     entity_weight: float | None = None
+    summary_weight: float | None = None

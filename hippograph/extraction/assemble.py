@@ -2,9 +2,9 @@
 
 Pure: the caller has already embedded each message once (its turn text), and
 those vectors are reused wherever the record's text is made of the messages:
-a MemUnit and its episodes get the centroid of their messages, an event item
-the blend of its message with the one before (as turn memories do). Only
-texts that are new sentences (semantic facts, profile attributes) are left to
+a MemUnit gets the centroid of its messages, an event item the blend of its
+message with the one before (as turn memories do). Texts that are new
+(episodes' narratives, semantic facts, profile attributes) are left to
 embed, in one batch for the whole request. The ingest throughput target is
 near the model's own speed, so every text embedded twice would show.
 
@@ -132,12 +132,16 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
             first,
             context.learned_at,
         )
+        # Its own text, not the unit's centroid: a centroid of twelve turns
+        # sits near the middle of the embedding space, close to every query
+        # (with e5-small, episodes took half the top-10 slots, each standing
+        # for a whole unit: bench/README.md).
         drafts.append(
             MemoryDraft(
                 memory=memory,
                 search_text=text.search_text(episode.narrative),
                 sources=Sources(memunit_ids=(unit_id,)),
-                vector=vector,
+                embed_text=episode.narrative,
             )
         )
     # A message too long for one memory is logged as several event parts;

@@ -45,6 +45,7 @@ from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings, SearchSettings
 from hippograph.text import query_terms
 from hippograph.validation import require_count, require_filter, require_fraction, require_text
+from hippograph.vector_math import unit
 
 # How many messages of the latest sessions are read for their speakers.
 SPEAKER_MESSAGES = 5000
@@ -153,6 +154,7 @@ class SearchService:
             "context_weight",
             "time_weight",
             "entity_weight",
+            "summary_weight",
         ):
             require_fraction(getattr(w, name), f"scoring.{name}")
         if not (math.isfinite(w.decay_rate) and 0.0 < w.decay_rate <= 1.0):
@@ -186,9 +188,7 @@ class SearchService:
         async def embed() -> list[float]:
             # Here, not before the fetch: the speakers lookup then overlaps the
             # keyword query, and a KEYWORD search, which embeds nothing, skips it.
-            meaning = await self._vector_query(query, user.id, user.name)
-            [vector] = await self._embedder.embed([meaning])
-            return vector
+            return await self._query_vector(query, user.id, user.name)
 
         plan = await self._plan(request, mode, now)
         fetched = await self._fetcher.fetch(plan, embed, await self._entity_query(request))
@@ -270,11 +270,28 @@ class SearchService:
             if c.id not in ids and (radius is None or (c.similarity or 0.0) >= radius)
         ]
 
-    async def _vector_query(self, query: str, user_id: str, user_name: str) -> str:
-        """What the vector side embeds: ``query`` without its speakers' names (query_names.py)."""
-        if not self._settings.strip_speaker_names:
-            return query
-        return without_names(query, [user_name, *await self._speakers.get(user_id)])
+    async def _query_vector(self, query: str, user_id: str, user_name: str) -> list[float]:
+        """What the vector side searches with: the query with its speakers' names weighed down.
+
+        Every turn's vector says who spoke, and turns that greet or answer
+        someone name them, so a question naming a person sat nearest to the
+        turns that address them, whatever they were about; stripped of the
+        names, "Where is Emi going?" matched the other speaker's trips as
+        well as hers. The mean of both, in ``speaker_name_weight``'s shares,
+        keeps the person without letting the name decide (query_names.py).
+        """
+        weight = self._settings.speaker_name_weight
+        stripped = query
+        if weight < 1:
+            stripped = without_names(query, [user_name, *await self._speakers.get(user_id)])
+        if stripped == query or weight >= 1:
+            [vector] = await self._embedder.embed_queries([query])
+            return vector
+        if weight <= 0:
+            [vector] = await self._embedder.embed_queries([stripped])
+            return vector
+        without, named = await self._embedder.embed_queries([stripped, query])
+        return unit([(1 - weight) * a + weight * b for a, b in zip(without, named, strict=True)])
 
     async def _recent_speakers(self, user_id: str) -> list[str]:
         # A speaker new since the last refresh keeps their name in queries

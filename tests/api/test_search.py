@@ -13,6 +13,7 @@ from graph.store import GraphStore
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryKind, MemUnit, Sources
 from hippograph.text import search_text
+from hippograph.vector_math import unit
 from tests.api.conftest import Api, add_memory, seed_user
 
 SEARCH = """
@@ -280,7 +281,7 @@ def test_the_turn_after_a_matched_question_joins_the_hits_through_context(api: A
     texts = [
         "Cats are independent pets",
         "What is the name of your dog?",
-        "Biscuit.",
+        "Ha, Waffles.",
         "I adopted a kitten last year",
         "Pets make people happier",
         "The vet is open on Saturdays",
@@ -328,25 +329,31 @@ def test_a_period_the_memory_names_matches_the_period_asked_for(api: Api) -> Non
     assert by_id[other]["timeMatch"] == 0.0
 
 
-def test_the_vector_side_embeds_the_query_without_the_speakers_names(
+def test_the_vector_side_weighs_the_speakers_names_down_without_dropping_them(
     api: Api, client: TestClient, ann: dict[str, str]
 ) -> None:
-    # Ann is the user and the speaker of her messages: her name says nothing
-    # about which of her memories a question wants, so only the keyword side
-    # reads it (hippograph/query_names.py).
+    # Ann is the user and the speaker of her messages: her name says little
+    # about which of her memories a question wants, so the vector side
+    # searches with the mean of the query without it and as asked
+    # (hippograph/query_names.py); the keyword side reads it whole.
     embedder = client.app.state.runtime.embedder  # type: ignore[attr-defined]
-
-    async def cosine(a: str, b: str) -> float:
-        x, y = await embedder.embed([a, b])
-        return float(sum(p * q for p, q in zip(x, y, strict=True)))
-
     content = "Ann drinks espresso every morning"
-    without, within = (
-        asyncio.run(cosine(q, content))
-        for q in ("What coffee does drink?", "What coffee does Ann drink?")
-    )
+
+    async def cosines() -> tuple[float, float, float]:
+        without, within = await embedder.embed_queries(
+            ["What coffee does drink?", "What coffee does Ann drink?"]
+        )
+        [stored] = await embedder.embed([content])
+        mean = unit([a + b for a, b in zip(without, within, strict=True)])
+        return tuple(  # type: ignore[return-value]
+            float(sum(p * q for p, q in zip(v, stored, strict=True)))
+            for v in (without, within, mean)
+        )
+
+    without, within, mean = asyncio.run(cosines())
     assert abs(without - within) > 1e-3  # the name moves the vector
     hits = {h["memory"]["id"]: h for h in search(api, "What coffee does Ann drink?")["hits"]}
-    coffee = hits[ann["coffee"]]["breakdown"]
-    assert coffee["semantic"] == pytest.approx(without, abs=1e-3)
+    coffee = hits[ann["coffee"]]
+    assert coffee["similarity"] == pytest.approx(mean, abs=1e-3)
+    coffee = coffee["breakdown"]
     assert coffee["keyword"] is not None  # "Ann" and "drink" still match the words

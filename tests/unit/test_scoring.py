@@ -12,9 +12,11 @@ from hippograph.querytime import TimeWindow
 from hippograph.scoring import (
     Breakdown,
     Candidate,
+    CosineRange,
     ScoringStrategy,
     ScoringWeights,
     SearchMethod,
+    cosine_range,
     multiplicative_score,
     rank,
     rrf_relevance,
@@ -68,19 +70,30 @@ def _c(id: str, sim: float | None, kw: float | None, **kw_args: object) -> Candi
     )
 
 
+# Vector candidates at cosine 1 and 0: with them among the candidates the
+# query's cosine range is [0, 1], so a semantic score is the cosine itself
+# and the stages after it can be pinned by hand (the range has tests of its own).
+SPAN = (_c("top", 1.0, None), _c("bottom", 0.0, None))
+
+
+def _rank(candidates: list[Candidate], **options: Any) -> list[tuple[Candidate, Breakdown]]:
+    """``rank`` over ``candidates`` and SPAN (WEIGHTED, default weights unless given); SPAN
+    left out of the answer."""
+    defaults: dict[str, Any] = {"strategy": ScoringStrategy.WEIGHTED, "weights": W, "now": T0}
+    ranked = rank([*candidates, *SPAN], **(defaults | options))
+    return [(c, br) for c, br in ranked if c not in SPAN]
+
+
 def _by_id(
     candidates: list[Candidate], method: SearchMethod, **options: Any
 ) -> dict[str, Breakdown]:
     """Each candidate's breakdown, ranked with the default weights (WEIGHTED)."""
-    ranked = rank(
-        candidates, method=method, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0, **options
-    )
-    return {c.id: br for c, br in ranked}
+    return {c.id: br for c, br in _rank(candidates, method=method, **options)}
 
 
 def test_hybrid_is_a_convex_combination_of_cosine_and_normalised_bm25() -> None:
     a, b = _c("a", 0.9, 10.0), _c("b", 0.5, 20.0)
-    ranked = rank(
+    ranked = _rank(
         [b, a], method=SearchMethod.HYBRID, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
     )
     by_id = {c.id: br for c, br in ranked}
@@ -97,10 +110,10 @@ def test_hybrid_is_a_convex_combination_of_cosine_and_normalised_bm25() -> None:
 
 def test_vector_and_keyword_alone_use_their_own_score() -> None:
     a, b = _c("a", 0.9, 10.0), _c("b", 0.5, 20.0)
-    vector = rank(
+    vector = _rank(
         [a, b], method=SearchMethod.VECTOR, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
     )
-    keyword = rank(
+    keyword = _rank(
         [a, b], method=SearchMethod.KEYWORD, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
     )
     assert [c.id for c, _ in vector] == ["a", "b"]
@@ -131,7 +144,7 @@ def test_a_named_period_favours_memories_from_it() -> None:
         vector_rank=2,
     )
     window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
-    ranked = rank(
+    ranked = _rank(
         [outside, inside],
         method=SearchMethod.VECTOR,
         strategy=ScoringStrategy.WEIGHTED,
@@ -183,7 +196,7 @@ def test_a_question_asking_when_favours_memories_that_name_a_time() -> None:
         about=(T0, T0 + timedelta(days=1)),
     )
     untimed = replace(timed, id="untimed", about=None, similarity=0.55)
-    ranked = rank(
+    ranked = _rank(
         [untimed, timed],
         method=SearchMethod.VECTOR,
         strategy=ScoringStrategy.WEIGHTED,
@@ -241,7 +254,7 @@ def test_multiplicative_strategy_uses_age_since_creation() -> None:
         similarity=0.8,
         vector_rank=1,
     )
-    [(_, br)] = rank(
+    [(_, br)] = _rank(
         [old],
         method=SearchMethod.VECTOR,
         strategy=ScoringStrategy.MULTIPLICATIVE,
@@ -290,7 +303,7 @@ WE = ScoringWeights(entity_weight=0.2)
 def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> None:
     a = _c("a", 0.9, 10.0, entity_score=0.5)
     b = _c("b", 0.5, 20.0)
-    ranked = rank(
+    ranked = _rank(
         [a, b],
         method=SearchMethod.HYBRID,
         strategy=ScoringStrategy.WEIGHTED,
@@ -306,7 +319,7 @@ def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> N
     assert by_id["b"].entity == 0.0
     assert by_id["b"].fused == pytest.approx(0.70 / 1.55)
     # without entities in the query the score is ignored and the divisor is as before
-    plain = rank(
+    plain = _rank(
         [a, b], method=SearchMethod.HYBRID, strategy=ScoringStrategy.WEIGHTED, weights=WE, now=T0
     )
     assert {c.id: br.fused for c, br in plain}["a"] == pytest.approx(0.74 / 1.35)
@@ -317,7 +330,7 @@ def test_an_entity_weight_of_zero_leaves_the_ranking_as_it_was() -> None:
     a = _c("a", 0.5, 10.0, entity_score=1.0)
     b = _c("b", 0.6, 10.0)
     for off in (ScoringWeights(entity_weight=0.0), ScoringWeights()):  # None counts as 0
-        ranked = rank(
+        ranked = _rank(
             [a, b],
             method=SearchMethod.HYBRID,
             strategy=ScoringStrategy.WEIGHTED,
@@ -342,7 +355,7 @@ def test_memories_only_the_walk_found_join_without_ranks() -> None:
     assert out["w"].entity_score == 1.0
     assert (out["w"].vector_rank, out["w"].keyword_rank, out["w"].similarity) == (None, None, 0.3)
     # a walk-only hit: relevance from its cosine alone, 0.6·0.3; entity 0.2·1.0
-    ranked = rank(
+    ranked = _rank(
         list(out.values()),
         method=SearchMethod.HYBRID,
         strategy=ScoringStrategy.WEIGHTED,
@@ -353,3 +366,65 @@ def test_memories_only_the_walk_found_join_without_ranks() -> None:
     w = next(br for c, br in ranked if c.id == "w")
     assert w.fused == pytest.approx((0.18 + 0.2) / 1.55)
     assert w.methods == ()
+
+
+def test_the_semantic_score_places_a_cosine_between_the_querys_best_and_last_candidates() -> None:
+    # e5-small's cosines for a question span a narrow band: 0.80 to 0.86 here
+    best, middle, last = _c("best", 0.86, None), _c("middle", 0.83, None), _c("last", 0.80, None)
+    keyword_only = Candidate(
+        id="kw",
+        importance=0.5,
+        created_at=T0,
+        last_accessed_at=T0,
+        similarity=0.7,
+        keyword_score=3.0,
+        keyword_rank=1,
+    )
+    by_id = {
+        c.id: br
+        for c, br in rank(
+            [best, middle, last, keyword_only],
+            method=SearchMethod.VECTOR,
+            strategy=ScoringStrategy.WEIGHTED,
+            weights=W,
+            now=T0,
+        )
+    }
+    assert by_id["best"].semantic == 1.0
+    assert by_id["middle"].semantic == pytest.approx(0.5)
+    assert by_id["last"].semantic == 0.0
+    assert by_id["kw"].semantic == 0.0  # below the vector side's last: clipped
+    assert cosine_range([middle]) == CosineRange(0.83, 0.83)
+    assert CosineRange(0.83, 0.83).semantic(0.83) == 1.0
+    assert cosine_range([keyword_only]) == CosineRange(0.7, 0.7)  # no vector side: all known
+    assert cosine_range([_c("none", None, 2.0)]) is None
+
+
+def test_a_narrow_band_of_cosines_still_outranks_importance() -> None:
+    # Raw, 0.86 against 0.80 moved fused by 0.02, and importance (0.3 of
+    # final) decided: the weaker match of the more important memory won.
+    close = replace(_c("close", 0.86, None), importance=0.3)
+    loose = replace(_c("loose", 0.80, None), importance=0.9)
+    ranked = rank(
+        [loose, close],
+        method=SearchMethod.VECTOR,
+        strategy=ScoringStrategy.WEIGHTED,
+        weights=W,
+        now=T0,
+    )
+    assert [c.id for c, _ in ranked] == ["close", "loose"]
+
+
+def test_a_summary_counts_summary_weight_of_its_relevance() -> None:
+    event = _c("event", 0.9, None, kind="event")
+    episode = _c("episode", 0.9, None, kind="episodic")
+    reflection = _c("reflection", 0.9, None, kind="reflection")
+    by_id = _by_id([episode, reflection, event], SearchMethod.VECTOR)
+    assert by_id["event"].relevance == pytest.approx(0.9)
+    assert by_id["episode"].relevance == pytest.approx(0.9 * W.summary_weight)
+    assert by_id["reflection"].relevance == pytest.approx(0.9 * W.summary_weight)
+    assert next(c.id for c, _ in _rank([episode, event], method=SearchMethod.VECTOR)) == "event"
+    even = _rank(
+        [episode, event], method=SearchMethod.VECTOR, weights=ScoringWeights(summary_weight=1.0)
+    )
+    assert even[0][1].relevance == even[1][1].relevance
