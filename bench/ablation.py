@@ -18,7 +18,7 @@ signals are per-request weights, so switching one off needs no reload:
 * ``dense``: no service at all, the plain baseline: each turn (``<speaker> said,
   "<text>"``) embedded alone with the same model and its prefixes, ranked by cosine.
 
-python -m bench.ablation [--data FILE ...] [--granularity memory] [--k 5,10]
+python -m bench.ablation [--data FILE ...] [--granularity turn|memunit|memory] [--k 5,10]
     [--configs full,-context,-time,-entities,-all] [--rows out.jsonl]
 """
 
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import LOCOMO, machine
-from hippograph.benchmark.locomo import _dia_ids, load_conversation
+from hippograph.benchmark.locomo import GRANULARITIES, _dia_ids, load_conversation
 from hippograph.benchmark.recall import mean, percentile, recall_at_k
 from hippograph.importers.locomo import Conversation, load_locomo
 from hippograph.models import MemoryFilter, MemoryKind
@@ -44,7 +44,7 @@ from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
 from hippograph.scoring import ScoringWeights, SearchMethod
 from hippograph.services.keys import SETTINGS_ADMIN
-from hippograph.services.search import SearchRequest
+from hippograph.services.search import SearchRequest, SearchTarget
 from hippograph.settings import GraphSettings, Settings
 
 REALTALK = LOCOMO.parents[1] / "realtalk" / "realtalk_dev.json"
@@ -134,6 +134,7 @@ async def run_file(
     try:
         for conversation in conversations:
             user_id = await load_conversation(runtime, conversation, granularity)
+            target = SearchTarget.MEMUNIT if granularity == "memunit" else SearchTarget.MEMORY
             cache: dict[str, list[str]] = {}
             for name in configs:
                 config = configuration(name)
@@ -153,6 +154,7 @@ async def run_file(
                         mode=SearchMode.NORMAL,
                         filter=MemoryFilter(kinds=config.kinds),
                         touch=False,
+                        target=target,
                     )
                     if baseline:
                         ranked = baseline[index]
@@ -214,7 +216,7 @@ def main() -> int:
     """Print the ablation table for each file; JSON of everything on --json."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, nargs="+", default=[LOCOMO, REALTALK])
-    parser.add_argument("--granularity", default="memory", choices=("turn", "memory"))
+    parser.add_argument("--granularity", default="memory", choices=GRANULARITIES)
     parser.add_argument("--k", default="5,10")
     parser.add_argument("--configs", default="full,-context,-time,-entities,-all")
     parser.add_argument("--rows", type=Path, help="write one JSON line per question and config")

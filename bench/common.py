@@ -145,7 +145,7 @@ async def embed_cached(embed: Any, texts: list[str], name: str) -> list[list[flo
 
     Encoding 100,000 texts takes many minutes on two cores; the benchmarks
     measure the graph, so repeated runs reuse the vectors (same texts, same
-    model: the file name carries a hash of both).
+    model: ``name`` names the model, the file name carries a hash of the texts).
     """
     import hashlib
 

@@ -131,7 +131,8 @@ async def load(
     await runtime.services.users.create_user(SETTINGS_ADMIN, user, "Bench")
     store = runtime.connection.store
     with stopwatch() as embedding:
-        vectors = await embed_cached(runtime.embedder.embed, texts, "search-latency")
+        model = f"{runtime.embedder.model_name}-{runtime.embedder.precision}"
+        vectors = await embed_cached(runtime.embedder.embed, texts, f"search-latency-{model}")
     write_s = 0.0
     extract_s = 0.0
     edges = 0
@@ -246,7 +247,7 @@ async def served_recall(runtime: Runtime, questions: list[str], user: str) -> fl
     pool = SearchRequest(user, "").candidates  # the service's default pool
     recalls: list[float] = []
     everything = MemoryFilter()
-    for vector in await runtime.embedder.embed(questions):
+    for vector in await runtime.embedder.embed_queries(questions):
         now = utc_now()
         plan = plan_search(
             user_id=user,
@@ -276,7 +277,7 @@ async def index_recall(runtime: Runtime, questions: list[str]) -> float:
     # importance in, so comparing them with a cosine scan would not measure it.
     store = runtime.connection.store.search
     recalls: list[float] = []
-    for vector in await runtime.embedder.embed(questions):
+    for vector in await runtime.embedder.embed_queries(questions):
         now = utc_now()
         served = await store.vector_index(USER, vector, INDEX_CANDIDATES, MemoryFilter(), now)
         exact = await store.vector_exact(USER, vector, 10, MemoryFilter(), now)

@@ -6,7 +6,7 @@ without re-embedding anything. It is UTF-8 text, one JSON object per line:
 1. a header::
 
      {"format": "hippograph-dump", "version": 1, "exported_at": "2024-05-01T10:00:00+00:00",
-      "embedding": {"model": "all-MiniLM-L6-v2", "dimensions": 384},
+      "embedding": {"model": "e5-small-v2", "dimensions": 384},
       "counts": {"nodes": {"User": 2, ...}, "edges": {"HAS_SESSION": 3, ...}}}
 
 2. one line per node, label by label in the order of :data:`NODE_LABELS`, each

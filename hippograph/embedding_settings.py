@@ -30,6 +30,12 @@ class EmbeddingSettings(BaseModel):
     # longest text, and conversation turns vary a lot (measured: a call of 64
     # turns 157 texts/s at batch 64, 325 at batch 16).
     batch_size: int = Field(default=16, ge=1, le=1024)
+    threads: int | None = Field(
+        default=None,
+        ge=1,
+        le=256,
+        description="ONNX runs side by side, one thread each (default: one per core)",
+    )
     device: str = "cpu"
     runtime: EmbeddingRuntime = Field(
         default="auto",

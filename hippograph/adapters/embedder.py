@@ -146,16 +146,17 @@ def load_encoder(settings: EmbeddingSettings, choice: ModelChoice) -> Encoder:
     """The encoder ``choice`` names (blocking: reads the model, maybe exports it)."""
     model = choice.model
     batch = encode_batch(choice.precision, settings.batch_size)
+    threads = settings.threads or os.cpu_count() or 1
     if model is not None and choice.runtime == "onnx":
         precision = cast(JarPrecision, choice.precision)
         files = read_model_files(
             model.jars[precision], models_dir(settings), model.name, choice.precision
         )
-        return OnnxEncoder.from_files(files, model.pooling, model.max_tokens, batch)
+        return OnnxEncoder.from_files(files, model.pooling, model.max_tokens, batch, threads)
     path = resolve_model_path(settings.model)
     if choice.runtime == "onnx":
         return OnnxEncoder.load(
-            Path(path), settings.model, model_cache_dir(settings), choice.precision, batch
+            Path(path), settings.model, model_cache_dir(settings), choice.precision, batch, threads
         )
     from hippograph.adapters.torch_encoder import TorchEncoder, load_model
 
@@ -289,3 +290,6 @@ class SentenceTransformerEmbedder:
         if state is not None and state.drainer is not None:
             await asyncio.gather(state.drainer, return_exceptions=True)
         await asyncio.to_thread(self._executor.shutdown, wait=True)
+        close = getattr(self._encoder, "close", None)
+        if close is not None:
+            await asyncio.to_thread(close)

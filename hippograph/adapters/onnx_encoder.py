@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -89,19 +89,40 @@ def _per_batch(tokenizer: Any, max_tokens: int, pad_token: str) -> Any:
 
 
 class OnnxEncoder:
-    """Blocking ``encode`` of a local sentence-transformers model under ONNX Runtime."""
+    """Blocking ``encode`` of a sentence-transformers model under ONNX Runtime.
 
-    def __init__(self, session: Any, tokenizer: Any, pooling: str, batch_size: int) -> None:
+    The session computes each run on one thread, and a call's batches run on
+    ``threads`` threads at once (ONNX Runtime's ``run`` is thread-safe): for
+    the small inputs of conversation turns, two runs side by side made 2.5
+    times the texts per second of one run on two threads (e5-small int8,
+    one text a run, measured 2026-11-26), and a single query costs one core,
+    leaving the other to the graph server.
+    """
+
+    def __init__(
+        self, session: Any, tokenizer: Any, pooling: str, batch_size: int, threads: int = 1
+    ) -> None:
         self._session = session
         self._tokenizer = tokenizer
         self._pooling = pooling
         self._batch_size = batch_size
         self._inputs = [i.name for i in session.get_inputs()]
         self.dimensions = int(session.get_outputs()[0].shape[-1])
+        self._pool = (
+            ThreadPoolExecutor(max_workers=threads, thread_name_prefix="encoder")
+            if threads > 1
+            else None
+        )
 
     @classmethod
     def load(
-        cls, model_dir: Path, model_name: str, cache_dir: Path, precision: str, batch_size: int
+        cls,
+        model_dir: Path,
+        model_name: str,
+        cache_dir: Path,
+        precision: str,
+        batch_size: int,
+        threads: int = 1,
     ) -> OnnxEncoder:
         """Open the cached export, exporting it first if it is missing or unreadable."""
         from tokenizers import Tokenizer
@@ -119,33 +140,51 @@ class OnnxEncoder:
         if session is None:
             export_in_child(model_dir, path, precision)
             session = _session(path)
-        return cls(session, tokenizer, pooling, batch_size)
+        return cls(session, tokenizer, pooling, batch_size, threads)
 
     @classmethod
     def from_files(
-        cls, files: ModelFiles, pooling: str, max_tokens: int, batch_size: int
+        cls, files: ModelFiles, pooling: str, max_tokens: int, batch_size: int, threads: int = 1
     ) -> OnnxEncoder:
         """The encoder of a catalog model's jar: its ONNX graph, tokenizer and declared pooling."""
         from tokenizers import Tokenizer
 
         tokenizer = _per_batch(Tokenizer.from_str(files.tokenizer), max_tokens, "[PAD]")
-        return cls(_session(files.onnx), tokenizer, pooling, batch_size)
+        return cls(_session(files.onnx), tokenizer, pooling, batch_size, threads)
 
     def encode(self, texts: Sequence[str]) -> Any:
         """Pooled vectors (float32 array, one row per text)."""
         import numpy as np
 
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        chunks = [order[s : s + self._batch_size] for s in range(0, len(order), self._batch_size)]
+        # Tokenised here, on the calling thread; only the runs go side by side.
+        feeds = [self._feed([texts[i] for i in chunk]) for chunk in chunks]
+        if self._pool is None or len(feeds) == 1:
+            pooled = [self._run(feed) for feed in feeds]
+        else:
+            pooled = list(self._pool.map(self._run, feeds))
         rows = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
-            encodings = self._tokenizer.encode_batch([texts[i] for i in chunk])
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            [states] = self._session.run(None, {name: feed[name] for name in self._inputs})
-            rows[chunk] = _pool(states, mask, self._pooling)
+        for chunk, vectors in zip(chunks, pooled, strict=True):
+            rows[chunk] = vectors
         return rows
+
+    def _feed(self, texts: Sequence[str]) -> dict[str, Any]:
+        import numpy as np
+
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+
+    def _run(self, feed: dict[str, Any]) -> Any:
+        [states] = self._session.run(None, {name: feed[name] for name in self._inputs})
+        return _pool(states, feed["attention_mask"], self._pooling)
+
+    def close(self) -> None:
+        """Stop the threads that run batches side by side."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
 
 def _pool(states: Any, mask: Any, mode: str) -> Any:
@@ -163,7 +202,8 @@ def _session(model: Path | bytes) -> Any:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = max(1, os.cpu_count() or 1)
+    # One thread a run; OnnxEncoder runs batches side by side instead.
+    options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     # ORT's threads otherwise spin after every run, taking the core the graph
     # server needs next (the same reason the PyTorch runtime sets OMP_WAIT_POLICY).
