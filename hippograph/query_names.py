@@ -1,15 +1,18 @@
-"""The query the vector side embeds: the question without the names of its speakers.
+"""The question without the names of its speakers, which the vector side weighs down.
 
 Every turn's vector says who spoke (``"Ann said, …"``, hippograph/turns.py),
 and turns that greet or answer a person name them ("Wow, Ann!"). A question
 about one of the conversation's own people ("What does Ann do to unwind?")
 therefore sits near every turn that names or addresses Ann, whatever the turn
 is about, and the topic the question asks for is drowned out. Among one
-user's memories the participants' names carry no topical meaning, so the
-vector side embeds the question without them; the keyword side, time and the
-entity walk still read the whole question. Measured on both dev files
-(bench/README.md, 2026-11-26): HYBRID memory recall@10 0.824 → 0.841 on
-LoCoMo, 0.591 → 0.608 on REALTALK; VECTOR alone 0.585 → 0.650 on LoCoMo.
+user's memories the participants' names carry little topical meaning, yet a
+question about one person prefers that person's statements; so the vector
+side searches with the mean of the question without them and as asked
+(services/search.py), and the keyword side, time and the entity walk read
+the whole question. With MiniLM, stripping the names outright took HYBRID
+memory recall@10 from 0.824 to 0.841 on LoCoMo dev and 0.591 to 0.608 on
+REALTALK dev; with e5-small the mean beat both stripping and keeping them
+(docs/retrieval.md).
 
 Only occurrences written with a capital are taken as names (a speaker called
 "Will" leaves "what will she do" alone), and role words that systems use as

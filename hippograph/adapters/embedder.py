@@ -137,7 +137,8 @@ def encode_batch(precision: str, batch_size: int) -> int:
     0.997 to itself alone): a query's ranking moved with whatever other
     requests shared its batch, and a re-embedding never gave back the vectors
     memorize made. One text per run makes every vector a function of its
-    text, and cost no throughput here (bench/README.md).
+    text; with runs side by side (OnnxEncoder) e5 int8 still embeds twice
+    MiniLM float32's texts per second (docs/models.md).
     """
     return 1 if precision == "int8" else batch_size
 

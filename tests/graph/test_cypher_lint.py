@@ -41,6 +41,7 @@ PROPERTY_KEYS = sorted(
     | {"model", "dimensions", "user_ids", "name"}
     | {"memory", "props", "unit", "source"}
     | {"norm", "kind", "entity"}  # Entity nodes (graph/entities.py) and their link maps
+    | {"precision", "reindex_model", "reindex_dimensions", "reindex_precision", "reindex_run"}
 )
 
 pytestmark = pytest.mark.slow  # Neo4j's parser in a Node child process (45 s here)
