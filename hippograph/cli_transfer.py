@@ -26,7 +26,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
     from hippograph.clock import utc_now
     from hippograph.dump import looks_like_dump
-    from hippograph.importers.conversations import named_user, read_conversations
+    from hippograph.importers.conversations import named_user, only, read_conversations
     from hippograph.importers.ingest import import_conversations
 
     if not args.file.is_file():
@@ -34,7 +34,11 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     if args.format == "dump" or (args.format == "auto" and looks_like_dump(args.file)):
         return _import_dump(args, settings)
     # The whole file is checked before anything is written.
-    conversations = read_conversations(args.file, None if args.format == "auto" else args.format)
+    conversations = read_conversations(
+        args.file, None if args.format == "auto" else args.format, user_id=args.user
+    )
+    if args.only is not None:
+        conversations = only(conversations, args.only, args.file.name)
     if args.user is not None or args.name is not None:
         conversations = named_user(conversations, args.user, args.name, args.file.name)
 
@@ -138,26 +142,33 @@ def add_transfer_parsers(sub: Any) -> None:
     """The ``import`` and ``export`` commands, on ``sub`` (the CLI's subparsers)."""
     importer = sub.add_parser(
         "import",
-        help="import conversations (LoCoMo JSON or JSONL) through memorize, "
-        "or a dump made by `hippograph export`",
+        help="import conversations (JSONL, LoCoMo JSON, a JSON message list) through "
+        "memorize, each speaker under a user of their own, or a dump made by `hippograph export`",
     )
     importer.add_argument(
-        "file", type=Path, help="a LoCoMo JSON file, JSONL (one conversation a line) or a dump"
+        "file",
+        type=Path,
+        help="JSONL (one conversation a line, docs/import.md), a LoCoMo JSON file, "
+        "a JSON list of {role, content} messages, or a dump",
     )
     importer.add_argument(
         "--format",
         default="auto",
-        choices=["auto", "locomo", "jsonl", "dump"],
+        choices=["auto", "jsonl", "locomo", "messages", "dump"],
         help="default: detect",
     )
     importer.add_argument(
-        "--user",
-        help="the user id to store the conversation under (a file of one conversation); "
-        "default: the file's (LoCoMo: its sample_id)",
+        "--only",
+        metavar="CONVERSATION",
+        help="import only this conversation of the file: its conversation_id (LoCoMo: "
+        "sample_id) or its line number",
     )
     importer.add_argument(
-        "--name", help="that user's name (default: the file's; LoCoMo: both speakers)"
+        "--user",
+        help="the user id of a conversation with one speaker, or whose a message list is "
+        "(default: the file's; LoCoMo: <sample_id>-<speaker> for each speaker)",
     )
+    importer.add_argument("--name", help="that user's name (default: the file's)")
     importer.add_argument("--no-progress", action="store_true", help="no progress bar")
     importer.set_defaults(func=cmd_import)
 

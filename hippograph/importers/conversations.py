@@ -1,17 +1,23 @@
-"""Conversation files (JSONL, LoCoMo JSON) read into what the importer stores.
+"""Conversation files (JSONL, LoCoMo JSON, a message list) read into what the importer stores.
 
 A JSONL file holds one conversation per line::
 
     {"user_id": "alice", "user_name": "Alice", "session_title": "trip",
-     "conversation_id": "chat-42",
+     "conversation_id": "chat-42", "speakers": {"Bob": "bob"},
      "messages": [{"speaker": "Alice", "content": "...", "ts": "2024-05-01T10:00:00Z",
                    "role": "user", "client_id": "m1"}]}
 
-``user_name``, ``session_title``, ``conversation_id`` and each message's
-``ts``, ``role`` and ``client_id`` are optional (null or "" when absent); the
-line's shape is declared in hippograph.importers.jsonl_lines. Each line becomes one session
-of its user; a LoCoMo sample becomes one user (the sample id) with one session
-per LoCoMo session, as in ``hippograph bench locomo``.
+Everything but ``user_id`` and ``messages`` is optional (null or "" when
+absent); a message may leave out ``speaker`` and give a ``role``, as
+OpenAI-style lists do. The line's shape is declared in
+hippograph.importers.jsonl_lines; docs/import.md has the whole format.
+
+Every speaker is filed under a user of their own: a JSONL line's
+``speakers`` names the other people in it (a speaker it does not name,
+an assistant say, stays with the line's user); each speaker of a LoCoMo
+sample becomes the user ``<sample_id>-<name>``. The conversation is stored
+once, in sessions of its first user, and memorize files what each said
+under its speaker, as ``memorize(userIds: ...)`` does.
 
 Re-importing must create nothing new, and sessions get random ids when made
 through the API, so each imported session has an identity (``key``) from which
@@ -25,6 +31,7 @@ turn's ``dia_id``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -36,11 +43,13 @@ from hippograph.ids import require_client_id, require_user_id
 from hippograph.importers.jsonl_lines import ConversationLine
 from hippograph.importers.locomo import Conversation, parse_sample
 from hippograph.located import json_object, validate_line
+from hippograph.models import Role
 from hippograph.services.messages import MessageInput
 from hippograph.validation import require_text
 
-ImportFormat = Literal["locomo", "jsonl"]
-FORMATS: tuple[ImportFormat, ...] = ("locomo", "jsonl")
+ImportFormat = Literal["locomo", "jsonl", "messages"]
+FORMATS: tuple[ImportFormat, ...] = ("locomo", "jsonl", "messages")
+_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,21 +63,49 @@ class SessionImport:
 
 
 @dataclass(frozen=True, slots=True)
-class ConversationImport:
-    """One conversation of a file: a user and the sessions to store for them.
+class Person:
+    """A user a conversation's speaker is filed under: the user's id and name (= the speaker)."""
 
-    ``source`` says where it came from ("notes.jsonl line 3"), for messages.
+    user_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationImport:
+    """One conversation of a file: its people and the sessions to store.
+
+    The sessions belong to the first of ``people``; memorize files each
+    turn under the person whose name is its speaker (a speaker no person
+    names, an assistant say, under the first). ``source`` says where it
+    came from ("notes.jsonl line 3"), for messages; ``key`` is what
+    ``--only`` picks it by (the conversation_id, LoCoMo's sample_id).
     """
 
     source: str
-    user_id: str
-    user_name: str
+    people: tuple[Person, ...]
     sessions: tuple[SessionImport, ...]
+    key: str = ""
+
+    @property
+    def user_id(self) -> str:
+        """The user whose sessions hold the conversation."""
+        return self.people[0].user_id
+
+    @property
+    def user_name(self) -> str:
+        """That user's name."""
+        return self.people[0].name
 
     @property
     def message_count(self) -> int:
         """How many messages it holds."""
         return sum(len(s.messages) for s in self.sessions)
+
+
+def speaker_user_id(conversation: str, speaker: str) -> str:
+    """The user id of ``speaker`` of a LoCoMo-style sample: ``<sample>-<speaker in lowercase>``."""
+    slug = _SLUG.sub("-", speaker.lower()).strip("-") or "speaker"
+    return f"{conversation}-{slug}"[:128]
 
 
 def named_user(
@@ -77,19 +114,43 @@ def named_user(
     """The file's one conversation stored under ``user_id`` and ``name`` (either may be None).
 
     Several conversations under one user would merge sessions of the same
-    name (every LoCoMo sample has a "session 1"), so naming is for a file
-    of one conversation.
+    name (every LoCoMo sample has a "session 1"), and several speakers under
+    one user would file each one's words under the other: naming is for a
+    file of one conversation with one person in it.
     """
     if len(conversations) != 1:
         raise InvalidInput(
             f"{source} holds {len(conversations)} conversations; --user and --name name the "
-            "user of a file of one conversation",
+            "user of a file of one conversation (pick one with --only)",
             "user",
         )
     [conversation] = conversations
+    if len(conversation.people) > 1:
+        people = ", ".join(f"{p.name} as {p.user_id}" for p in conversation.people)
+        raise InvalidInput(
+            f"{conversation.source} has {len(conversation.people)} speakers, each filed under "
+            f"a user of their own ({people}); --user and --name name the user of a "
+            "conversation with one speaker",
+            "user",
+        )
     user_id = conversation.user_id if user_id is None else require_user_id(user_id, "user")
     name = conversation.user_name if name is None else require_text(name, "name", 200)
-    return [replace(conversation, user_id=user_id, user_name=name)]
+    return [replace(conversation, people=(Person(user_id, name),))]
+
+
+def only(
+    conversations: list[ConversationImport], key: str, source: str
+) -> list[ConversationImport]:
+    """The conversation of the file whose key (conversation_id, sample_id) or line is ``key``."""
+    picked = [c for c in conversations if key in {c.key, c.source.rsplit(" ", 1)[-1]}]
+    if not picked:
+        known = ", ".join(c.key for c in conversations[:10] if c.key)
+        raise InvalidInput(
+            f"{source} has no conversation {key!r}"
+            + (f" (it has {known}{', ...' if len(conversations) > 10 else ''})" if known else ""),
+            "only",
+        )
+    return picked
 
 
 def detect_format(path: Path) -> ImportFormat:
@@ -99,21 +160,29 @@ def detect_format(path: Path) -> ImportFormat:
     with path.open(encoding="utf-8") as handle:
         head = handle.read(4096).lstrip("\ufeff \t\r\n")
     if head.startswith("["):
-        return "locomo"
+        # LoCoMo samples carry "sample_id" and "conversation"; a message list "role".
+        return "messages" if re.match(r'\[\s*\{\s*"(role|content)"', head) else "locomo"
     if head.startswith("{"):
         return "jsonl"
     raise InvalidInput(
-        f"{path}: cannot tell the format (expected a JSON list of LoCoMo samples or "
-        "JSONL objects); pass --format locomo|jsonl",
+        f"{path}: cannot tell the format (expected a JSON list of LoCoMo samples, a JSON "
+        "list of messages or JSONL objects); pass --format locomo|messages|jsonl",
         "format",
     )
 
 
-def read_conversations(path: Path, fmt: ImportFormat | None = None) -> list[ConversationImport]:
-    """Every conversation in the file at ``path`` (format detected unless given)."""
+def read_conversations(
+    path: Path, fmt: ImportFormat | None = None, *, user_id: str | None = None
+) -> list[ConversationImport]:
+    """Every conversation in the file at ``path`` (format detected unless given).
+
+    ``user_id`` is whose a message list is (it names nobody); other formats name their users.
+    """
     fmt = fmt or detect_format(path)
     if fmt == "locomo":
         return parse_locomo(_load_json(path), path.name)
+    if fmt == "messages":
+        return [parse_message_list(_load_json(path), path.name, user_id)]
     with path.open(encoding="utf-8") as handle:
         return parse_jsonl(handle, path.name)
 
@@ -134,7 +203,13 @@ def parse_locomo(data: Any, name: str) -> list[ConversationImport]:
         source = f"{name} sample {index}"
         try:
             parsed = parse_sample(sample)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except KeyError as exc:
+            raise InvalidInput(
+                f"{source}: not a LoCoMo sample: it has no {exc.args[0]!r} (a sample is "
+                '{"sample_id": ..., "conversation": {"speaker_a": ..., "session_1": [...]}}; '
+                "a conversation of your own goes in JSONL: see docs/import.md)"
+            ) from exc
+        except (TypeError, ValueError, AttributeError) as exc:
             raise InvalidInput(
                 f"{source}: not a LoCoMo sample ({type(exc).__name__}: {exc})"
             ) from exc
@@ -157,7 +232,11 @@ def _from_locomo(conversation: Conversation, source: str) -> ConversationImport:
         for s in conversation.sessions
         if s.turns
     )
-    return ConversationImport(source, user_id, " & ".join(conversation.speakers), sessions)
+    speakers = dict.fromkeys(
+        [*conversation.speakers, *(t.speaker for s in conversation.sessions for t in s.turns)]
+    )
+    people = tuple(Person(speaker_user_id(user_id, s), s) for s in speakers)
+    return ConversationImport(source, people, sessions, key=user_id)
 
 
 def parse_jsonl(lines: Iterable[str], name: str) -> list[ConversationImport]:
@@ -177,9 +256,10 @@ def parse_conversation(
 ) -> ConversationImport:
     """One JSONL conversation object; ``default_key`` identifies it without a conversation_id."""
     line = validate_line(ConversationLine, raw, source)
+    owner = Person(line.user_id, line.user_name or line.user_id)
     messages = [
         MessageInput(
-            speaker=m.speaker,
+            speaker=m.speaker or m.name or _role_speaker(m.role, owner.name),
             content=m.content,
             role=m.role,
             ts=m.ts,
@@ -195,7 +275,34 @@ def parse_conversation(
         messages=tuple(messages),
         started_at=started,
     )
-    return ConversationImport(source, line.user_id, line.user_name or line.user_id, (session,))
+    others = tuple(
+        Person(user_id, speaker)
+        for speaker, user_id in (line.speakers or {}).items()
+        if user_id != owner.user_id
+    )
+    return ConversationImport(source, (owner, *others), (session,), key=line.conversation_id or "")
+
+
+def _role_speaker(role: Role, user_name: str) -> str:
+    """Who said a message that names only its role: the line's user, or the role itself."""
+    return user_name if role == Role.USER else role.value
+
+
+def parse_message_list(data: Any, name: str, user_id: str | None) -> ConversationImport:
+    """A JSON list of ``{"role", "content"}`` messages (OpenAI's shape): one conversation.
+
+    The list names no user, so ``user_id`` (``hippograph import --user``) must.
+    """
+    if not isinstance(data, list):
+        raise InvalidInput(f"{name}: a message list is a JSON list of {{role, content}} objects")
+    if user_id is None:
+        raise InvalidInput(
+            f"{name} is a list of messages and names no user: say whose they are with --user",
+            "user",
+        )
+    return parse_conversation(
+        {"user_id": user_id, "messages": data}, name, default_key=f"{name}:messages"
+    )
 
 
 def _require_unique_client_ids(messages: Sequence[MessageInput], source: str) -> None:

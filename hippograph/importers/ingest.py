@@ -1,6 +1,8 @@
 """Imported conversations stored through the memorize pipeline, idempotently.
 
-Users are created when missing; each imported session gets an id derived from
+Users are created when missing, one per speaker (the conversation lives in
+sessions of its first, and memorize files each turn under its speaker's
+user); each imported session gets an id derived from
 its user and its key (see :mod:`hippograph.importers.conversations`), so a
 second import finds the sessions, messages and MemUnits of the first and
 creates nothing. Messages go to memorize in chunks of at most the per-call
@@ -120,12 +122,14 @@ async def _import_one(
     progress: Progress | None,
 ) -> None:
     user_id = conversation.user_id
-    if await services.users.get_user(principal, user_id) is None:
-        try:
-            await services.users.create_user(principal, user_id, conversation.user_name)
-            report.users_created += 1
-        except Conflict:
-            pass  # created by someone else since we looked: theirs will do
+    for person in conversation.people:
+        if await services.users.get_user(principal, person.user_id) is None:
+            try:
+                await services.users.create_user(principal, person.user_id, person.name)
+                report.users_created += 1
+            except Conflict:
+                pass  # created by someone else since we looked: theirs will do
+    user_ids = tuple(p.user_id for p in conversation.people)
     for session in conversation.sessions:
         session_id = await _ensure_session(
             services, sessions, principal, user_id, session, clock, report
@@ -139,7 +143,8 @@ async def _import_one(
             outcome = await services.memorize.memorize(
                 principal,
                 MemorizeRequest(
-                    user_ids=(user_id,),
+                    # Each speaker's words go to the user named as they are.
+                    user_ids=user_ids,
                     session_id=session_id,
                     messages=tuple(chunk),
                     run_async=False,

@@ -77,9 +77,15 @@ class _Shape(BaseModel):
 
 
 class MessageLine(_Shape):
-    """One message of a conversation line; ``role`` defaults to user, in any case."""
+    """One message of a conversation line; ``role`` defaults to user, in any case.
 
-    speaker: _Text
+    ``speaker`` may be left out, as OpenAI-style lists do: then ``name`` (their
+    participant's name), else the line's user for a user message and the role
+    itself ("assistant") for the others.
+    """
+
+    speaker: Annotated[_Text | None, _Optional] = None
+    name: Annotated[_Text | None, _Optional] = None
     content: _Text
     ts: Annotated[datetime | None, PlainValidator(_timestamp)] = None
     role: Annotated[Role, PlainValidator(_role)] = Role.USER
@@ -93,4 +99,7 @@ class ConversationLine(_Shape):
     user_name: Annotated[_Name | None, _Optional] = None
     session_title: Annotated[_Title | None, _Optional] = None
     conversation_id: Annotated[str | None, _Optional] = None
+    # The other people of the conversation: speaker -> their user id. Each
+    # one's words are filed under their own user, not the line's.
+    speakers: dict[_Name, Annotated[str, shared_rule(require_user_id)]] | None = None
     messages: list[MessageLine] = Field(min_length=1)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.cli import build_parser, main
-from tests.cli.conftest import write_jsonl
+from tests.cli.conftest import write_jsonl, write_locomo
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +57,20 @@ def test_import_refuses_a_bad_file_before_starting_anything(
     )
     with pytest.raises(SystemExit, match="no such file"):
         main(["import", str(tmp_path / "missing.jsonl")])
+
+
+def test_import_refuses_an_unknown_conversation_and_a_user_for_two_speakers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_locomo(tmp_path / "locomo.json")
+    assert main(["import", str(path), "--only", "conv-9"]) == 2
+    assert "locomo.json has no conversation 'conv-9' (it has conv-1)" in capsys.readouterr().err
+    assert main(["import", str(path), "--only", "conv-1", "--user", "jon"]) == 2
+    assert "has 2 speakers, each filed under a user of their own" in capsys.readouterr().err
+    chat = tmp_path / "chat.json"
+    chat.write_text('[{"role": "user", "content": "I moved to Lisbon."}]')
+    assert main(["import", str(chat)]) == 2
+    assert "names no user: say whose they are with --user" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

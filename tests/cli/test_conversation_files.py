@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from hippograph.errors import InvalidInput
-from hippograph.importers.conversations import detect_format, parse_jsonl, read_conversations
+from hippograph.importers.conversations import (
+    Person,
+    detect_format,
+    named_user,
+    only,
+    parse_jsonl,
+    read_conversations,
+)
 from hippograph.models import Role
 from tests.cli.conftest import locomo_sample, write_jsonl, write_locomo
 
@@ -153,9 +160,15 @@ def test_empty_optional_values_mean_absent() -> None:
     assert (only.ts, only.role, only.client_id) == (None, Role.USER, "#0")
 
 
-def test_a_locomo_sample_becomes_a_user_with_a_session_per_locomo_session(tmp_path: Path) -> None:
+def test_a_locomo_sample_becomes_a_user_per_speaker_with_a_session_per_locomo_session(
+    tmp_path: Path,
+) -> None:
     (conversation,) = read_conversations(write_locomo(tmp_path / "locomo.json"))
-    assert (conversation.user_id, conversation.user_name) == ("conv-1", "Caroline & Melanie")
+    assert conversation.people == (
+        Person("conv-1-caroline", "Caroline"),
+        Person("conv-1-melanie", "Melanie"),
+    )
+    assert (conversation.user_id, conversation.key) == ("conv-1-caroline", "conv-1")
     assert [s.title for s in conversation.sessions] == ["session 1", "session 2"]  # 3 is empty
     second = conversation.sessions[1]
     assert second.key == "locomo:session_2"
@@ -182,5 +195,99 @@ def test_the_format_is_detected_from_the_name_or_the_content(tmp_path: Path) -> 
     assert detect_format(write_jsonl(tmp_path / "a.json", [LINE])) == "jsonl"
     assert detect_format(write_locomo(tmp_path / "b.json")) == "locomo"
     (tmp_path / "c.txt").write_text("hello")
-    with pytest.raises(InvalidInput, match=re.escape("pass --format locomo|jsonl")):
+    (tmp_path / "d.json").write_text('[{"role": "user", "content": "hi"}]')
+    assert detect_format(tmp_path / "d.json") == "messages"
+    (tmp_path / "c.txt").write_text("hello")
+    with pytest.raises(InvalidInput, match=re.escape("pass --format locomo|messages|jsonl")):
         detect_format(tmp_path / "c.txt")
+
+
+def test_a_json_list_that_is_no_locomo_sample_says_what_a_sample_is(tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps([{"id": 1, "turns": [{"who": "Ann", "said": "hi"}]}]))
+    with pytest.raises(InvalidInput) as refused:
+        read_conversations(path)
+    message = refused.value.message
+    assert message.startswith("mine.json sample 0: not a LoCoMo sample: it has no 'conversation'")
+    assert "docs/import.md" in message
+    assert "KeyError" not in message
+
+
+def test_an_openai_style_message_list_is_one_conversation_of_the_named_user(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(
+        json.dumps(
+            [
+                {"role": "system", "content": "You are helpful."},
+                {"role": "user", "content": "I moved to Lisbon last month."},
+                {"role": "assistant", "content": "How do you like it?"},
+                {"role": "user", "name": "Sam", "content": "A lot."},
+            ]
+        )
+    )
+    with pytest.raises(InvalidInput, match="names no user: say whose they are with --user"):
+        read_conversations(path)
+    (conversation,) = read_conversations(path, user_id="sam")
+    assert conversation.people == (Person("sam", "sam"),)
+    (session,) = conversation.sessions
+    assert [(m.speaker, m.role) for m in session.messages] == [
+        ("system", Role.SYSTEM),
+        ("sam", Role.USER),
+        ("assistant", Role.ASSISTANT),
+        ("Sam", Role.USER),
+    ]
+
+
+def test_a_jsonl_line_files_the_speakers_it_names_under_their_users(tmp_path: Path) -> None:
+    row = {
+        "user_id": "emi",
+        "user_name": "Emi",
+        "speakers": {"Elise": "elise"},
+        "messages": [
+            {"speaker": "Emi", "content": "Spring break in Kyoto!"},
+            {"speaker": "Elise", "content": "I am off to Oslo."},
+            {"role": "assistant", "content": "Noted."},
+        ],
+    }
+    (conversation,) = read_conversations(write_jsonl(tmp_path / "f.jsonl", [row]))
+    assert conversation.people == (Person("emi", "Emi"), Person("elise", "Elise"))
+    assert [m.speaker for m in conversation.sessions[0].messages] == ["Emi", "Elise", "assistant"]
+    bad = {**row, "speakers": {"Elise": "bad id!"}}
+    with pytest.raises(InvalidInput, match=re.escape("g.jsonl line 1: speakers.Elise: must be")):
+        read_conversations(write_jsonl(tmp_path / "g.jsonl", [bad]))
+
+
+def test_only_picks_one_conversation_and_names_the_ones_there_are(tmp_path: Path) -> None:
+    rows: list[dict[str, Any] | str] = [
+        {**LINE, "conversation_id": "a"},
+        {**LINE, "conversation_id": "b"},
+    ]
+    conversations = read_conversations(write_jsonl(tmp_path / "f.jsonl", rows))
+    assert [c.key for c in only(conversations, "b", "f.jsonl")] == ["b"]
+    assert [c.key for c in only(conversations, "1", "f.jsonl")] == ["a"]  # by line
+    with pytest.raises(
+        InvalidInput, match=re.escape("f.jsonl has no conversation 'c' (it has a, b)")
+    ):
+        only(conversations, "c", "f.jsonl")
+
+
+def test_user_names_the_user_of_a_one_speaker_conversation_only(tmp_path: Path) -> None:
+    path = write_locomo(tmp_path / "locomo.json")
+    with pytest.raises(InvalidInput) as refused:
+        named_user(read_conversations(path), "jon", None, path.name)
+    assert refused.value.message == (
+        "locomo.json sample 0 has 2 speakers, each filed under a user of their own "
+        "(Caroline as conv-1-caroline, Melanie as conv-1-melanie); --user and --name name "
+        "the user of a conversation with one speaker"
+    )
+
+
+def test_the_documented_example_file_reads_as_docs_import_says() -> None:
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "conversations.jsonl"
+    sam, emi, kim = read_conversations(example)
+    assert sam.people == (Person("sam", "Sam"),)
+    assert emi.people == (Person("emi", "Emi"), Person("elise", "Elise"))
+    assert [m.speaker for m in kim.sessions[0].messages] == ["system", "kim", "assistant"]
+    assert [c.key for c in (sam, emi, kim)] == ["sam-2026-03-02", "emi-elise-1", "kim-openai"]

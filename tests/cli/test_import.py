@@ -11,6 +11,7 @@ from hippograph.clock import utc_now
 from hippograph.errors import InvalidInput
 from hippograph.importers.conversations import named_user, read_conversations
 from hippograph.importers.ingest import ImportReport, import_conversations, import_session_id
+from hippograph.models import MemoryFilter, MemoryKind
 from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from jobs.inprocess import InProcessQueue
@@ -91,20 +92,48 @@ async def test_a_jsonl_file_is_imported_once(runtime: Runtime, tmp_path: Path) -
     assert "12 messages (0 new, 12 existing)" in again.summary(2.0)
 
 
-async def test_a_locomo_file_is_imported_once(runtime: Runtime, tmp_path: Path) -> None:
+async def test_a_locomo_file_is_imported_once_each_speaker_under_their_user(
+    runtime: Runtime, tmp_path: Path
+) -> None:
     path = write_locomo(tmp_path / "locomo.json")
     first, progressed = await _import(runtime, path, chunk_size=500)
+    queue = runtime.queue
+    assert isinstance(queue, InProcessQueue)
+    await queue.drain()  # the reflect runs memorize queued
     assert progressed == 7
-    assert (first.conversations, first.sessions, first.users_created) == (1, 2, 1)
+    assert (first.conversations, first.sessions, first.users_created) == (1, 2, 2)
     assert (first.messages_new, first.messages_existing) == (7, 0)
     assert first.memunits >= 2
     assert first.memories >= 2
-    stored = await _stored(runtime, "conv-1")
-    assert stored == (first.memunits, first.memories)
-    user = await runtime.services.users.get_user(SETTINGS_ADMIN, "conv-1")
-    assert user is not None
-    assert user.name == "Caroline & Melanie"
-    session_id = import_session_id("conv-1", "locomo:session_2")
+    caroline = await _stored(runtime, "conv-1-caroline")
+    melanie = await _stored(runtime, "conv-1-melanie")
+    assert caroline[1] > 0
+    assert melanie[1] > 0
+    for user_id, name in (("conv-1-caroline", "Caroline"), ("conv-1-melanie", "Melanie")):
+        user = await runtime.services.users.get_user(SETTINGS_ADMIN, user_id)
+        assert user is not None
+        assert user.name == name
+    assert await runtime.services.users.get_user(SETTINGS_ADMIN, "conv-1") is None
+    # What Melanie said is hers: no statement of Caroline's holds her painting or her
+    # race (the episodes of their talks are both of theirs).
+    own = MemoryFilter(
+        kinds=(MemoryKind.EVENT, MemoryKind.SEMANTIC, MemoryKind.PROFILE),
+        include_consolidated=True,
+    )
+    page = await runtime.services.memories.list_memories(
+        SETTINGS_ADMIN, "conv-1-caroline", own, 100, None
+    )
+    texts = " ".join(m.content for m in page.items)
+    assert "sunrise" not in texts, texts
+    assert "charity race" not in texts, texts
+    assert "support group" in texts
+    page = await runtime.services.memories.list_memories(
+        SETTINGS_ADMIN, "conv-1-melanie", own, 100, None
+    )
+    texts = " ".join(m.content for m in page.items)
+    assert "sunrise" in texts, texts
+    assert "support group" not in texts, texts
+    session_id = import_session_id("conv-1-caroline", "locomo:session_2")
     pages = await runtime.services.messages.messages_of_sessions(
         SETTINGS_ADMIN, [session_id], 50, None
     )
@@ -112,16 +141,27 @@ async def test_a_locomo_file_is_imported_once(runtime: Runtime, tmp_path: Path) 
     assert [m.client_id for m in pages[session_id].items] == ["D2:1", "D2:2", "D2:3"]
 
     again, _ = await _import(runtime, path, chunk_size=500)
+    await queue.drain()
     assert (again.messages_new, again.memunits, again.memories) == (0, 0, 0)
-    assert again.sessions_created == 0
-    assert await _stored(runtime, "conv-1") == stored
+    assert (again.sessions_created, again.users_created) == (0, 0)
+    assert await _stored(runtime, "conv-1-caroline") == caroline
+    assert await _stored(runtime, "conv-1-melanie") == melanie
 
 
 async def test_the_import_names_its_user_and_lists_what_it_made(
     runtime: Runtime, tmp_path: Path
 ) -> None:
-    path = write_locomo(tmp_path / "locomo.json")
-    conversations = named_user(read_conversations(path), "caroline", "Caroline", path.name)
+    path = write_jsonl(
+        tmp_path / "notes.jsonl",
+        [
+            {
+                "user_id": "u1",
+                "session_title": "trip",
+                "messages": [{"speaker": s, "content": c} for s, c in TALK],
+            }
+        ],
+    )
+    conversations = named_user(read_conversations(path), "alice", "Alice", path.name)
     report = await import_conversations(
         runtime.services,
         runtime.connection.store.users,
@@ -132,15 +172,14 @@ async def test_the_import_names_its_user_and_lists_what_it_made(
     queue = runtime.queue
     assert isinstance(queue, InProcessQueue)
     await queue.drain()  # the reflect runs memorize queued finish before the runtime stops
-    user = await runtime.services.users.get_user(SETTINGS_ADMIN, "caroline")
+    user = await runtime.services.users.get_user(SETTINGS_ADMIN, "alice")
     assert user is not None
-    assert user.name == "Caroline"
-    assert await runtime.services.users.get_user(SETTINGS_ADMIN, "conv-1") is None
+    assert user.name == "Alice"
+    assert await runtime.services.users.get_user(SETTINGS_ADMIN, "u1") is None
     listing = report.listing().splitlines()
-    assert listing[0] == "user caroline (Caroline)"
-    for number, count in ((1, 4), (2, 3)):
-        session_id = import_session_id("caroline", f"locomo:session_{number}")
-        assert f"  session {session_id}  session {number}  {count} messages" in listing
+    assert listing[0] == "user alice (Alice)"
+    session_id = import_session_id("alice", "notes.jsonl:1")
+    assert f"  session {session_id}  trip  6 messages" in listing
     # Two conversations cannot share one named user: their sessions would merge.
     two = write_jsonl(
         tmp_path / "two.jsonl",
