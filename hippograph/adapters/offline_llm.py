@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from hippograph.extraction.importance import features, importance
 from hippograph.extraction.keywords import keywords
+from hippograph.extraction.profile_values import clean_value
 from hippograph.extraction.relative_time import day, resolve_relative_times
 from hippograph.extraction.schema import (
     FACT_LIMIT,
@@ -261,13 +262,16 @@ class OfflineExtractor:
             if not users:
                 continue  # a speaker who is not one of the users has no profile here
             attributes = [
-                (attribute, match[1].strip())
+                (attribute, match[1])
                 for attribute, pattern in _PROFILE_PATTERNS
                 if (match := pattern.search(message.text))
             ]
             if favourite := _FAVOURITE.search(message.text):
-                attributes.append((f"favourite_{favourite[1].lower()}", favourite[2].strip()))
-            for attribute, value in attributes:
+                attributes.append((f"favourite_{favourite[1].lower()}", favourite[2]))
+            for attribute, raw in attributes:
+                value = clean_value(attribute, raw)
+                if value is None:
+                    continue  # "I moved to a new flat": no city named
                 key = (users[0], attribute)
                 found[key] = ProfileAttribute(
                     user_id=users[0],

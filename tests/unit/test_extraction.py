@@ -122,3 +122,21 @@ async def test_offline_extractor_is_deterministic_and_structured() -> None:
         ("city", "Boston"),
     }
     assert all(p.user_id == "caro" for p in first.profile)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I moved to Lisbon last month.", {("city", "Lisbon")}),
+        ("My favourite pasta is actually ravioli!", {("favourite_pasta", "ravioli")}),
+        ("My favourite painting is called Blue Rider.", {("favourite_painting", "Blue Rider")}),
+        ("I live in Rio de Janeiro these days.", {("city", "Rio de Janeiro")}),
+        ("I work as a nurse these days, at St Mary's.", {("job", "nurse")}),
+        ("I moved to a new flat with my sister.", set()),  # no city named
+    ],
+)
+async def test_profile_values_stop_at_the_value(text: str, expected: set[tuple[str, str]]) -> None:
+    message = UnitMessage(index=0, speaker="Sam", text=text, ts=MAY_8)
+    request = ExtractionRequest(messages=(message,), users={"sam": "Sam"})
+    extracted = await OfflineExtractor().extract(request, [[1.0, 0.0]])
+    assert {(p.attribute, p.value) for p in extracted.profile} == expected
