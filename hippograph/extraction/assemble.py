@@ -14,7 +14,7 @@ finds, rather than duplicates, what the first one wrote.
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -124,7 +124,10 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
     drafts: list[MemoryDraft] = []
     for episode in extraction.episodes:
         memory = _memory(
-            derived_id(IdKind.MEMORY, "episode", unit_id, episode.user_id),
+            # A unit replayed word for word tells the same episode.
+            derived_id(
+                IdKind.MEMORY, "episode", episode.user_id, restatement_key(episode.narrative)
+            ),
             episode.user_id,
             MemoryKind.EPISODIC,
             episode.narrative,
@@ -144,19 +147,15 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
                 embed_text=episode.narrative,
             )
         )
-    # A message too long for one memory is logged as several event parts;
-    # the first keeps the id an unsplit event has, the others are numbered.
-    parts: Counter[tuple[str, ...]] = Counter()
     for fact in extraction.facts:
         sources = [messages[i] for i in fact.message_indices if 0 <= i < len(messages)] or [first]
         at = sources[0]
         if fact.kind == "event":
             content = fact.content
-            key = (fact.user_id, *[m.id for m in sources])
-            part = parts[key]
-            parts[key] += 1
             memory = _memory(
-                derived_id(IdKind.MEMORY, "event", *key, *([f"part {part + 1}"] if part else [])),
+                # Said again, by the same speaker to the same user, it is the
+                # same event: the new message becomes one more of its sources.
+                derived_id(IdKind.MEMORY, "event", fact.user_id, restatement_key(content)),
                 fact.user_id,
                 MemoryKind.EVENT,
                 content,
@@ -346,3 +345,14 @@ def merged(drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
         )
         seen[draft.memory.id] = replace(known, sources=sources)
     return list(seen.values())
+
+
+_OPENING_DATE = re.compile(r"^On [^,:“]{3,40}, ")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def restatement_key(content: str) -> str:
+    """What makes two memories one: the text past its opening date, in lowercase,
+    without punctuation ("On 8 May, Sam said: “Hi!”" and "On 9 May, Sam said:
+    “hi”" are one)."""
+    return _NOT_WORD.sub(" ", _OPENING_DATE.sub("", content).lower()).strip()

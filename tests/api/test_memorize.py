@@ -116,6 +116,29 @@ def test_memorize_builds_units_memories_and_provenance(api: Api) -> None:
     assert len(_made_by_memorize(api)) == len(nodes)
 
 
+def test_saying_it_again_adds_a_source_not_a_memory(api: Api) -> None:
+    # The README's example run twice: a new session each time, the same sentence.
+    api.ok(CREATE_USER, {"id": "sam", "name": "Sam"})
+    said = []
+    for run in range(2):
+        session = api.ok(CREATE_SESSION, {"userId": "sam"})["createSession"]["session"]["id"]
+        message = {"speaker": "sam", "content": "I moved to Lisbon last month."}
+        result = api.ok(
+            MEMORIZE, {"input": {"userIds": ["sam"], "sessionId": session, "messages": [message]}}
+        )["memorize"]
+        assert result["__typename"] == "Memorized", result
+        said.append(result["messages"][0]["id"])
+    edges = api.ok(MEMORIES, {"userId": "sam"})["memories"]["edges"]
+    lisbon = [e["node"] for e in edges if "Lisbon" in e["node"]["content"]]
+    kinds = sorted(n["kind"] for n in lisbon if n["kind"] != "REFLECTION")
+    assert kinds == ["EPISODIC", "EVENT", "PROFILE", "SEMANTIC"], lisbon
+    event = next(n for n in lisbon if n["kind"] == "EVENT")
+    # Both statements are its sources: the second is reachable from it.
+    assert set(said) <= {d["id"] for d in event["derivedFrom"]}
+    profile = next(n for n in lisbon if n["kind"] == "PROFILE")
+    assert profile["content"] == "Sam's city: Lisbon"
+
+
 def _made_by_memorize(api: Api) -> list[dict[str, Any]]:
     """Caro's memories but the reflections (the reflect job memorize queues runs when it may)."""
     edges = api.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"]
