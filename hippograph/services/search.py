@@ -24,6 +24,7 @@ from hippograph.modes import SearchMode, resolve_mode
 from hippograph.ports import Embedder
 from hippograph.query_names import without_names
 from hippograph.querytime import TimeWindow, asks_when, parse_time_window
+from hippograph.restated_hits import one_per_statement
 from hippograph.scoring import (
     Breakdown,
     Candidate,
@@ -213,7 +214,7 @@ class SearchService:
         around = await self._around(plan, request, fetched, ranked)
         if around:
             ranked = ranking(candidates + around)
-        ranked = ranked[: request.top_k]
+        ranked = one_per_statement(ranked)[: request.top_k]
         hits = await self._fetch(principal, request.target, ranked)
         touched = False
         if request.touch and request.target is SearchTarget.MEMORY and hits:

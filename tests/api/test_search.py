@@ -15,6 +15,7 @@ from hippograph.models import IndexedText, Memory, MemoryKind, MemUnit, Sources
 from hippograph.text import search_text
 from hippograph.vector_math import unit
 from tests.api.conftest import Api, add_memory, seed_user
+from tests.api.test_memorize import MEMORIZE
 
 SEARCH = """
 query($q: String!, $method: SearchMethod!, $scoring: ScoringInput, $mode: SearchMode!,
@@ -357,3 +358,35 @@ def test_the_vector_side_weighs_the_speakers_names_down_without_dropping_them(
     assert coffee["similarity"] == pytest.approx(mean, abs=1e-3)
     coffee = coffee["breakdown"]
     assert coffee["keyword"] is not None  # "Ann" and "drink" still match the words
+
+
+def test_what_one_message_became_is_one_hit(api: Api) -> None:
+    # "My favourite colour is green" becomes an event, a fact and a profile
+    # attribute: three memories, one hit.
+    session, _ = seed_user(api, "ann", ["hello"])
+    said = [
+        "My favourite colour is green and I paint every weekend.",
+        "I also love hiking in the Alps with my brother.",
+    ]
+    messages = [{"speaker": "Ann", "content": text} for text in said]
+    memorized = api.ok(
+        MEMORIZE, {"input": {"userIds": ["ann"], "sessionId": session, "messages": messages}}
+    )["memorize"]
+    assert memorized["__typename"] == "Memorized", memorized
+    listed = api.ok(
+        'query { memories(userId: "ann", first: 50) { edges { node { id kind '
+        "derivedFrom { __typename id } } } } }"
+    )["memories"]["edges"]
+    source = {
+        e["node"]["id"]: next(
+            (d["id"] for d in e["node"]["derivedFrom"] if d["__typename"] == "Message"), None
+        )
+        for e in listed
+    }
+    made = [s for s in source.values() if s is not None]
+    assert len(made) > len(set(made))  # a message became more than one memory
+    hits = search(api, "What is Ann's favourite colour?", topK=5)["hits"]
+    sources = [source.get(h["memory"]["id"]) for h in hits]
+    stated = [s for s in sources if s is not None]
+    assert stated
+    assert len(stated) == len(set(stated)), hits
