@@ -24,6 +24,7 @@ from hippograph.cli_transfer import add_transfer_parsers
 from hippograph.errors import HippoError
 from hippograph.logs import configure_logging
 from hippograph.settings import Settings
+from hippograph.store_check import check_port, check_store
 
 if TYPE_CHECKING:
     from graph.store import GraphStore
@@ -53,6 +54,13 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     host = args.host or settings.api.host
     port = settings.api.port if args.port is None else args.port
+    # Before the model and the graph start (seconds): a port in use fails now.
+    check_port(host, port)
+    if check_store(settings.graph, create=True):
+        log.warning(
+            "no store in %s: creating a new one there (HIPPOGRAPH_GRAPH__DATA_DIR)",
+            settings.graph.data_dir.resolve(),
+        )
     log.info("starting HippoGraph on http://%s:%s/graphql", host, port)
     # log_config=None keeps our logging (JSON, request ids); the access log is
     # ours too (hippograph.access), with the request id and the operation.
@@ -184,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the GraphQL API (GraphiQL at /graphql)")
     serve.add_argument("--host", default=None, help="bind address (HIPPOGRAPH_API__HOST)")
     serve.add_argument("--port", type=int, default=None, help="port (HIPPOGRAPH_API__PORT)")
-    serve.set_defaults(func=cmd_serve)
+    # serve checks its store itself, after the port (it may create one)
+    serve.set_defaults(func=cmd_serve, store=None)
 
     mcp = sub.add_parser(
         "mcp", help="serve MCP over stdio (key in HIPPOGRAPH_API_KEY) for a desktop client"
@@ -192,10 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--key-file", type=Path, default=None, help="read the API key from this file instead"
     )
-    mcp.set_defaults(func=cmd_mcp)
+    mcp.set_defaults(func=cmd_mcp, store="existing")
 
     init = sub.add_parser("init", help="create constraints and indexes, then exit")
-    init.set_defaults(func=cmd_init)
+    init.set_defaults(func=cmd_init, store="create")
 
     reindex = sub.add_parser(
         "reindex",
@@ -210,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument(
         "--page", type=int, default=256, help="nodes re-embedded per transaction (256)"
     )
-    reindex.set_defaults(func=cmd_reindex)
+    reindex.set_defaults(func=cmd_reindex, store="existing")
 
     add_model_parsers(sub)
 
@@ -223,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     keys_sub.add_parser("list", help="list keys (never the keys themselves)")
     revoke = keys_sub.add_parser("revoke", help="revoke a key by id")
     revoke.add_argument("id")
-    keys.set_defaults(func=cmd_keys)
+    keys.set_defaults(func=cmd_keys, store="existing")
 
     worker = sub.add_parser("worker", help="run the arq job worker (server mode, Redis)")
     worker.add_argument("--burst", action="store_true", help="exit once the queue is empty")
@@ -241,10 +250,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hippograph`` console script."""
     args = build_parser().parse_args(argv)
+    if not hasattr(args, "store"):
+        args.store = None
     settings = _settings()
     configure_logging(settings.log_level, settings.log_format)
     handler: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
+        if args.store is not None:
+            check_store(settings.graph, create=args.store == "create")
         return handler(args, settings)
     except HippoError as exc:
         print(f"hippograph: {exc.message}", file=sys.stderr)

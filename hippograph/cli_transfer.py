@@ -170,9 +170,10 @@ def add_transfer_parsers(sub: Any) -> None:
     )
     importer.add_argument("--name", help="that user's name (default: the file's)")
     importer.add_argument("--no-progress", action="store_true", help="no progress bar")
-    importer.set_defaults(func=cmd_import)
+    # a dump is loaded into a new store; a conversation may start one too
+    importer.set_defaults(func=cmd_import, store="create")
 
     exporter = sub.add_parser("export", help="write the whole graph as a portable JSONL dump")
     exporter.add_argument("file", help="the dump to write, or - for stdout")
     exporter.add_argument("--no-progress", action="store_true", help="no progress bar")
-    exporter.set_defaults(func=cmd_export)
+    exporter.set_defaults(func=cmd_export, store="existing")
