@@ -11,11 +11,15 @@ process runs at most one embedded server; databases in it are cheap.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
 import socket
+import sys
+import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,14 +94,43 @@ def _start_jvm(data_dir: Path, heap: str) -> None:
         logging_file.write_text(_LOGGING.format(log_dir=log_dir))
         # The package reads its crash-log location from the environment only.
         os.environ.setdefault("ARCADEDB_JVM_ERROR_FILE", str(log_dir / "hs_err_pid%p.log"))
-        start_jvm(
-            heap_size=heap,
-            jvm_args=[
-                "-Xrs",
-                f"-Djava.util.logging.config.file={logging_file}",
-                "--sun-misc-unsafe-memory-access=allow",
-            ],
-        )
+        with _without_incubator_warning():
+            start_jvm(
+                heap_size=heap,
+                jvm_args=[
+                    "-Xrs",
+                    f"-Djava.util.logging.config.file={logging_file}",
+                    "--sun-misc-unsafe-memory-access=allow",
+                ],
+            )
+
+
+_INCUBATOR = b"WARNING: Using incubator modules"
+
+
+@contextlib.contextmanager
+def _without_incubator_warning() -> Iterator[None]:
+    """The JVM's start-up, its stderr passed on but for the incubator-modules line.
+
+    ArcadeDB's vector index needs jdk.incubator.vector, and the JVM says so
+    on stderr, in the middle of every command's output; nothing of ours can
+    act on it. Anything else the JVM prints there comes through.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            rest = b"".join(
+                line for line in captured.read().splitlines(True) if not line.startswith(_INCUBATOR)
+            )
+            if rest:
+                os.write(2, rest)
 
 
 def _check_name(name: str) -> str:

@@ -34,6 +34,11 @@ T = TypeVar("T")
 
 log = logging.getLogger("hippograph")
 
+DESCRIPTION = (
+    "HippoGraph: long-term memory for LLM agents, a GraphQL API over a graph database. "
+    "`hippograph serve` runs it; the other commands look after its store."
+)
+
 
 def _settings() -> Settings:
     try:
@@ -186,7 +191,7 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="hippograph", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="hippograph", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the GraphQL API (GraphiQL at /graphql)")

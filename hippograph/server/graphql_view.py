@@ -8,6 +8,7 @@ scripts come from ``/static/vendor`` (copied out of the npm packages by
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,28 @@ def _error(
     )
 
 
+def _keyless_refusal(request: Request, response: Response) -> Response:
+    """``response``, answered 401 when a request without a key asked for data.
+
+    A wrong key is refused with 401 before the schema runs; a missing one
+    reaches it as anonymous, so that introspection works, and every data
+    field says UNAUTHENTICATED. Both are the same mistake to a client (and
+    to a proxy's metrics): the answer keeps its body (whatever was public in
+    it, the schema say) and takes the wrong key's status.
+    """
+    if (
+        "principal" in request.scope.get("state", {})
+        or response.status_code != 200
+        or b'"UNAUTHENTICATED"' not in getattr(response, "body", b"")  # not a stream
+    ):
+        return response
+    errors = json.loads(response.body).get("errors") or []
+    if any((e.get("extensions") or {}).get("code") == "UNAUTHENTICATED" for e in errors):
+        response.status_code = 401
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
 class _BadInput(HTTPException):
     """A request body member that is not valid input (400 ``BAD_USER_INPUT``, naming it)."""
 
@@ -121,7 +144,7 @@ class HippoGraphQL(GraphQL[Context, None]):
         response = await self._admit(request)
         if response is None:
             try:
-                response = await self.run(request)
+                response = _keyless_refusal(request, await self.run(request))
             except _BadInput as exc:
                 response = _error(400, "BAD_USER_INPUT", exc.reason, field=exc.field)
             except HTTPException as exc:

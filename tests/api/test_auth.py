@@ -30,7 +30,7 @@ ROOT_FIELDS = [
 @pytest.mark.parametrize("operation", ROOT_FIELDS)
 def test_every_root_field_needs_a_key(api: Api, operation: str) -> None:
     body = api.as_key(None).post(operation)
-    assert body["_status"] == 200
+    assert body["_status"] == 401  # as a wrong key is
     assert [e["extensions"]["code"] for e in body["errors"]] == ["UNAUTHENTICATED"]
     assert body["data"] is None or set(body["data"].values()) == {None}
 
@@ -84,5 +84,7 @@ def test_an_empty_bearer_is_anonymous_not_refused(api: Api) -> None:
         json={"query": "{ __schema { queryType { name } } viewer { keyId } }"},
         headers={"Authorization": "Bearer "},
     )
-    assert empty.status_code == 200
+    # Asking for data without a key is refused as a wrong key is: 401.
+    assert empty.status_code == 401
+    assert empty.headers["www-authenticate"] == "Bearer"
     assert empty.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"

@@ -120,7 +120,7 @@ def test_saying_it_again_adds_a_source_not_a_memory(api: Api) -> None:
     # The README's example run twice: a new session each time, the same sentence.
     api.ok(CREATE_USER, {"id": "sam", "name": "Sam"})
     said = []
-    for run in range(2):
+    for _ in range(2):
         session = api.ok(CREATE_SESSION, {"userId": "sam"})["createSession"]["session"]["id"]
         message = {"speaker": "sam", "content": "I moved to Lisbon last month."}
         result = api.ok(

@@ -89,3 +89,12 @@ def test_a_bad_setting_stops_every_command_naming_the_variable(
     monkeypatch.setenv(variable, value)
     with pytest.raises(SystemExit, match=f"invalid configuration: {variable}"):
         main(["export-schema", "--output", "-"])
+
+
+def test_help_says_what_it_is_in_whole_sentences(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    description = " ".join(out.split("\n\n")[1].split())
+    assert description.startswith("HippoGraph: long-term memory for LLM agents")
+    assert description.endswith(".")

@@ -85,8 +85,21 @@ def test_serve_answers_restarts_and_exits_on_signals(
     port = free_port()
     first = _start(graph_db, data_dir, port)
     cold = _first_answer(first, port, data_dir / "admin.key", timeout=60)
+    embedded = graph_db.server == "arcadedb"
+    if embedded:
+        # A second serve on the same store (a second `make run`): one line, at once.
+        twice = _start(graph_db, data_dir, free_port())
+        output, _ = twice.communicate(timeout=30)
+        assert twice.returncode == 2, output
+        assert output.strip().splitlines()[-1] == (
+            f"hippograph: the store in {data_dir.resolve()} is in use by another process "
+            "(a running `hippograph serve`?): stop it first, or do this through its API"
+        )
     code, output, took = _stop(first, sig)
     assert code in (0, -sig, 128 + sig), output
+    assert "incubator modules" not in output
+    if embedded:
+        assert "no store in" in output  # where the new store went
     assert took < 15
     assert "SIGSEGV" not in output
     assert "hs_err" not in output
@@ -97,4 +110,5 @@ def test_serve_answers_restarts_and_exits_on_signals(
     _first_answer(second, port, data_dir / "admin.key", timeout=60)
     code, output, _ = _stop(second, sig)
     assert code in (0, -sig, 128 + sig), output
+    assert "no store in" not in output
     assert not list(data_dir.glob("**/hs_err_pid*.log"))
