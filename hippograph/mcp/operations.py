@@ -177,3 +177,29 @@ query McpUserMemories($userId: ID!, $filter: MemoryFilterInput!, $first: Int!) {
   }
 }"""
 )
+
+CREATE_USER = (
+    """
+mutation McpCreateUser($id: ID!, $name: String!) {
+  createUser(input: {id: $id, name: $name}) {
+    __typename
+    ... on UserCreated { user { id name createdAt } }
+    """
+    + _ERRORS
+    + """
+  }
+}"""
+)
+
+MEMORIES = (
+    """
+query McpMemories($userId: ID!, $filter: MemoryFilterInput!, $first: Int!, $after: String) {
+  user(id: $userId) { id }
+  memories(userId: $userId, filter: $filter, first: $first, after: $after) {
+    edges { node { """
+    + _MEMORY
+    + """ } }
+    pageInfo { hasNextPage endCursor }
+  }
+}"""
+)

@@ -1,5 +1,5 @@
 """The MCP tools: memorize, search, add/update/delete a memory, provenance, reflect,
-forget, list users, and a job's state.
+forget, create and list users, list a user's memories, and a job's state.
 
 Each tool is a typed function the SDK derives its input schema from (the
 ``Field`` descriptions are what an agent reads) and runs one GraphQL operation
@@ -28,12 +28,14 @@ from hippograph.mcp.toolkit import (
     UserId,
     WaitSeconds,
 )
+from hippograph.mcp.user_tools import register_user_tools
 
 
 def register_tools(server: MCPServer[Any], tools: Tools) -> None:
     """Add every HippoGraph tool to ``server``."""
     gateway = tools.gateway
     register_memory_tools(server, tools)
+    register_user_tools(server, tools)
 
     async def memorize(
         ctx: Context[Any, Any],

@@ -53,6 +53,8 @@ async def test_the_tools_are_listed_with_typed_described_inputs(world: World) ->
             "reflect",
             "forget",
             "list_users",
+            "create_user",
+            "list_memories",
             "get_job",
         }
         search = tools["search"].input_schema
@@ -241,6 +243,47 @@ async def test_list_users_shows_only_the_keys_users(world: World) -> None:
         assert {"alice", "bob"} <= {u["id"] for u in everyone}
 
 
+async def test_an_agent_starts_a_memory_with_create_user_and_lists_it(world: World) -> None:
+    async with world.as_admin() as admin, world.as_alice() as alice:
+        made = data(await admin.call_tool("create_user", {"user_id": "carol", "name": "Carol"}))
+        assert made["user"]["id"] == "carol"
+        assert made["user"]["name"] == "Carol"
+        again = error(await admin.call_tool("create_user", {"user_id": "carol", "name": "C"}))
+        assert again["code"] == "CONFLICT"
+        # A key limited to alice makes no one else.
+        other = error(await alice.call_tool("create_user", {"user_id": "dave", "name": "Dave"}))
+        assert other["code"] == "FORBIDDEN"
+        bad = error(await admin.call_tool("create_user", {"user_id": "no spaces", "name": "X"}))
+        assert bad["code"] == "BAD_USER_INPUT"
+
+        await admin.call_tool(
+            "memorize",
+            {
+                "user_id": "carol",
+                "messages": [{"speaker": "Carol", "content": "I keep bees on my roof in Ghent."}],
+            },
+        )
+        page = data(await admin.call_tool("list_memories", {"user_id": "carol", "first": 50}))
+        assert any("bees" in m["content"] for m in page["memories"])
+        assert page["pageInfo"]["hasNextPage"] is False
+        events = data(
+            await admin.call_tool("list_memories", {"user_id": "carol", "kinds": ["EVENT"]})
+        )
+        assert events["memories"]
+        assert {m["kind"] for m in events["memories"]} == {"EVENT"}
+        first = data(await admin.call_tool("list_memories", {"user_id": "carol", "first": 1}))
+        assert len(first["memories"]) == 1
+        rest = data(
+            await admin.call_tool(
+                "list_memories",
+                {"user_id": "carol", "first": 50, "after": first["pageInfo"]["endCursor"]},
+            )
+        )
+        assert first["memories"][0]["id"] not in {m["id"] for m in rest["memories"]}
+        missing = error(await admin.call_tool("list_memories", {"user_id": "nobody"}))
+        assert missing["code"] == "NOT_FOUND"
+
+
 async def test_a_key_for_alice_finds_nothing_of_bobs_and_changes_nothing(world: World) -> None:
     async with world.as_admin() as admin, world.as_alice() as alice:
         bobs = data(
@@ -258,6 +301,7 @@ async def test_a_key_for_alice_finds_nothing_of_bobs_and_changes_nothing(world: 
             ("reflect", {"user_id": "bob", "force": True}),
             ("forget", {"user_id": "bob", "dry_run": False, "policy": "SOFT_DELETE"}),
             ("memorize", {"user_id": "bob", "messages": [{"speaker": "x", "content": "hi"}]}),
+            ("list_memories", {"user_id": "bob"}),
         ]
         for tool, arguments in attempts:
             assert error(await alice.call_tool(tool, arguments))["code"] == "NOT_FOUND", tool
