@@ -203,6 +203,10 @@ class Neo4jBackend:
                 user=server.user,
                 password=server.password,
             )
+            if pristine:
+                # A test given a graph never set up may set it up otherwise (another
+                # model's 512-dimension vector indexes): the next test gets none of it.
+                empty(server, drop_schema=True)
         finally:
             with self._lock:
                 self._idle.append(server)
