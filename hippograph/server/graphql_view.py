@@ -95,7 +95,7 @@ def _keyless_refusal(request: Request, response: Response) -> Response:
         or b'"UNAUTHENTICATED"' not in getattr(response, "body", b"")  # not a stream
     ):
         return response
-    errors = json.loads(response.body).get("errors") or []
+    errors = json.loads(bytes(response.body)).get("errors") or []
     if any((e.get("extensions") or {}).get("code") == "UNAUTHENTICATED" for e in errors):
         response.status_code = 401
         response.headers["WWW-Authenticate"] = "Bearer"
