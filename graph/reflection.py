@@ -35,7 +35,8 @@ PENDING_FACTS = cypher(
     "AND m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
     "AND m.created_at <= $as_of "
     "RETURN m.id AS id, m.content AS content, m.importance AS importance, "
-    "m.embedding AS embedding ORDER BY m.created_at ASC, m.id ASC LIMIT $limit",
+    "m.embedding AS embedding, m.kind AS kind, m.topic AS topic "
+    "ORDER BY m.created_at ASC, m.id ASC LIMIT $limit",
 )
 PENDING_TOTAL = cypher(
     "reflection.PENDING_TOTAL",
@@ -114,6 +115,8 @@ class ReflectionGraph:
                     content=row["content"],
                     importance=float(row["importance"]),
                     vector=list(row["embedding"] or []),
+                    kind=str(row["kind"]),
+                    topic=row["topic"],
                 )
                 for row in rows
             ]

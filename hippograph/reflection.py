@@ -44,6 +44,17 @@ class PendingFact:
     content: str
     importance: float
     vector: Sequence[float]
+    kind: str = "semantic"
+    topic: str | None = None  # a reflection's theme
+
+    @property
+    def told(self) -> str:
+        """What a summary says of it: a reflection by its theme (its own facts are
+        summarised already; quoting it whole nested "What Ann has shared about
+        … : What Ann has shared about …"), anything else as it reads."""
+        if self.kind == "reflection" and self.topic:
+            return self.topic
+        return self.content
 
 
 class ReflectionRequest(BaseModel):
@@ -116,17 +127,82 @@ def themes(facts: Sequence[PendingFact], rules: ReflectionRules) -> list[list[Pe
     return [sorted(g, key=lambda f: f.id) for g in groups if len(g) >= rules.min_facts]
 
 
+def one_per_theme(
+    groups: Sequence[Sequence[PendingFact]],
+    topics: Sequence[str],
+    pending: Sequence[PendingFact],
+) -> list[tuple[list[PendingFact], bool]]:
+    """The groups with one theme each: ``(facts, changed)``, best facts first.
+
+    Groups whose summaries came out with the same theme are one group, and
+    a pending reflection (one of ``pending``, in no group) on a theme a
+    group has joins it, so a user never holds two current reflections on one
+    theme. ``changed`` groups are to be summarised again. A group without a
+    theme is left alone.
+    """
+    grouped = {f.id for g in groups for f in g}
+    earlier: dict[str, list[PendingFact]] = {}
+    for fact in pending:
+        if fact.kind == "reflection" and fact.topic and fact.id not in grouped:
+            earlier.setdefault(_theme_key(fact.topic), []).append(fact)
+    merged: dict[str, tuple[list[PendingFact], bool]] = {}
+    out: list[tuple[list[PendingFact], bool]] = []
+    for group, topic in zip(groups, topics, strict=True):
+        key = _theme_key(topic)
+        if not key:
+            out.append((list(group), False))
+            continue
+        if key in merged:
+            facts, _ = merged[key]
+            facts.extend(group)
+            merged[key] = (facts, True)
+            continue
+        joined = earlier.pop(key, [])
+        merged[key] = ([*group, *joined], bool(joined))
+    out.extend(merged.values())
+    return [(sorted(g, key=lambda f: (-f.importance, f.id)), changed) for g, changed in out]
+
+
+def _theme_key(topic: str) -> str:
+    return " ".join(topic.lower().split())
+
+
 def reflection_id(user_id: str, fact_ids: Sequence[str]) -> str:
     """The id of the reflection over exactly these facts."""
     return derived_id(IdKind.MEMORY, "reflection", user_id, *sorted(fact_ids))
 
 
+# Words that are in many themes and name none ("one, favorite, love").
+_GENERIC = """
+one two three first last new old good great nice fun lot lots really much many thing things
+stuff way time times day days today yesterday tomorrow week weeks month months year years
+night morning weekend love loved loves like liked likes favorite favourite favorites
+favourites want wanted enjoy enjoyed feel felt think thought know got get make made going
+go went come came see saw look looking said say tell told also still just always never ever
+sure kind sort bit little big best better well people person someone everyone everything
+something anything yes yeah okay ok hey thanks thank awesome amazing cool wow glad happy
+"""
+GENERIC_THEME_WORDS = frozenset(_GENERIC.split())
+
+
+def theme_of(facts: Sequence[str], user_name: str, most: int = 2) -> str:
+    """What a person would call these facts' theme: up to ``most`` telling phrases.
+
+    The user's own name is in every fact, and generic words ("one",
+    "favorite", "love") are in every theme: neither names one.
+    """
+    names = set(user_name.lower().split())
+    found = [
+        k
+        for k in keywords(facts, limit=12)
+        if not names & set(k.split()) and not set(k.split()) <= GENERIC_THEME_WORDS
+    ]
+    return " and ".join(found[:most])
+
+
 def offline_summary(request: ReflectionRequest, limit: int = 6) -> ReflectionSummary:
-    """An extractive reflection: the theme's keywords, then its facts, most important first."""
-    # The user's own name is in every fact and says nothing about the theme.
-    names = set(request.user_name.lower().split())
-    found = [k for k in keywords(request.facts, limit=8) if not names & set(k.split())]
-    topic = ", ".join(found[:3])
+    """An extractive reflection: the theme, then its facts, most important first."""
+    topic = theme_of(request.facts, request.user_name)
     told = "; ".join(fact.rstrip(". ") for fact in request.facts[:limit])
     more = len(request.facts) - limit
     tail = f" (and {more} more)" if more > 0 else ""

@@ -31,6 +31,7 @@ from hippograph.reflection import (
     ReflectionRequest,
     ReflectionRules,
     is_due,
+    one_per_theme,
     reflection_id,
     themes,
 )
@@ -186,12 +187,29 @@ class ReflectionService:
             return summary.content, summary.usage, summary.topic
 
         ordered = [sorted(g, key=lambda f: (-f.importance, f.id)) for g in groups]
-        summaries = await asyncio.gather(*(summarise([f.content for f in g]) for g in ordered))
-        vectors = await self._embedder.embed([content for content, _, _ in summaries])
+        first = await asyncio.gather(*(summarise([f.told for f in g]) for g in ordered))
         usage = Usage()
-        items: list[tuple[Memory, IndexedText, Sequence[str]]] = []
-        for group, (content, used, topic), vector in zip(ordered, summaries, vectors, strict=True):
+        for _, used, _ in first:
             usage = usage.plus(used)
+        # One reflection per theme: groups that came out on one theme, and an
+        # earlier reflection on it, are summarised again as one.
+        merged = one_per_theme(ordered, [topic for _, _, topic in first], facts)
+        done = {
+            frozenset(f.id for f in g): summary for g, summary in zip(ordered, first, strict=True)
+        }
+        summaries = [
+            await summarise([f.told for f in group])
+            if changed
+            else done[frozenset(f.id for f in group)]
+            for group, changed in merged
+        ]
+        vectors = await self._embedder.embed([content for content, _, _ in summaries])
+        items: list[tuple[Memory, IndexedText, Sequence[str]]] = []
+        for (group, changed), (content, used, topic), vector in zip(
+            merged, summaries, vectors, strict=True
+        ):
+            if changed:
+                usage = usage.plus(used)
             memory = Memory(
                 id=reflection_id(user_id, [f.id for f in group]),
                 user_id=user_id,

@@ -85,6 +85,30 @@ def test_themes_become_reflections_over_their_facts(api: Api) -> None:
     assert len(api.ok(REFLECTIONS, {"userId": "ann"})["memories"]["edges"]) == 2
 
 
+def test_a_user_never_holds_two_reflections_on_one_theme(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    climbing = [text for text, _ in FACTS["climbing"]]
+    for text in [*climbing, "Ann boulders at Fontainebleau", "Ann belays her sister"]:
+        _add_fact(api, text, 0.9)  # 4.5 in all: over the rule's 4.0
+    assert _run(api, force=True)["counts"]["reflections"] == 1
+    [first] = [e["node"] for e in api.ok(REFLECTIONS, {"userId": "ann"})["memories"]["edges"]]
+    # More on the same theme later: the new reflection takes the old one in,
+    # by its theme, instead of standing beside it or quoting it whole.
+    for text in (
+        "Ann climbs at the gym on Wednesdays",
+        "Ann plans a climbing trip to Arco",
+        "Ann keeps a journal of her climbing routes",
+        "Ann trains her finger strength for climbing",
+    ):
+        _add_fact(api, text, 0.9)
+    assert _run(api, force=True)["status"] == "SUCCEEDED"
+    current = [e["node"] for e in api.ok(REFLECTIONS, {"userId": "ann"})["memories"]["edges"]]
+    assert len(current) == 1, current
+    [latest] = current
+    assert first["id"] in {s["id"] for s in latest["summarizes"]}
+    assert latest["content"].count("has shared about") == 1, latest["content"]
+
+
 def test_the_rule_and_the_cooldown(api: Api) -> None:
     seed_user(api, "ann", ["hello"])
     add_memory(api, "ann", "Ann likes tea")  # importance 0.5: far from 4.0

@@ -22,7 +22,7 @@ from redis.asyncio import Redis
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryKind, Sources
-from hippograph.reflection import themes
+from hippograph.reflection import ReflectionRequest, offline_summary, one_per_theme, themes
 from hippograph.runtime import Runtime
 from hippograph.server.app import create_app
 from hippograph.services.keys import SETTINGS_ADMIN
@@ -204,13 +204,21 @@ async def seed_facts(runtime: Runtime, user_id: str, count: int, seed: int = 7) 
 
 
 async def expected_themes(runtime: Runtime, user_id: str) -> set[frozenset[str]]:
-    """The fact groups one clean reflect run would cover now (``hippograph.reflection.themes``)."""
+    """The fact groups one clean reflect run would cover now: ``hippograph.reflection.themes``,
+    then one group per theme the offline summaries name (``one_per_theme``)."""
     settings = runtime.settings.reflection
     rules = reflection_rules(settings, runtime.embedder.scale)
     pending = await runtime.connection.store.reflection.pending(
         user_id, settings.kinds, utc_now(), utc_now(), settings.max_pending
     )
-    return {frozenset(f.id for f in group) for group in themes(pending, rules)}
+    user = await runtime.services.users.get_user(SETTINGS_ADMIN, user_id)
+    name = user.name if user is not None else user_id
+    ordered = [sorted(g, key=lambda f: (-f.importance, f.id)) for g in themes(pending, rules)]
+    topics = [
+        offline_summary(ReflectionRequest(user_name=name, facts=[f.told for f in g])).topic
+        for g in ordered
+    ]
+    return {frozenset(f.id for f in g) for g, _ in one_per_theme(ordered, topics, pending)}
 
 
 @dataclass(frozen=True)

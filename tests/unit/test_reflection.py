@@ -10,7 +10,9 @@ from hippograph.reflection import (
     ReflectionRules,
     is_due,
     offline_summary,
+    one_per_theme,
     reflection_id,
+    theme_of,
     themes,
 )
 
@@ -70,3 +72,57 @@ def test_offline_summary_names_the_theme_and_the_facts() -> None:
     assert summary.content.startswith("What Ann has shared about coffee")
     assert "Ann roasts coffee beans at home" in summary.content
     assert summary.topic.startswith("coffee")
+
+
+def test_a_theme_reads_as_a_person_would_name_it() -> None:
+    facts = [
+        "Ann: My favorite one is the blue trail, I love it.",
+        "Ann: I love climbing at Fontainebleau, it is my favorite place.",
+        "Ann: One day I want to climb in the Alps.",
+    ]
+    topic = theme_of(facts, "Ann")
+    assert topic
+    assert not set(topic.replace(" and ", " ").split()) & {"one", "favorite", "love"}
+    assert "," not in topic  # at most two phrases, not a keyword list
+    said = " ".join(facts).lower()
+    assert all(word in said for word in topic.replace(" and ", " ").split())
+
+
+def _fact(
+    id_: str, importance: float, kind: str = "semantic", topic: str | None = None
+) -> PendingFact:
+    return PendingFact(
+        id=id_, content=f"fact {id_}", importance=importance, vector=[1.0], kind=kind, topic=topic
+    )
+
+
+def test_a_reflection_is_summarised_by_its_theme_not_quoted_whole() -> None:
+    nested = PendingFact(
+        id="r1",
+        content="What Ann has shared about climbing: Ann climbs; Ann boulders.",
+        importance=0.9,
+        vector=[1.0],
+        kind="reflection",
+        topic="climbing",
+    )
+    assert nested.told == "climbing"
+    assert _fact("f1", 0.8).told == "fact f1"
+    summary = offline_summary(
+        ReflectionRequest(user_name="Ann", facts=[nested.told, "Ann runs marathons"])
+    )
+    assert summary.content.count("has shared about") == 1
+
+
+def test_one_reflection_per_theme() -> None:
+    a, b, c = [_fact("a", 0.9)], [_fact("b", 0.8)], [_fact("c", 0.7)]
+    earlier = _fact("r-old", 0.9, kind="reflection", topic="Climbing")
+    other = _fact("r-other", 0.9, kind="reflection", topic="cooking")
+    merged = one_per_theme([a, b, c], ["climbing", "travel", "climbing "], [earlier, other])
+    groups = {frozenset(f.id for f in g): changed for g, changed in merged}
+    # a and c share a theme, and the earlier reflection on it joins them
+    assert groups == {frozenset({"a", "c", "r-old"}): True, frozenset({"b"}): False}
+    untouched = one_per_theme([a, b], ["", "travel"], [earlier])
+    assert [(sorted(f.id for f in g), changed) for g, changed in untouched] == [
+        (["a"], False),
+        (["b"], False),
+    ]
