@@ -32,6 +32,7 @@ from graph.retry import RetryPolicy
 from graph.search import SearchGraph
 from graph.setup import ensure_schema, rebuild_vector_indexes
 from graph.stats import StatsGraph
+from graph.user_deletion import UserDeletionGraph
 from graph.users import UserGraph
 from hippograph.errors import ConfigError
 from hippograph.settings import GraphSettings
@@ -57,6 +58,7 @@ class GraphStore:
     jobs: JobGraph = field(init=False)
     memory_ops: MemoryOpsGraph = field(init=False)
     cascade: CascadeGraph = field(init=False)
+    user_deletion: UserDeletionGraph = field(init=False)
     reflection: ReflectionGraph = field(init=False)
     forgetting: ForgetGraph = field(init=False)
     dump: DumpGraph = field(init=False)
@@ -76,6 +78,7 @@ class GraphStore:
         self.jobs = JobGraph(self.graph, self.job_codec)
         self.memory_ops = MemoryOpsGraph(self.graph)
         self.cascade = CascadeGraph(self.graph)
+        self.user_deletion = UserDeletionGraph(self.graph)
         self.reflection = ReflectionGraph(self.graph)
         self.forgetting = ForgetGraph(self.graph)
         self.dump = DumpGraph(self.graph)

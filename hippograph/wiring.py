@@ -33,6 +33,7 @@ from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
 from hippograph.services.reflection import ReflectionService
 from hippograph.services.search import SearchService
+from hippograph.services.user_deletion import UserDeletionService
 from hippograph.services.users import UserService
 from hippograph.settings import Settings
 
@@ -110,6 +111,7 @@ def build_services(
         events,
         settings.memorize.entities,
     )
+    cascade = CascadeService(store.cascade)
     return Services(
         users=users,
         messages=messages,
@@ -140,7 +142,8 @@ def build_services(
             events,
             settings.memorize.entities,
         ),
-        cascade=CascadeService(store.cascade),
+        cascade=cascade,
+        user_deletion=UserDeletionService(store.user_deletion, users, cascade),
         reflection=reflection,
         forgetting=forgetting,
         entities=EntityService(store.entities, users, limits),

@@ -7,7 +7,7 @@ import strawberry
 from hippograph import forget_report, jobs
 from hippograph.errors import NotFound
 from hippograph.ids import IdKind, require_id
-from schema.cascade import DeletionReport
+from schema.cascade import DeletionReport, UserDeletion
 from schema.context import Info
 from schema.errors import Outcome
 from schema.forgetting import ForgetInput, ForgetReport
@@ -19,6 +19,7 @@ from schema.inputs import (
     CreateSessionInput,
     CreateUserInput,
     DeleteMemoryInput,
+    DeleteUserInput,
     DeleteWithProvenanceInput,
     MemorizeInput,
     UpdateMemoryInput,
@@ -34,6 +35,7 @@ from schema.payloads import (
     CreateSessionResult,
     CreateUserResult,
     DeleteMemoryResult,
+    DeleteUserResult,
     DeletionResult,
     ForgetQueued,
     ForgetResult,
@@ -262,4 +264,20 @@ class Mutation:
                 principal, str(input.id), dry_run=input.dry_run, expected=expected
             ),
             DeletionReport.of,
+        )
+
+    @strawberry.mutation(
+        extensions=authenticated(),
+        description="Forget a user who asks for it: their sessions (with the messages in them), "
+        "their memories and everything derived only from these, then the user. A dry run (the "
+        "default) only reports. A key limited to some users is refused (ConflictError, nothing "
+        "deleted) where this would destroy another user's data.",
+    )
+    async def delete_user(self, info: Info, input: DeleteUserInput) -> DeleteUserResult:
+        principal = info.context.principal
+        return await Outcome[DeleteUserResult](DeleteUserResult)(
+            lambda: info.context.services.user_deletion.delete_user(
+                principal, str(input.id), dry_run=input.dry_run
+            ),
+            UserDeletion.of,
         )

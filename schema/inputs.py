@@ -259,3 +259,11 @@ class DeleteWithProvenanceInput:
         description="The ids `deleted` listed by an earlier dry run: if the deletion would now "
         "remove anything else (or less), nothing is deleted and a ConflictError says so.",
     )
+
+
+@strawberry.input(description="A user to forget, with everything derived only from them.")
+class DeleteUserInput:
+    id: strawberry.ID = strawberry.field(description="The user's id.")
+    dry_run: bool = strawberry.field(
+        default=True, description="True (the default) only reports; false deletes."
+    )

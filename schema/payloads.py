@@ -7,7 +7,7 @@ from typing import Annotated
 
 import strawberry
 
-from schema.cascade import DeletionReport
+from schema.cascade import DeletionReport, UserDeletion
 from schema.enums import MemoryOpKind
 from schema.errors import (
     ConflictError,
@@ -145,6 +145,11 @@ ReflectResult = Annotated[
 DeletionResult = Annotated[
     DeletionReport | InputError | NotFoundError | ConflictError | UnavailableError,
     strawberry.union("DeletionResult"),
+]
+
+DeleteUserResult = Annotated[
+    UserDeletion | InputError | NotFoundError | ConflictError | UnavailableError,
+    strawberry.union("DeleteUserResult"),
 ]
 
 

@@ -64,6 +64,7 @@ from hippograph.client.job_results import (
 )
 from hippograph.client.results import (
     ApiKey,
+    DeletionCounts,
     Entity,
     EntityPage,
     Memory,
@@ -84,6 +85,7 @@ from hippograph.client.results import (
     Session,
     TimePeriod,
     User,
+    UserDeletion,
     Viewer,
 )
 from hippograph.client.sync_client import HippoGraph
@@ -93,6 +95,7 @@ __all__ = [
     "AsyncHippoGraph",
     "BadUserInput",
     "Conflict",
+    "DeletionCounts",
     "Direction",
     "EdgeType",
     "Entity",
@@ -156,5 +159,6 @@ __all__ = [
     "Unauthenticated",
     "Unavailable",
     "User",
+    "UserDeletion",
     "Viewer",
 ]

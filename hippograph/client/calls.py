@@ -43,6 +43,7 @@ from hippograph.client.results import (
     SearchResult,
     Session,
     User,
+    UserDeletion,
     Viewer,
 )
 
@@ -105,6 +106,16 @@ def create_user(id: str, name: str) -> Call[User]:
         {"input": {"id": id, "name": name}},
         "createUser",
         lambda v: decode(User, success(v)["user"]),
+    )
+
+
+def delete_user(id: str, dry_run: bool) -> Call[UserDeletion]:
+    """A user forgotten (or, as a dry run, what forgetting them would remove)."""
+    return Call(
+        ops.DELETE_USER,
+        {"input": {"id": id, "dryRun": dry_run}},
+        "deleteUser",
+        lambda v: decode(UserDeletion, success(v)),
     )
 
 

@@ -245,6 +245,22 @@ mutation DeleteMemory($input: DeleteMemoryInput!) {
     + PROBLEM
 )
 
+DELETE_USER = (
+    """
+mutation DeleteUser($input: DeleteUserInput!) {
+  deleteUser(input: $input) {
+    __typename
+    ... on UserDeletion {
+      userId applied otherUsersNodes kept
+      counts { sessions messages memUnits memories }
+    }
+    ...Problem
+  }
+}
+"""
+    + PROBLEM
+)
+
 APPLY_MEMORY_OPS = (
     """
 mutation ApplyMemoryOps($input: ApplyMemoryOpsInput!) {
@@ -322,6 +338,7 @@ ALL = (
     ADD_MEMORY,
     UPDATE_MEMORY,
     DELETE_MEMORY,
+    DELETE_USER,
     APPLY_MEMORY_OPS,
     PROVENANCE,
     REFLECT,

@@ -195,6 +195,31 @@ class MemoryDeleted:
 
 
 @dataclass(frozen=True)
+class DeletionCounts:
+    """How many nodes of each label a deletion removes."""
+
+    sessions: int
+    messages: int
+    mem_units: int
+    memories: int
+
+
+@dataclass(frozen=True)
+class UserDeletion:
+    """What forgetting a user removes (``applied``: removed; else only reported).
+
+    ``other_users_nodes`` counts what other users drew only from this user's
+    conversations; ``kept`` the nodes that stay although they lose a source.
+    """
+
+    user_id: str
+    applied: bool
+    counts: DeletionCounts
+    other_users_nodes: int
+    kept: int
+
+
+@dataclass(frozen=True)
 class ScoreBreakdown:
     """Every score a search hit got, and where it came from."""
 

@@ -38,6 +38,7 @@ from hippograph.client.results import (
     SearchResult,
     Session,
     User,
+    UserDeletion,
     Viewer,
 )
 from hippograph.client.transport import DEFAULT_TIMEOUT, answer, endpoint, headers, unreachable
@@ -110,6 +111,11 @@ class HippoGraph:
     def create_user(self, id: str, name: str) -> User:
         """Create a user; ``id`` is yours (1-128 of ``A-Za-z0-9_.:@-``)."""
         return self.run(calls.create_user(id, name))
+
+    def delete_user(self, id: str, *, dry_run: bool = True) -> UserDeletion:
+        """Forget a user and everything derived only from them; by default only report it
+        (``dry_run``): what would go, and how much of it is other users'."""
+        return self.run(calls.delete_user(id, dry_run))
 
     def user(self, id: str) -> User | None:
         """A user, or None if it does not exist or is not this key's."""

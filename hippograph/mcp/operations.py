@@ -203,3 +203,19 @@ query McpMemories($userId: ID!, $filter: MemoryFilterInput!, $first: Int!, $afte
   }
 }"""
 )
+
+DELETE_USER = (
+    """
+mutation McpDeleteUser($id: ID!, $dryRun: Boolean!) {
+  deleteUser(input: {id: $id, dryRun: $dryRun}) {
+    __typename
+    ... on UserDeletion {
+      userId applied otherUsersNodes kept
+      counts { sessions messages memUnits memories }
+    }
+    """
+    + _ERRORS
+    + """
+  }
+}"""
+)

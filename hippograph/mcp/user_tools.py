@@ -1,9 +1,9 @@
-"""The user tools: create a user, and list what a user's memory holds.
+"""The user tools: create a user, list what a user's memory holds, forget a user.
 
 An agent that reaches HippoGraph only through MCP starts with nothing: it
-must be able to make the user it remembers for, and to see that user's
+must be able to make the user it remembers for, to see that user's
 memories page by page (search answers a question; this answers "what do
-you know about me?").
+you know about me?"), and to forget a user who asks for it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hippograph.mcp.toolkit import MemoryKind, Tools, UserId
 
 
 def register_user_tools(server: MCPServer[Any], tools: Tools) -> None:
-    """Add ``create_user`` and ``list_memories`` to ``server``."""
+    """Add ``create_user``, ``list_memories`` and ``delete_user`` to ``server``."""
     gateway = tools.gateway
 
     async def create_user(
@@ -79,4 +79,26 @@ def register_user_tools(server: MCPServer[Any], tools: Tools) -> None:
         list_memories,
         description="A user's current memories, newest first, a page at a time.",
         annotations=ToolAnnotations(read_only_hint=True),
+    )
+
+    async def delete_user(
+        ctx: Context[Any, Any],
+        user_id: UserId,
+        dry_run: Annotated[
+            bool,
+            Field(description="True (the default) only reports what would go; false deletes."),
+        ] = True,
+    ) -> CallToolResult:
+        async def work(principal: Principal) -> dict[str, Any]:
+            variables = {"id": user_id, "dryRun": dry_run}
+            return await gateway.outcome(principal, ops.DELETE_USER, variables, "deleteUser")
+
+        return await tools.answer(ctx, work)
+
+    server.add_tool(
+        delete_user,
+        description="Forget a user who asks for it: their conversations, their memories and "
+        "everything derived only from these, then the user. A dry run by default: it reports "
+        "what would go (and how much of it other users drew from their conversations).",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
     )

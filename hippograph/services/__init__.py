@@ -23,6 +23,7 @@ from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
 from hippograph.services.reflection import ReflectionService
 from hippograph.services.search import SearchService
+from hippograph.services.user_deletion import UserDeletionService
 from hippograph.services.users import UserService
 
 
@@ -41,6 +42,7 @@ class Services:
     memorize: MemorizeService
     memory_ops: MemoryOpsService
     cascade: CascadeService
+    user_deletion: UserDeletionService
     reflection: ReflectionService
     forgetting: ForgetService
     entities: EntityService

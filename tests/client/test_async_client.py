@@ -121,3 +121,14 @@ async def test_the_async_client_stores_messages_and_lists_entities(
     page = await admin.entities("lou", first=200)
     assert {"hal", "marta", "porto"} <= {e.norm for e in page.entities}
     assert not page.has_next_page
+
+
+async def test_the_async_client_forgets_a_user(admin: AsyncHippoGraph) -> None:
+    await admin.create_user("kit", "Kit")
+    await admin.add_memory("kit", "Kit keeps bees", importance=0.6)
+    dry = await admin.delete_user("kit")
+    assert (dry.applied, dry.counts.memories) == (False, 1)
+    assert (await admin.delete_user("kit", dry_run=False)).applied
+    assert await admin.user("kit") is None
+    with pytest.raises(NotFound):
+        await admin.delete_user("kit", dry_run=False)

@@ -158,6 +158,25 @@ def test_reflect_and_forget(admin: HippoGraph) -> None:
     assert queued.job.forget_counts.scanned >= 3
 
 
+def test_a_user_is_forgotten_after_a_dry_run(admin: HippoGraph) -> None:
+    session = _user(admin, "eve")
+    admin.memorize("eve", session, [NewMessage("eve", "I moved to Lisbon last month.")])
+    dry = admin.delete_user("eve")
+    assert (dry.user_id, dry.applied) == ("eve", False)
+    assert (dry.counts.sessions, dry.counts.messages) == (1, 1)
+    assert dry.counts.memories >= 1
+    assert dry.other_users_nodes == 0
+    assert admin.user("eve") is not None
+    done = admin.delete_user("eve", dry_run=False)
+    assert done.applied
+    assert done.counts == dry.counts
+    assert admin.user("eve") is None
+    with pytest.raises(NotFound):
+        admin.delete_user("eve")
+    with pytest.raises(BadUserInput):
+        admin.delete_user("not an id!")
+
+
 def test_a_limited_key_is_refused_another_users_data(admin: HippoGraph, live: LiveServer) -> None:
     session = _user(admin, "eli")
     secret = admin.add_memory("eli", "Eli's locker code is 4711")

@@ -55,6 +55,7 @@ async def test_the_tools_are_listed_with_typed_described_inputs(world: World) ->
             "list_users",
             "create_user",
             "list_memories",
+            "delete_user",
             "get_job",
         }
         search = tools["search"].input_schema
@@ -67,6 +68,7 @@ async def test_the_tools_are_listed_with_typed_described_inputs(world: World) ->
         assert tools["forget"].input_schema["properties"]["dry_run"]["default"] is True
         assert tools["forget"].annotations is not None
         assert tools["forget"].annotations.destructive_hint is True
+        assert tools["delete_user"].input_schema["properties"]["dry_run"]["default"] is True
 
 
 async def test_memorize_then_search_returns_hits_with_their_score_breakdown(world: World) -> None:
@@ -283,6 +285,16 @@ async def test_an_agent_starts_a_memory_with_create_user_and_lists_it(world: Wor
         missing = error(await admin.call_tool("list_memories", {"user_id": "nobody"}))
         assert missing["code"] == "NOT_FOUND"
 
+        # Carol asks to be forgotten: a dry run first, then for real.
+        dry = data(await admin.call_tool("delete_user", {"user_id": "carol"}))
+        assert (dry["applied"], dry["counts"]["sessions"]) == (False, 1)
+        assert data(await admin.call_tool("list_memories", {"user_id": "carol"}))["memories"]
+        done = data(await admin.call_tool("delete_user", {"user_id": "carol", "dry_run": False}))
+        assert done["applied"] is True
+        assert done["counts"] == dry["counts"]
+        gone = error(await admin.call_tool("list_memories", {"user_id": "carol"}))
+        assert gone["code"] == "NOT_FOUND"
+
 
 async def test_a_key_for_alice_finds_nothing_of_bobs_and_changes_nothing(world: World) -> None:
     async with world.as_admin() as admin, world.as_alice() as alice:
@@ -302,6 +314,7 @@ async def test_a_key_for_alice_finds_nothing_of_bobs_and_changes_nothing(world: 
             ("forget", {"user_id": "bob", "dry_run": False, "policy": "SOFT_DELETE"}),
             ("memorize", {"user_id": "bob", "messages": [{"speaker": "x", "content": "hi"}]}),
             ("list_memories", {"user_id": "bob"}),
+            ("delete_user", {"user_id": "bob", "dry_run": False}),
         ]
         for tool, arguments in attempts:
             assert error(await alice.call_tool(tool, arguments))["code"] == "NOT_FOUND", tool

@@ -1,0 +1,104 @@
+"""A user deleted with everything derived only from them, in parts.
+
+A user's data is their sessions (with the messages in them) and their
+memories. Each session goes as ``deleteWithProvenance`` deletes one (its own
+transaction, :class:`graph.cascade.CascadeGraph`); the memories left, those
+no session led to (added directly, reflections), go here in pages, each page
+with what derives only from it; the user node goes last. A run cut short
+leaves the user with less, never a half-deleted node, and running it again
+finishes the job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from neo4j import AsyncManagedTransaction
+
+from graph.cascade import delete_planned, memory_closure
+from graph.cypher import cypher
+from graph.driver import GraphDriver, fetch
+from hippograph.cascade import DeletionReport, deletion_report, too_large
+
+USER_SESSIONS = cypher(
+    "user_deletion.USER_SESSIONS",
+    "MATCH (s:Session {user_id: $user_id}) RETURN s.id AS id ORDER BY s.id",
+)
+USER_MEMORIES = cypher(
+    "user_deletion.USER_MEMORIES",
+    "MATCH (m:Memory {user_id: $user_id}) WHERE m.id > $after "
+    "RETURN m.id AS id ORDER BY m.id LIMIT $limit",
+)
+DELETE_USER = cypher(
+    "user_deletion.DELETE_USER",
+    "MATCH (u:User {id: $user_id}) DETACH DELETE u RETURN count(*) AS deleted",
+)
+
+
+class UserDeletionGraph:
+    """The reads and writes of deleting one user."""
+
+    def __init__(self, graph: GraphDriver) -> None:
+        self._graph = graph
+
+    async def sessions(self, user_id: str) -> list[str]:
+        """The ids of the sessions ``user_id`` owns."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[str]:
+            return [r["id"] for r in await fetch(tx, USER_SESSIONS, {"user_id": user_id})]
+
+        return await self._graph.read(work)
+
+    async def memories(self, user_id: str, after: str, limit: int) -> list[str]:
+        """A page of ``user_id``'s memory ids after ``after``, in id order."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[str]:
+            params = {"user_id": user_id, "after": after, "limit": limit}
+            return [r["id"] for r in await fetch(tx, USER_MEMORIES, params)]
+
+        return await self._graph.read(work)
+
+    async def memory_report(
+        self, user_id: str, ids: Sequence[str], scope: list[str] | None, limit: int
+    ) -> DeletionReport:
+        """What deleting these memories of ``user_id`` would remove with them."""
+
+        async def work(tx: AsyncManagedTransaction) -> DeletionReport:
+            return await _memory_report(tx, user_id, ids, scope, limit)
+
+        return await self._graph.read(work)
+
+    async def delete_memories(
+        self, user_id: str, ids: Sequence[str], scope: list[str] | None, limit: int
+    ) -> DeletionReport:
+        """Delete these memories of ``user_id`` and what derives only from them, in one
+        transaction; what was deleted."""
+
+        async def work(tx: AsyncManagedTransaction) -> DeletionReport:
+            report = await _memory_report(tx, user_id, ids, scope, limit)
+            await delete_planned(tx, report)
+            return report
+
+        return await self._graph.write(work)
+
+    async def delete_user(self, user_id: str) -> bool:
+        """Delete the user node itself (its data first); False if it was gone."""
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            rows = await fetch(tx, DELETE_USER, {"user_id": user_id})
+            return bool(rows and int(rows[0]["deleted"]))
+
+        return await self._graph.write(work)
+
+
+async def _memory_report(
+    tx: AsyncManagedTransaction,
+    user_id: str,
+    ids: Sequence[str],
+    scope: list[str] | None,
+    limit: int,
+) -> DeletionReport:
+    closure = await memory_closure(tx, ids, scope, limit)
+    if not closure.complete:
+        raise too_large(user_id, limit)
+    return deletion_report(user_id, closure)

@@ -1,0 +1,128 @@
+"""deleteUser: a user who asks to be forgotten goes with everything derived only from them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.api.conftest import CREATE_SESSION, CREATE_USER, Api, add_memory
+from tests.api.test_memorize import MEMORIZE
+
+DELETE_USER = """
+mutation($id: ID!, $dryRun: Boolean!) {
+  deleteUser(input: {id: $id, dryRun: $dryRun}) {
+    __typename
+    ... on UserDeletion { userId applied otherUsersNodes kept
+      counts { sessions messages memUnits memories } }
+    ... on InputError { field }
+    ... on Error { message code }
+  }
+}"""
+
+EVERYTHING = """
+query($userId: ID!) {
+  user(id: $userId) { id sessions(first: 50) { edges { node { id } } } }
+  memories(userId: $userId, first: 100,
+           filter: {includeSuperseded: true, includeConsolidated: true, includeDeleted: true}) {
+    edges { node { id content } }
+  }
+}"""
+
+
+def _user(api: Api, user_id: str, name: str) -> str:
+    api.ok(CREATE_USER, {"id": user_id, "name": name})
+    session: str = api.ok(CREATE_SESSION, {"userId": user_id})["createSession"]["session"]["id"]
+    return session
+
+
+def _memorize(api: Api, users: list[str], session: str, turns: list[tuple[str, str]]) -> None:
+    messages = [{"speaker": s, "content": c} for s, c in turns]
+    result = api.ok(
+        MEMORIZE, {"input": {"userIds": users, "sessionId": session, "messages": messages}}
+    )["memorize"]
+    assert result["__typename"] == "Memorized", result
+
+
+def _held(api: Api, user_id: str) -> dict[str, Any]:
+    body = api.post(EVERYTHING, {"userId": user_id})
+    return {
+        "user": (body.get("data") or {}).get("user"),
+        "memories": sorted(
+            e["node"]["content"]
+            for e in ((body.get("data") or {}).get("memories") or {"edges": []})["edges"]
+        ),
+    }
+
+
+def _delete(api: Api, user_id: str, dry_run: bool) -> dict[str, Any]:
+    result: dict[str, Any] = api.ok(DELETE_USER, {"id": user_id, "dryRun": dry_run})["deleteUser"]
+    return result
+
+
+def test_a_user_is_forgotten_with_what_derives_only_from_them(api: Api) -> None:
+    ann_chat = _user(api, "ann", "Ann")
+    _memorize(api, ["ann"], ann_chat, [("Ann", "I moved to Lisbon last month for a new job.")])
+    add_memory(api, "ann", "Ann is allergic to peanuts")
+    bob_chat = _user(api, "bob", "Bob")
+    _memorize(api, ["bob"], bob_chat, [("Bob", "I have been learning the cello since May.")])
+    ann_before, bob_before = _held(api, "ann"), _held(api, "bob")
+    assert len(ann_before["memories"]) >= 3
+
+    dry = _delete(api, "ann", dry_run=True)
+    assert dry["__typename"] == "UserDeletion", dry
+    assert dry["applied"] is False
+    assert dry["counts"]["sessions"] == 1
+    assert dry["counts"]["messages"] == 1
+    assert dry["counts"]["memories"] == len(ann_before["memories"])
+    assert dry["otherUsersNodes"] == 0
+    assert _held(api, "ann") == ann_before  # a dry run changes nothing
+
+    done = _delete(api, "ann", dry_run=False)
+    assert done["applied"] is True
+    assert done["counts"] == dry["counts"]
+    assert api.ok('{ user(id: "ann") { id } }')["user"] is None
+    assert (
+        api.ok("query($id: ID!) { session(id: $id) { id } }", {"id": ann_chat})["session"] is None
+    )
+    assert _held(api, "bob") == bob_before  # nobody else's data moved
+    again = _delete(api, "ann", dry_run=False)
+    assert again["__typename"] == "NotFoundError"
+
+
+def test_a_group_conversation_goes_with_its_owner_and_a_limited_key_is_refused(
+    api: Api,
+) -> None:
+    chat = _user(api, "ann", "Ann")
+    _user(api, "bob", "Bob")
+    _memorize(
+        api,
+        ["ann", "bob"],
+        chat,
+        [("Ann", "I am training for the Lisbon marathon."), ("Bob", "I adopted a cat named Miso.")],
+    )
+    bob_before = _held(api, "bob")
+    assert any("Miso" in m for m in bob_before["memories"])
+    # Ann's own key: deleting her would take Bob's memories of their talk too.
+    ann = api.as_key(api.create_key(["ann"]))
+    refused = ann.ok(DELETE_USER, {"id": "ann", "dryRun": True})["deleteUser"]
+    assert refused["code"] == "CONFLICT", refused
+    assert "other users" in refused["message"]
+    # Bob is not hers to see.
+    hidden = ann.ok(DELETE_USER, {"id": "bob", "dryRun": True})["deleteUser"]
+    assert hidden["__typename"] == "NotFoundError"
+    assert _held(api, "bob") == bob_before
+
+    # An admin is told, and may.
+    dry = _delete(api, "ann", dry_run=True)
+    assert dry["otherUsersNodes"] > 0, dry
+    _delete(api, "ann", dry_run=False)
+    assert not any("Miso" in m for m in _held(api, "bob")["memories"])
+    assert api.ok('{ user(id: "bob") { id } }')["user"] == {"id": "bob"}
+
+
+def test_a_bad_user_id_is_a_clear_error_and_changes_nothing(api: Api) -> None:
+    _user(api, "ann", "Ann")
+    bad = _delete(api, "not an id!", dry_run=False)
+    assert bad["__typename"] == "InputError"
+    assert bad["field"] == "id"
+    assert _delete(api, "nobody", dry_run=False)["__typename"] == "NotFoundError"
+    assert api.ok('{ user(id: "ann") { id } }')["user"] == {"id": "ann"}
