@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--key-file", type=Path, default=None, help="read the API key from this file instead"
     )
-    mcp.set_defaults(func=cmd_mcp, store="existing")
+    mcp.set_defaults(func=cmd_mcp, store="keyed")
 
     init = sub.add_parser("init", help="create constraints and indexes, then exit")
     init.set_defaults(func=cmd_init, store="create")
@@ -262,7 +262,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
         if args.store is not None:
-            check_store(settings.graph, create=args.store == "create")
+            # mcp may start a new store only with the admin key set in its settings:
+            # the key it serves with then works there (else a typo's new store would
+            # answer "unknown API key").
+            keyed = args.store == "keyed" and settings.api.admin_key is not None
+            check_store(settings.graph, create=args.store == "create" or keyed)
         return handler(args, settings)
     except HippoError as exc:
         print(f"hippograph: {exc.message}", file=sys.stderr)

@@ -31,8 +31,9 @@ def database_dir(graph: GraphSettings) -> Path:
 def check_store(graph: GraphSettings, *, create: bool) -> bool:
     """Refuse an embedded store that cannot be opened; True when a new one will be made.
 
-    ``create``: the command may make the store (``serve``, ``init``); every
-    other command needs one that exists. A store is in use when another
+    ``create``: the command may make the store (``serve``, ``init``,
+    ``import``; ``mcp`` with the admin key set); every other command needs
+    one that exists. A store is in use when another
     process holds ArcadeDB's lock on it. Servers reached over the network
     are not checked here: they answer for themselves.
     """
