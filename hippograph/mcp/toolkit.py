@@ -41,6 +41,17 @@ _POLL_FIRST_S = 0.1
 _POLL_MAX_S = 1.0
 
 
+After = Annotated[str | None, Field(description="The endCursor of the previous page.")]
+
+
+def page_of(connection: dict[str, Any], name: str) -> dict[str, Any]:
+    """A GraphQL connection as a tool answers it: its nodes under ``name``, and its pageInfo."""
+    return {
+        name: [edge["node"] for edge in connection["edges"]],
+        "pageInfo": connection["pageInfo"],
+    }
+
+
 class MessageIn(BaseModel):
     """One turn of the conversation to remember."""
 

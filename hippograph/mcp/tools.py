@@ -22,11 +22,13 @@ from hippograph.mcp.gateway import ToolFailure
 from hippograph.mcp.memory_tools import register_memory_tools
 from hippograph.mcp.toolkit import (
     FINISHED,
+    After,
     MemoryKind,
     MessageIn,
     Tools,
     UserId,
     WaitSeconds,
+    page_of,
 )
 from hippograph.mcp.user_tools import register_user_tools
 
@@ -240,18 +242,11 @@ def register_tools(server: MCPServer[Any], tools: Tools) -> None:
     async def list_users(
         ctx: Context[Any, Any],
         first: Annotated[int, Field(description="How many users per page.")] = 20,
-        after: Annotated[
-            str | None, Field(description="The endCursor of the previous page.")
-        ] = None,
+        after: After = None,
     ) -> CallToolResult:
         async def work(principal: Principal) -> dict[str, Any]:
-            page = (await gateway.run(principal, ops.USERS, {"first": first, "after": after}))[
-                "users"
-            ]
-            return {
-                "users": [edge["node"] for edge in page["edges"]],
-                "pageInfo": page["pageInfo"],
-            }
+            found = await gateway.run(principal, ops.USERS, {"first": first, "after": after})
+            return page_of(found["users"], "users")
 
         return await tools.answer(ctx, work)
 

@@ -17,7 +17,7 @@ from pydantic import Field
 from hippograph.auth import Principal
 from hippograph.mcp import operations as ops
 from hippograph.mcp.gateway import ToolFailure
-from hippograph.mcp.toolkit import MemoryKind, Tools, UserId
+from hippograph.mcp.toolkit import After, MemoryKind, Tools, UserId, page_of
 
 
 def register_user_tools(server: MCPServer[Any], tools: Tools) -> None:
@@ -53,9 +53,7 @@ def register_user_tools(server: MCPServer[Any], tools: Tools) -> None:
             Field(description="Only these kinds (default: every kind)."),
         ] = None,
         first: Annotated[int, Field(description="How many memories per page.")] = 20,
-        after: Annotated[
-            str | None, Field(description="The endCursor of the previous page.")
-        ] = None,
+        after: After = None,
     ) -> CallToolResult:
         async def work(principal: Principal) -> dict[str, Any]:
             variables = {
@@ -67,11 +65,7 @@ def register_user_tools(server: MCPServer[Any], tools: Tools) -> None:
             found = await gateway.run(principal, ops.MEMORIES, variables)
             if found["user"] is None:
                 raise ToolFailure("NOT_FOUND", f"no user {user_id!r}", "userId")
-            page = found["memories"]
-            return {
-                "memories": [edge["node"] for edge in page["edges"]],
-                "pageInfo": page["pageInfo"],
-            }
+            return page_of(found["memories"], "memories")
 
         return await tools.answer(ctx, work)
 
