@@ -7,8 +7,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip --disable-pip-version-check --quiet
-# pip's own progress, without the line per requirement already satisfied
-PIP_PROGRESS := $(BIN)/pip --disable-pip-version-check --progress-bar on
+# pip as it talks by default: a line per package, a bar per download
+PIP_PROGRESS := $(BIN)/pip --disable-pip-version-check
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 # written last by web/build-assets.mjs, after every file it copies
