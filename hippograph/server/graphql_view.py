@@ -187,6 +187,12 @@ class HippoGraphQL(GraphQL[Context, None]):
             raise HTTPException(400, "the request body nests too deeply") from exc
         except UnicodeDecodeError as exc:
             raise HTTPException(400, "the request body is not UTF-8") from exc
+        return body
+
+    def parse_json(self, data: str | bytes) -> Any:
+        """An HTTP request's body (websocket messages come through ``decode_json`` alone:
+        their subscribe payloads are checked one operation at a time, server/websocket.py)."""
+        body = super().parse_json(data)
         # Python's JSON decoder lets lone surrogates through ("\ud800", or the
         # bytes ED A0 80). In variables the schema refuses them field by field
         # (schema/surrogates.py); anywhere else in the body they would reach

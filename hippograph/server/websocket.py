@@ -27,6 +27,7 @@ from hippograph.errors import Unauthenticated, Unavailable
 from hippograph.ratelimit import RateLimiter, bucket
 from resolvers.loaders import build_loaders
 from schema.context import Context
+from schema.surrogates import first_surrogate
 
 # Close codes: the protocol's 4403 (Forbidden) and 4429, and the websocket
 # standard's 1013 (try again later) for a dependency that is down.
@@ -93,6 +94,33 @@ def _limit(limiter: RateLimiter, bucket: str) -> None:
         raise Refused(TOO_MANY, over.message)
 
 
+def malformed(payload: object) -> tuple[str, str] | None:
+    """Why a subscribe payload cannot run, as (code, message); None if it can.
+
+    Strawberry reads the payload's members as they come: a payload that is
+    not an object, or a query that is not a string, raised inside its
+    handler and dropped the socket with every subscription on it. A lone
+    surrogate in the variables is refused as HTTP refuses it; anywhere else
+    it would reach an error message no UTF-8 encoder can write.
+    """
+    if not isinstance(payload, dict):
+        return "BAD_REQUEST", "a subscribe payload is an object: {query, variables, operationName}"
+    if not isinstance(payload.get("query"), str):
+        return "BAD_REQUEST", "payload.query must be a string (the subscription's document)"
+    if not isinstance(payload.get("variables"), dict | None):
+        return "BAD_REQUEST", "payload.variables must be an object"
+    if not isinstance(payload.get("operationName"), str | None):
+        return "BAD_REQUEST", "payload.operationName must be a string"
+    outside = first_surrogate({k: v for k, v in payload.items() if k != "variables"}, "payload")
+    if outside is not None:
+        return "BAD_REQUEST", f"{outside[0]} contains a lone UTF-16 surrogate ({outside[1]})"
+    inside = first_surrogate(payload.get("variables") or {}, "")
+    if inside is not None:
+        name = inside[0].lstrip(".") or "variables"
+        return "BAD_USER_INPUT", f"variable {name} contains a lone UTF-16 surrogate ({inside[1]})"
+    return None
+
+
 def _not_a_subscription(payload: object) -> bool:
     """Whether a subscribe message asks for a query or a mutation (unparsable: not decided here)."""
     if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
@@ -124,12 +152,17 @@ class AdmittingHandler(BaseGraphQLTransportWSHandler[Context, None]):
             await self.websocket.close(code=refusal.code, reason=refusal.reason)
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
-        """Refuse an operation over the limit, or one that is not a subscription; else run it."""
+        """Refuse an operation over the limit, a malformed one, or one that is not a
+        subscription, each alone (the connection and its other operations stay); else run it."""
         if self.connection_acknowledged and message.get("id") not in self.operations:
             limiter: RateLimiter = getattr(self.view, "limiter")  # noqa: B009
             over = limiter.admit(_bucket(self.context), time.monotonic())
             if over is not None:
                 await self._refuse(message, "RATE_LIMITED", over.message)
+                return
+            problem = malformed(message.get("payload"))
+            if problem is not None:
+                await self._refuse(message, *problem)
                 return
             if _not_a_subscription(message.get("payload")):
                 await self._refuse(

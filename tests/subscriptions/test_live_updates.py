@@ -324,3 +324,33 @@ def _open_subscriptions(http: Http) -> float:
     )
     assert found is not None
     return float(found.group(1))
+
+
+def test_a_bad_subscribe_payload_is_refused_alone_and_the_connection_stays(
+    server: Server, http: Http
+) -> None:
+    missing = {"id": "job_01HZZZZZZZZZZZZZZZZZZZZZZZ"}
+    with live(server, ADMIN_KEY) as ws:
+        ws.subscribe("first", JOB_UPDATED, missing)
+        assert _error_code(ws.next_for("first")) == "NOT_FOUND"
+        # A lone surrogate in the variables, as HTTP refuses it.
+        ws.subscribe("surrogate", MEMORY_ADDED, {"userId": "bob\ud800"})
+        refused = ws.next_for("surrogate")
+        assert refused["type"] == "error", refused
+        assert _error_code(refused) == "BAD_USER_INPUT"
+        assert "userId" in refused["payload"][0]["message"]
+        for op_id, payload in (
+            ("no-query", {"variables": {}}),
+            ("query-number", {"query": 7}),
+            ("variables-list", {"query": MEMORY_ADDED, "variables": ["ann"]}),
+            ("name-number", {"query": MEMORY_ADDED, "operationName": 3}),
+            ("not-an-object", "subscription { x }"),
+            ("surrogate-query", {"query": "subscription { x }", "extensions": {"a": "\udc00"}}),
+        ):
+            ws.send({"id": op_id, "type": "subscribe", "payload": payload})
+            answer = ws.next_for(op_id)
+            assert answer["type"] == "error", (op_id, answer)
+            assert _error_code(answer) == "BAD_REQUEST", (op_id, answer)
+        # The connection and its subscriptions are still there.
+        ws.subscribe("after", JOB_UPDATED, missing)
+        assert _error_code(ws.next_for("after")) == "NOT_FOUND"
