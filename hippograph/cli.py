@@ -76,6 +76,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         log_level=settings.log_level,
         log_config=None,
         access_log=False,
+        # X-Forwarded-For is ours to read, from the proxies the settings name
+        # (hippograph/server/forwarded.py); uvicorn's default trusts loopback.
+        proxy_headers=False,
     )
     return 0
 

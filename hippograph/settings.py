@@ -7,10 +7,11 @@ which is how tests build settings without touching ``os.environ``.
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Re-exported: the embedding settings are a part of Settings like any other.
@@ -174,6 +175,21 @@ class ApiSettings(BaseModel):
     ready_timeout_s: float = Field(
         default=2.0, gt=0, description="how long /readyz waits for each dependency"
     )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses or networks of reverse proxies whose X-Forwarded-For is "
+        "believed (none by default: the connection's own address is the client)",
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _check_proxies(cls, value: list[str]) -> list[str]:
+        for proxy in value:
+            try:
+                ipaddress.ip_network(proxy.strip(), strict=False)
+            except ValueError:
+                raise ValueError(f"{proxy!r} is not an address or a network") from None
+        return value
 
 
 class RedisSettings(BaseModel):

@@ -23,7 +23,10 @@ from graph.embedded import free_port
 def serving(app: Starlette) -> Iterator[str]:
     """``app`` under uvicorn in a thread on a free loopback port; yields its base URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", proxy_headers=False
+    )  # as `hippograph serve` runs it: X-Forwarded-For is the app's to read
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

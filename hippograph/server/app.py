@@ -19,6 +19,7 @@ from hippograph.mcp.http import MCPEndpoint, session_manager
 from hippograph.mcp.server import build_server
 from hippograph.ratelimit import RateLimiter
 from hippograph.runtime import Runtime
+from hippograph.server.forwarded import ForwardedFor, networks
 from hippograph.server.graphql_view import STATIC_DIR, HippoGraphQL
 from hippograph.server.middleware import BodyLimit, RequestContext
 from hippograph.settings import Settings
@@ -121,8 +122,10 @@ def create_app(
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
         middleware=[
-            # Outermost first: every request gets its id and its timing, even
-            # one the body cap refuses.
+            # Outermost first: the client's address (behind a proxy you name),
+            # then every request gets its id and its timing, even one the body
+            # cap refuses.
+            Middleware(ForwardedFor, trusted=networks(settings.api.trusted_proxies)),
             Middleware(RequestContext),
             Middleware(BodyLimit, max_bytes=settings.api.max_body_bytes),
         ],
