@@ -60,7 +60,7 @@ def derived_id(kind: IdKind, *parts: str) -> str:
 
 def kind_of(node_id: str) -> IdKind | None:
     """The kind a generated id belongs to, or None for anything else."""
-    if not _GENERATED.match(node_id):
+    if not _GENERATED.fullmatch(node_id):
         return None
     return IdKind(node_id.split("_", 1)[0])
 
@@ -78,7 +78,7 @@ def require_id(node_id: str, kind: IdKind, field: str) -> str:
 
 def require_user_id(user_id: str, field: str = "userId") -> str:
     """Return ``user_id`` if it is 1–128 tame characters, else raise."""
-    if not _USER_ID.match(user_id):
+    if not _USER_ID.fullmatch(user_id):
         raise InvalidInput(
             f"{field} must be 1-128 characters of letters, digits and _.:@- "
             f"starting with a letter or digit (got {_shorten(user_id)!r})",
@@ -89,7 +89,7 @@ def require_user_id(user_id: str, field: str = "userId") -> str:
 
 def require_client_id(client_id: str, field: str) -> str:
     """Return a client-chosen message id if it is 1–128 printable ASCII characters."""
-    if not _CLIENT_ID.match(client_id):
+    if not _CLIENT_ID.fullmatch(client_id):
         raise InvalidInput(
             f"{field} must be 1-128 printable ASCII characters without spaces", field
         )

@@ -43,7 +43,7 @@ class RequestContext:
             await self.app(scope, receive, send)
             return
         given = _header(scope, REQUEST_ID_HEADER)
-        rid = given if given and _GOOD_REQUEST_ID.match(given) else uuid.uuid4().hex
+        rid = given if given and _GOOD_REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         token = request_id.set(rid)
         started = time.perf_counter()
         status = 500

@@ -150,7 +150,7 @@ class MemoryChanges:
 
 
 def _check_domain(domain: str | None) -> str | None:
-    if domain is not None and not _DOMAIN.match(domain):
+    if domain is not None and not _DOMAIN.fullmatch(domain):
         raise InvalidInput(
             "domain must be 1-64 characters of a-z, 0-9 and _, starting with a letter", "domain"
         )

@@ -190,7 +190,7 @@ class MemorizeService:
                 "who must be among userIds",
                 "userIds",
             )
-        if not _SOURCE_TYPE.match(request.source_type):
+        if not _SOURCE_TYPE.fullmatch(request.source_type):
             raise InvalidInput("sourceType must be 1-32 characters of a-z, 0-9 and _", "sourceType")
         if request.group_id is not None:
             require_client_id(request.group_id, "groupId")

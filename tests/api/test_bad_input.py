@@ -99,6 +99,7 @@ def test_bad_memories_are_input_errors_and_write_nothing(
         ),
         ([{"speaker": "ann", "content": "x", "ts": "2024-01-01T00:00:00"}], "messages[0].ts"),
         ([{"speaker": "ann", "content": "x", "clientId": "has space"}], "messages[0].clientId"),
+        ([{"speaker": "ann", "content": "x", "clientId": "abc\n"}], "messages[0].clientId"),
         ([{"speaker": "ann", "content": "x"}] * 501, "messages"),
     ],
 )

@@ -35,7 +35,15 @@ def test_derived_ids_are_deterministic_and_well_formed() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", ["", "mem_", "mem_01HZZZ", "MEM_01HZZZZZZZZZZZZZZZZZZZZZZZ", "x" * 300]
+    "value",
+    [
+        "",
+        "mem_",
+        "mem_01HZZZ",
+        "MEM_01HZZZZZZZZZZZZZZZZZZZZZZZ",
+        "x" * 300,
+        "mem_01HZZZZZZZZZZZZZZZZZZZZZZZ\n",  # "$" alone lets a final newline through
+    ],
 )
 def test_malformed_ids_are_refused_naming_the_field(value: str) -> None:
     with pytest.raises(InvalidInput, match="memoryId must be a memory id") as caught:
@@ -53,7 +61,7 @@ def test_tame_user_ids_pass(good: str) -> None:
     assert require_user_id(good) == good
 
 
-@pytest.mark.parametrize("bad", ["", " alice", "-x", "a b", "ü", "x" * 129, "a\nb"])
+@pytest.mark.parametrize("bad", ["", " alice", "-x", "a b", "ü", "x" * 129, "a\nb", "alice\n"])
 def test_wild_user_ids_fail(bad: str) -> None:
     with pytest.raises(InvalidInput, match="userId"):
         require_user_id(bad)
@@ -63,3 +71,5 @@ def test_client_ids_are_printable_ascii() -> None:
     assert require_client_id("msg-1/2#3", "clientId") == "msg-1/2#3"
     with pytest.raises(InvalidInput):
         require_client_id("has space", "clientId")
+    with pytest.raises(InvalidInput):
+        require_client_id("abc\n", "clientId")  # no newline, final or not
