@@ -156,7 +156,7 @@ def shared_with_others(
     what lies wholly within its users: a group MemUnit, or anything derived
     from the root that belongs to a user outside ``scope``, stops the
     deletion (dry run and real run alike). The refusal names the shared nodes
-    the caller can see and only counts the others, which it may not see.
+    the caller can see and only says that there are others, which it may not see.
     """
     nodes = [*closure.roots, *closure.derived.values()]
     foreign = [n for n in nodes if not set(owners(n)) <= set(scope)]
@@ -167,7 +167,9 @@ def shared_with_others(
     named = f"{', '.join(visible[:5])}{' …' if len(visible) > 5 else ''}"
     parts = [f"shared with another user: {named}"] if visible else []
     if hidden:
-        parts.append(f"{hidden} node(s) of other users derive from it")
+        # that others do, not how many: a count would tell a key about
+        # data it may not see
+        parts.append("other users' data derives from it")
     return Conflict(
         f"deleting {root_id} would destroy data of "
         f"other users ({'; '.join(parts)}); a key deletes only what is wholly its users', "

@@ -208,7 +208,9 @@ def test_a_participant_cannot_destroy_a_group_memunit_and_the_dry_run_says_so(ap
         report = _delete(ann, unit, dryRun=dry_run)
         assert report["__typename"] == "ConflictError", report
         assert unit in report["message"]
-        assert "bob" not in report["message"]  # counts Bob's nodes, never names them
+        assert "bob" not in report["message"]  # says Bob's nodes are there, never names them
+        assert "other users' data derives from it" in report["message"]  # nor counts them
+        assert "node(s)" not in report["message"]
     # Nothing changed: Bob's memories keep their provenance.
     assert {u: api.ok(PROVENANCE_OF, {"u": u})["memories"]["edges"] for u in before} == before
     # The other participant's key is refused alike; an admin key sees everything
