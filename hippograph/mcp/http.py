@@ -10,6 +10,7 @@ memory, so any replica behind a load balancer can serve any request.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -17,7 +18,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from hippograph.auth import parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
@@ -41,6 +42,44 @@ def _refusal(status: int, code: str, message: str, headers: dict[str, str]) -> J
     return JSONResponse({"error": {"code": code, "message": message}}, status, headers)
 
 
+def invalid_ids(body: bytes) -> JSONResponse | None:
+    """A JSON-RPC "Invalid Request" answer for a message whose id is neither a string nor
+    a number (JSON-RPC 2.0 allows only those, and null), else None.
+
+    The SDK took such a message for a notification and answered 202 with no
+    body: the client never learnt its request was dropped.
+    """
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None  # not JSON: the SDK answers its parse error
+    messages = message if isinstance(message, list) else [message]
+    for item in messages:
+        if not isinstance(item, dict) or "id" not in item:
+            continue
+        value = item["id"]
+        if value is None or (isinstance(value, str | int) and not isinstance(value, bool)):
+            continue
+        error = {"code": -32600, "message": "Invalid Request: id must be a string or a number"}
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, 400)
+    return None
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the SDK the body already read, then the server's own
+    (which tells of a disconnect when the client goes)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
 class MCPEndpoint:
     """The ASGI app at ``/mcp``: authenticate, rate-limit, then hand to the SDK."""
 
@@ -54,6 +93,13 @@ class MCPEndpoint:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
+        if request.method == "POST":
+            body = await request.body()
+            invalid = invalid_ids(body)
+            if invalid is not None:
+                await invalid(scope, receive, send)
+                return
+            receive = _replay(body, receive)
         await self.manager.handle_request(scope, receive, send)
 
     async def _admit(self, request: Request) -> JSONResponse | None:

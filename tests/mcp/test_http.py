@@ -93,6 +93,27 @@ def test_a_valid_key_is_let_through_to_the_protocol(base_url: str) -> None:
     assert response.json()["result"]["serverInfo"]["name"] == "hippograph"
 
 
+@pytest.mark.parametrize(
+    "bad_id", [{"a": 1}, [1], 1.5, True], ids=["object", "list", "float", "bool"]
+)
+def test_a_request_whose_id_is_not_a_string_or_number_gets_a_json_rpc_error(
+    base_url: str, bad_id: object
+) -> None:
+    response = httpx2.post(
+        f"{base_url}/mcp",
+        json={**INITIALIZE, "id": bad_id},
+        headers={**MCP_HEADERS, "Authorization": f"Bearer {ADMIN_KEY}"},
+        timeout=30,
+    )
+    # Not 202 with no body (what a notification gets): the client learns it was refused.
+    assert response.status_code == 400, response.text
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request: id must be a string or a number"},
+    }
+
+
 async def test_memorize_and_search_over_http(base_url: str) -> None:
     async with over_http(base_url, ADMIN_KEY) as admin:
         assert "memorize" in {t.name for t in (await admin.list_tools()).tools}
