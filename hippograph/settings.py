@@ -175,6 +175,9 @@ class ApiSettings(BaseModel):
     ready_timeout_s: float = Field(
         default=2.0, gt=0, description="how long /readyz waits for each dependency"
     )
+    metrics_require_key: bool = Field(
+        default=False, description="/metrics answers only an admin key (its counts span tenants)"
+    )
     trusted_proxies: list[str] = Field(
         default_factory=list,
         description="addresses or networks of reverse proxies whose X-Forwarded-For is "

@@ -7,7 +7,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -21,6 +20,7 @@ from hippograph.ratelimit import RateLimiter
 from hippograph.runtime import Runtime
 from hippograph.server.forwarded import ForwardedFor, networks
 from hippograph.server.graphql_view import STATIC_DIR, HippoGraphQL
+from hippograph.server.metrics_endpoint import MetricsEndpoint
 from hippograph.server.middleware import BodyLimit, RequestContext
 from hippograph.settings import Settings
 from schema.build import build_schema
@@ -44,13 +44,6 @@ async def readyz(request: Request) -> JSONResponse:
         {"status": "ready" if ready else "unavailable", "checks": checks},
         status_code=200 if ready else 503,
     )
-
-
-async def metrics(request: Request) -> Response:
-    """Prometheus' text format: request latency by operation, jobs, memory counts."""
-    registry = request.app.state.runtime.metrics
-    await registry.refresh_counts()
-    return Response(registry.exposition(), media_type=CONTENT_TYPE_LATEST)
 
 
 # The explorer draws memory text: a strict policy means that even text that
@@ -107,7 +100,8 @@ def create_app(
             await stack.enter_async_context(mcp.run())
             yield
 
-    limiter = RateLimiter(settings.api.rate_limit_per_s, settings.api.rate_limit_burst)
+    api = settings.api
+    limiter = RateLimiter(api.rate_limit_per_s, api.rate_limit_burst)
     graphql = HippoGraphQL(schema, limiter, graphql_ide="graphiql")
     app = Starlette(
         routes=[
@@ -118,7 +112,9 @@ def create_app(
             Route("/explore", explore),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
-            Route("/metrics", metrics),
+            Route(
+                "/metrics", MetricsEndpoint(limiter, require_key=settings.api.metrics_require_key)
+            ),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
         middleware=[

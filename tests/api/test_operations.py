@@ -142,3 +142,30 @@ def _sample(text: str, prefix: str) -> float:
         if line.startswith(prefix):
             return float(line.rsplit(" ", 1)[1])
     return 0.0
+
+
+def test_metrics_are_within_the_rate_limit_and_behind_an_admin_key_when_asked(
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    settings = make_settings(graph_db, tmp_path, rate_limit_per_s=0.001, rate_limit_burst=2)
+    with TestClient(create_app(settings, embedder=embedder, **graph_db.start)) as client:
+        # Open by default, but each scrape takes a token of its caller's bucket.
+        assert [client.get("/metrics").status_code for _ in range(3)] == [200, 200, 429]
+    keyed = make_settings(graph_db, tmp_path, metrics_require_key=True)
+    with TestClient(create_app(keyed, embedder=embedder, **graph_db.start)) as client:
+        anonymous = client.get("/metrics")
+        assert anonymous.status_code == 401
+        assert anonymous.json()["error"]["code"] == "UNAUTHENTICATED"
+        assert (
+            client.get("/metrics", headers={"Authorization": "Bearer hg_nope"}).status_code == 401
+        )
+        api = Api(client, ADMIN_KEY)
+        limited_key = api.ok(
+            'mutation { createApiKey(input: {name: "m", userIds: ["x"]}) '
+            "{ ... on ApiKeyCreated { key } } }"
+        )["createApiKey"]["key"]
+        forbidden = client.get("/metrics", headers={"Authorization": f"Bearer {limited_key}"})
+        assert forbidden.status_code == 403
+        scraped = client.get("/metrics", headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+        assert scraped.status_code == 200
+        assert "hippograph_" in scraped.text

@@ -1,0 +1,74 @@
+"""``/metrics``: Prometheus' text format, within the rate limit, and behind a key if you ask.
+
+Each scrape reads counts from the graph, so an open, unlimited endpoint let
+anyone who reached the port make the graph work on demand. A scrape now
+takes one token of its caller's rate-limit bucket (its key's, or its
+address's), as a GraphQL request does; with
+``HIPPOGRAPH_API__METRICS_REQUIRE_KEY`` set it also needs an admin key (the
+counts span every tenant).
+"""
+
+from __future__ import annotations
+
+import time
+
+from prometheus_client import CONTENT_TYPE_LATEST
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import Receive, Scope, Send
+
+from hippograph.auth import Principal, parse_bearer
+from hippograph.errors import Unauthenticated, Unavailable
+from hippograph.ratelimit import RateLimiter, bucket
+
+
+def _refusal(status: int, code: str, message: str, headers: dict[str, str]) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status, headers)
+
+
+class MetricsEndpoint:
+    """The ASGI app at ``/metrics``."""
+
+    def __init__(self, limiter: RateLimiter, *, require_key: bool) -> None:
+        self.limiter = limiter
+        self.require_key = require_key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        response = await self._answer(request)
+        await response(scope, receive, send)
+
+    async def _answer(self, request: Request) -> Response:
+        runtime = request.app.state.runtime
+        address = bucket(None, request.client.host if request.client else None)
+        header = request.headers.get("authorization", "").strip()
+        principal: Principal | None = None
+        if header:
+            try:
+                principal = await runtime.services.keys.authenticate(parse_bearer(header))
+            except Unauthenticated as exc:
+                return self._limited(request, address) or _refusal(
+                    401, exc.code, exc.message, {"WWW-Authenticate": "Bearer"}
+                )
+            except Unavailable as exc:
+                return _refusal(503, exc.code, exc.message, {})
+        key_bucket = address if principal is None else bucket(principal.key_id, None)
+        over = self._limited(request, key_bucket)
+        if over is not None:
+            return over
+        if self.require_key and (principal is None or not principal.admin):
+            code = "UNAUTHENTICATED" if principal is None else "FORBIDDEN"
+            status, headers = (
+                (401, {"WWW-Authenticate": "Bearer"}) if principal is None else (403, {})
+            )
+            return _refusal(status, code, "/metrics needs an admin key here", headers)
+        registry = runtime.metrics
+        await registry.refresh_counts()
+        return Response(registry.exposition(), media_type=CONTENT_TYPE_LATEST)
+
+    def _limited(self, request: Request, key: str) -> JSONResponse | None:
+        over = self.limiter.admit(key, time.monotonic())
+        if over is None:
+            return None
+        request.app.state.runtime.metrics.rate_limited.inc()
+        return _refusal(429, "RATE_LIMITED", over.message, {"Retry-After": str(over.retry_after_s)})
