@@ -5,7 +5,9 @@ same ``KeyService`` as ``/graphql`` and counted against the same per-key rate
 limit; a missing or bad key is answered 401 before the SDK sees the request.
 The session manager is stateless and answers in JSON: each request stands on
 its own (its key, its principal), nothing of a client lives in one process's
-memory, so any replica behind a load balancer can serve any request.
+memory, so any replica behind a load balancer can serve any request. So no
+stream is ever held open: a GET (the transport's server-to-client stream) is
+answered 405, as the transport allows.
 """
 
 from __future__ import annotations
@@ -92,6 +94,17 @@ class MCPEndpoint:
         refusal = await self._admit(request)
         if refusal is not None:
             await refusal(scope, receive, send)
+            return
+        if request.method == "GET":
+            # Stateless and answering in JSON, the server never sends on its own:
+            # a GET stream would stay open, silent, for as long as the client
+            # liked (one key held 300). The transport lets a server refuse it.
+            await _refusal(
+                405,
+                "METHOD_NOT_ALLOWED",
+                "this server sends nothing unasked: POST each message to /mcp",
+                {"Allow": "POST"},
+            )(scope, receive, send)
             return
         if request.method == "POST":
             body = await request.body()

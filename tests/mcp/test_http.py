@@ -114,6 +114,17 @@ def test_a_request_whose_id_is_not_a_string_or_number_gets_a_json_rpc_error(
     }
 
 
+def test_no_stream_is_held_open_a_get_is_refused_at_once(base_url: str) -> None:
+    response = httpx2.get(
+        f"{base_url}/mcp",
+        headers={"Accept": "text/event-stream", "Authorization": f"Bearer {ADMIN_KEY}"},
+        timeout=10,
+    )
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+    assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+
+
 async def test_memorize_and_search_over_http(base_url: str) -> None:
     async with over_http(base_url, ADMIN_KEY) as admin:
         assert "memorize" in {t.name for t in (await admin.list_tools()).tools}
