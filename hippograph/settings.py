@@ -175,6 +175,12 @@ class ApiSettings(BaseModel):
     ready_timeout_s: float = Field(
         default=2.0, gt=0, description="how long /readyz waits for each dependency"
     )
+    max_websockets_per_key: int = Field(
+        default=20, ge=1, description="websocket connections one key (or address) holds open"
+    )
+    max_subscriptions_per_key: int = Field(
+        default=200, ge=1, description="subscriptions one key runs, over all its connections"
+    )
     metrics_require_key: bool = Field(
         default=False, description="/metrics answers only an admin key (its counts span tenants)"
     )

@@ -22,6 +22,7 @@ from hippograph.server.forwarded import ForwardedFor, networks
 from hippograph.server.graphql_view import STATIC_DIR, HippoGraphQL
 from hippograph.server.metrics_endpoint import MetricsEndpoint
 from hippograph.server.middleware import BodyLimit, RequestContext
+from hippograph.server.open_streams import OpenStreams
 from hippograph.settings import Settings
 from schema.build import build_schema
 
@@ -102,7 +103,8 @@ def create_app(
 
     api = settings.api
     limiter = RateLimiter(api.rate_limit_per_s, api.rate_limit_burst)
-    graphql = HippoGraphQL(schema, limiter, graphql_ide="graphiql")
+    streams = OpenStreams(api.max_websockets_per_key, api.max_subscriptions_per_key)
+    graphql = HippoGraphQL(schema, limiter, streams, graphql_ide="graphiql")
     app = Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),

@@ -26,6 +26,7 @@ from strawberry.types.unset import UNSET, UnsetType
 from hippograph.auth import Principal, parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
 from hippograph.ratelimit import RateLimiter, bucket
+from hippograph.server.open_streams import OpenStreams
 from hippograph.server.websocket import AdmittingHandler, admit
 from resolvers.loaders import build_loaders
 from schema.context import Context
@@ -126,14 +127,17 @@ class HippoGraphQL(GraphQL[Context, None]):
 
     graphql_transport_ws_handler_class = AdmittingHandler
 
-    def __init__(self, schema: BaseSchema, limiter: RateLimiter, **options: Any) -> None:
+    def __init__(
+        self, schema: BaseSchema, limiter: RateLimiter, streams: OpenStreams, **options: Any
+    ) -> None:
         options.setdefault("subscription_protocols", (GRAPHQL_TRANSPORT_WS_PROTOCOL,))
         super().__init__(schema, **options)
         self.limiter = limiter
+        self.streams = streams
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         """Authenticate the websocket's ``connection_init`` (see :mod:`~.websocket`)."""
-        await admit(context, self.limiter)
+        await admit(context, self.limiter, self.streams)
         return _PLAIN_ACK
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -25,6 +25,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 from hippograph.auth import Principal, parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
 from hippograph.ratelimit import RateLimiter, bucket
+from hippograph.server.open_streams import OpenStreams
 from resolvers.loaders import build_loaders
 from schema.context import Context
 from schema.surrogates import first_surrogate
@@ -65,8 +66,9 @@ def _bucket(context: Context) -> str:
     return bucket(key_id, client.host if client else None)
 
 
-async def admit(context: Context, limiter: RateLimiter) -> None:
-    """Authenticate a connection's ``context`` (``Refused`` if it may not go on).
+async def admit(context: Context, limiter: RateLimiter, streams: OpenStreams) -> None:
+    """Authenticate a connection's ``context`` (``Refused`` if it may not go on: a bad
+    key, over the rate, or a key at its cap of open connections).
 
     On success the context gets the caller and loaders of its own, which do
     not cache: the context lives as long as the connection.
@@ -85,6 +87,9 @@ async def admit(context: Context, limiter: RateLimiter) -> None:
     context.caller = principal
     context.api_key = parse_bearer(header) if principal is not None else None
     _limit(limiter, _bucket(context))
+    full = streams.connection_refusal(_bucket(context))
+    if full is not None:
+        raise Refused(TOO_MANY, full)
     context.loaders = build_loaders(context.services, principal, cache=False)
 
 
@@ -144,12 +149,29 @@ class AdmittingHandler(BaseGraphQLTransportWSHandler[Context, None]):
     the body cap, the access log and the latency metric see them.
     """
 
+    _bucket_held: str | None = None
+
+    def _streams(self) -> OpenStreams:
+        streams: OpenStreams = getattr(self.view, "streams")  # noqa: B009
+        return streams
+
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
-        """Strawberry's, with :class:`Refused` (raised by the view's ``on_ws_connect``) closing."""
+        """Strawberry's, with :class:`Refused` (raised by the view's ``on_ws_connect``) closing;
+        an acknowledged connection counts against its key's cap until it closes."""
         try:
             await super().handle_connection_init(message)
         except Refused as refusal:
             await self.websocket.close(code=refusal.code, reason=refusal.reason)
+            return
+        if self.connection_acknowledged and self._bucket_held is None:
+            self._bucket_held = _bucket(self.context)
+            self._streams().opened(self._bucket_held, self)
+
+    async def shutdown(self) -> None:
+        """Strawberry's, and the connection no longer counts against its key."""
+        if self._bucket_held is not None:
+            self._streams().closed(self._bucket_held, self)
+        await super().shutdown()
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
         """Refuse an operation over the limit, a malformed one, or one that is not a
@@ -163,6 +185,10 @@ class AdmittingHandler(BaseGraphQLTransportWSHandler[Context, None]):
             problem = malformed(message.get("payload"))
             if problem is not None:
                 await self._refuse(message, *problem)
+                return
+            full = self._streams().subscription_refusal(_bucket(self.context))
+            if full is not None:
+                await self._refuse(message, "TOO_MANY_OPEN", full)
                 return
             if _not_a_subscription(message.get("payload")):
                 await self._refuse(

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -354,3 +355,46 @@ def test_a_bad_subscribe_payload_is_refused_alone_and_the_connection_stays(
         # The connection and its subscriptions are still there.
         ws.subscribe("after", JOB_UPDATED, missing)
         assert _error_code(ws.next_for("after")) == "NOT_FOUND"
+
+
+def test_a_key_holds_at_most_its_caps_of_connections_and_subscriptions(
+    graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
+) -> None:
+    caps = {"max_websockets_per_key": 2, "max_subscriptions_per_key": 2}
+    with (
+        serving(graph_db, embedder, tmp_path, **caps) as server,
+        httpx.Client(base_url=server.url, timeout=60) as client,
+    ):
+        http = Http(client, ADMIN_KEY)
+        _user(http, "ann")
+        other_key = http.ok(KEY, {"u": ["ann"]})["createApiKey"]["key"]
+        with live(server, ADMIN_KEY) as first, live(server, ADMIN_KEY) as second:
+            # A third connection for the same key is refused; another key's is not.
+            with connect(server.ws_url, subprotocols=[PROTOCOL]) as third:
+                with pytest.raises(ConnectionClosed) as closed:
+                    Live(third).init({"authorization": f"Bearer {ADMIN_KEY}"})
+                assert closed.value.rcvd is not None
+                assert closed.value.rcvd.code == 4429
+                assert "MAX_WEBSOCKETS_PER_KEY" in closed.value.rcvd.reason
+            # Subscriptions are counted over the key's connections.
+            first.subscribe("a", MEMORY_ADDED, {"userId": "ann"})
+            second.subscribe("b", MEMORY_ADDED, {"userId": "ann"})
+            _add(http, "ann", "Ann waters the basil")
+            assert _data(first.next_for("a"), "memoryAdded")["userId"] == "ann"
+            assert _data(second.next_for("b"), "memoryAdded")["userId"] == "ann"
+            first.subscribe("c", MEMORY_ADDED, {"userId": "ann"})
+            assert _error_code(first.next_for("c")) == "TOO_MANY_OPEN"
+            with live(server, other_key) as others:
+                others.subscribe("d", MEMORY_ADDED, {"userId": "ann"})
+                _add(http, "ann", "Ann repots the mint")
+                assert _data(others.next_for("d"), "memoryAdded")["userId"] == "ann"
+            # Completing one frees its place.
+            second.send({"id": "b", "type": "complete"})
+            second.send({"type": "ping"})  # answered once the complete before it is handled
+            assert second.next_for("")["type"] == "pong"
+            first.subscribe("e", MEMORY_ADDED, {"userId": "ann"})
+            _add(http, "ann", "Ann picks the tomatoes")
+            assert _data(first.next_for("e"), "memoryAdded")["userId"] == "ann"
+        # Closed connections no longer count: two new ones are fine.
+        with live(server, ADMIN_KEY), live(server, ADMIN_KEY):
+            pass
