@@ -10,6 +10,7 @@ Run again, the MERGE matches the winner's node.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, LiteralString, TypeVar
@@ -34,7 +35,7 @@ from neo4j.exceptions import (
 from graph.cypher import cypher
 from graph.links import Unlinked
 from graph.retry import Failure, RetryPolicy
-from hippograph.errors import Conflict, NotFound, Unavailable
+from hippograph.errors import Conflict, Contended, NotFound, Unavailable
 
 T = TypeVar("T")
 Work = Callable[[AsyncManagedTransaction], Awaitable[T]]
@@ -81,11 +82,20 @@ class GraphDriver:
     """
 
     def __init__(
-        self, driver: AsyncDriver, database: str, retry: RetryPolicy | None = None
+        self,
+        driver: AsyncDriver,
+        database: str,
+        retry: RetryPolicy | None = None,
+        *,
+        serial_writes: bool = False,
     ) -> None:
         self._driver = driver
         self.database = database
         self.retry = retry or RetryPolicy()
+        # serial_writes: this process's write transactions run one at a time,
+        # first come first served (for a server that fails colliding commits
+        # instead of queueing them: ArcadeDB).
+        self._writes = asyncio.Lock() if serial_writes else None
 
     async def _managed(
         self, run: Callable[[AsyncSession], Awaitable[T]], access: str = WRITE_ACCESS
@@ -97,9 +107,12 @@ class GraphDriver:
                     database=self.database, default_access_mode=access
                 ) as session:
                     return await run(session)
-            except TransientError:
+            except TransientError as exc:
                 if attempts.exhausted(Failure.TRANSIENT):
-                    raise
+                    # Ours, not the driver's: callers (a job's runner) retry it.
+                    raise Contended(
+                        f"the graph kept refusing the transaction for contention: {exc.code}"
+                    ) from exc
             except (ServiceUnavailable, SessionExpired) as exc:
                 if attempts.exhausted(Failure.UNAVAILABLE):
                     raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
@@ -138,7 +151,7 @@ class GraphDriver:
         attempts = self.retry.attempts()
         while True:
             try:
-                return await self._managed(lambda session: session.execute_write(work))
+                return await self._write(work)
             except ConstraintError as exc:
                 if not merge_only or attempts.exhausted(Failure.RACE):
                     # The server's message names internal records: keep it in the log.
@@ -149,6 +162,13 @@ class GraphDriver:
                     raise NotFound(exc.resource, exc.detail) from exc
                 log.info("a link missed %s; trying again", exc)
             await attempts.pause()
+
+    async def _write(self, work: Work[T]) -> T:
+        """One managed write transaction, after the writes queued before it, if they queue."""
+        if self._writes is None:
+            return await self._managed(lambda session: session.execute_write(work))
+        async with self._writes:
+            return await self._managed(lambda session: session.execute_write(work))
 
     async def write_once(self, work: Work[object]) -> bool:
         """Run ``work`` in one write transaction, once, and say whether it committed.

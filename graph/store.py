@@ -209,4 +209,11 @@ def _store(
         notifications_min_severity="OFF",
     )
     retry = RetryPolicy(settings.transaction_retry_s, settings.unavailable_retry_s)
-    return GraphStore(GraphDriver(driver, database, retry), dialect, job_codec)
+    # ArcadeDB refuses a commit whose pages another transaction changed (every
+    # Memory shares a few buckets), so concurrent writes of this process took
+    # turns by failing: a large write lost to small ones until its retries ran
+    # out. Taking turns in order, they never collide (graph/driver.py).
+    serial = settings.server == "arcadedb"
+    return GraphStore(
+        GraphDriver(driver, database, retry, serial_writes=serial), dialect, job_codec
+    )

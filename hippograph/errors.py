@@ -63,6 +63,12 @@ class Unavailable(HippoError):
     code = "UNAVAILABLE"
 
 
+class Contended(Unavailable):
+    """The graph kept refusing a transaction for contention (a deadlock, a page another
+    writer changed) past its retry budget: nothing was written, and trying again later
+    is expected to work."""
+
+
 class ConfigError(HippoError):
     """The configuration cannot work; the message names the setting."""
 

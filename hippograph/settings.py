@@ -336,7 +336,12 @@ class JobSettings(BaseModel):
     queue: str = "hippograph"
     poll_delay_s: float = Field(default=0.05, gt=0)
     timeout_s: float = Field(default=600.0, gt=0)
-    max_tries: int = Field(default=3, ge=1)
+    max_tries: int = Field(
+        default=3,
+        ge=1,
+        description="tries of a job: arq's deliveries, and each run's tries when the graph is "
+        "unreachable or contended for longer than its own retries",
+    )
     keep_result_s: float = Field(
         default=3600.0,
         ge=0,

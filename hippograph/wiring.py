@@ -98,6 +98,7 @@ def build_services(
         timedelta(seconds=settings.jobs.timeout_s),
         observer,
         events,
+        settings.jobs.max_tries,
     )
     admin_key = settings.api.admin_key.get_secret_value() if settings.api.admin_key else None
     memories = MemoryService(

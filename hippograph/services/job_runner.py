@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,7 @@ from datetime import timedelta
 from typing import Protocol
 
 from hippograph.clock import Clock
-from hippograph.errors import HippoError
+from hippograph.errors import HippoError, Unavailable
 from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, require_id
 from hippograph.jobs import Job, JobKind, JobStatus
@@ -56,6 +57,10 @@ class JobRunner:
     _lease: timedelta
     _observer: JobObserver | None = None
     _events: Announcer = NO_EVENTS
+    # How many times a job's work is tried when the graph is unavailable or
+    # contended (HIPPOGRAPH_JOBS__MAX_TRIES): such a failure is of the moment.
+    _tries: int = 3
+    _backoff_s: float = 0.5
 
     async def run(self, job_id: str) -> Job | None:
         """Do a job's work and record the outcome; None if it is not this call's to run.
@@ -87,12 +92,40 @@ class JobRunner:
             self._observer.job_finished(job.kind, finished.status, time.perf_counter() - started)
         return finished
 
+    async def _work(self, job: Job) -> JobResult:
+        """The handler, tried again after a failure of the moment.
+
+        Another tenant's many small writes can out-race one large write for
+        the whole of the graph's own retry budget (``Contended``), or the
+        graph can be away for a moment (``Unavailable``): nothing of the
+        failed transaction was written and the handlers resume from what is
+        (memorize re-reads the messages no MemUnit holds yet), so the work
+        is run again, after a jittered, growing pause, up to ``_tries`` times.
+        """
+        for attempt in range(1, self._tries + 1):
+            try:
+                return await self._handle(job)
+            except Unavailable as exc:
+                if attempt == self._tries:
+                    raise
+                pause = min(10.0, self._backoff_s * 2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
+                log.warning(
+                    "job %s: %s; trying again in %.1f s (%d of %d)",
+                    job.id,
+                    exc.message,
+                    pause,
+                    attempt + 1,
+                    self._tries,
+                )
+                await asyncio.sleep(pause)
+        raise AssertionError("unreachable: the last try returns or raises")
+
     async def _attempt(self, job: Job) -> Job:
         job_id = job.id
         try:
             # The lease is the deadline: past it another delivery may take the
             # job over, so this run must have been recorded as over by then.
-            result = await asyncio.wait_for(self._handle(job), self._lease.total_seconds())
+            result = await asyncio.wait_for(self._work(job), self._lease.total_seconds())
         except TimeoutError:
             message = f"timed out after {self._lease.total_seconds():g} s"
             log.warning("job %s %s", job_id, message)
