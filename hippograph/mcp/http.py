@@ -13,7 +13,6 @@ answered 405, as the transport allows.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -26,6 +25,7 @@ from hippograph.auth import parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
 from hippograph.mcp.caller import PRINCIPAL_STATE_KEY
 from hippograph.ratelimit import RateLimiter, bucket
+from hippograph.server.refusals import over_limit, refusal
 
 
 def session_manager(server: MCPServer[Any], host: str) -> StreamableHTTPSessionManager:
@@ -38,10 +38,6 @@ def session_manager(server: MCPServer[Any], host: str) -> StreamableHTTPSessionM
     # own Starlette app is not used: ours routes /mcp to MCPEndpoint.
     server.streamable_http_app(stateless_http=True, json_response=True, host=host)
     return server.session_manager
-
-
-def _refusal(status: int, code: str, message: str, headers: dict[str, str]) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status, headers)
 
 
 def invalid_ids(body: bytes) -> JSONResponse | None:
@@ -91,15 +87,15 @@ class MCPEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        refusal = await self._admit(request)
-        if refusal is not None:
-            await refusal(scope, receive, send)
+        refused = await self._admit(request)
+        if refused is not None:
+            await refused(scope, receive, send)
             return
         if request.method == "GET":
             # Stateless and answering in JSON, the server never sends on its own:
             # a GET stream would stay open, silent, for as long as the client
             # liked (one key held 300). The transport lets a server refuse it.
-            await _refusal(
+            await refusal(
                 405,
                 "METHOD_NOT_ALLOWED",
                 "this server sends nothing unasked: POST each message to /mcp",
@@ -123,18 +119,11 @@ class MCPEndpoint:
                 parse_bearer(request.headers.get("authorization"))
             )
         except Unauthenticated as exc:
-            return self._limited(request, client) or _refusal(
+            return over_limit(request, self.limiter, client) or refusal(
                 401, exc.code, exc.message, {"WWW-Authenticate": "Bearer"}
             )
         except Unavailable as exc:
-            return _refusal(503, exc.code, exc.message, {})
+            return refusal(503, exc.code, exc.message, {})
         request.scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
-        return self._limited(request, bucket(principal.key_id, None))
-
-    def _limited(self, request: Request, bucket: str) -> JSONResponse | None:
         # The same limiter as /graphql: a key's budget is one, whichever door it uses.
-        over = self.limiter.admit(bucket, time.monotonic())
-        if over is None:
-            return None
-        request.app.state.runtime.metrics.rate_limited.inc()
-        return _refusal(429, "RATE_LIMITED", over.message, {"Retry-After": str(over.retry_after_s)})
+        return over_limit(request, self.limiter, bucket(principal.key_id, None))

@@ -10,20 +10,17 @@ counts span every tenant).
 
 from __future__ import annotations
 
-import time
-
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from hippograph.auth import Principal, parse_bearer
 from hippograph.errors import Unauthenticated, Unavailable
 from hippograph.ratelimit import RateLimiter, bucket
+from hippograph.server.refusals import over_limit, refusal
 
-
-def _refusal(status: int, code: str, message: str, headers: dict[str, str]) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status, headers)
+_NEEDS_ADMIN = "/metrics needs an admin key here"
 
 
 class MetricsEndpoint:
@@ -47,28 +44,19 @@ class MetricsEndpoint:
             try:
                 principal = await runtime.services.keys.authenticate(parse_bearer(header))
             except Unauthenticated as exc:
-                return self._limited(request, address) or _refusal(
+                return over_limit(request, self.limiter, address) or refusal(
                     401, exc.code, exc.message, {"WWW-Authenticate": "Bearer"}
                 )
             except Unavailable as exc:
-                return _refusal(503, exc.code, exc.message, {})
+                return refusal(503, exc.code, exc.message, {})
         key_bucket = address if principal is None else bucket(principal.key_id, None)
-        over = self._limited(request, key_bucket)
+        over = over_limit(request, self.limiter, key_bucket)
         if over is not None:
             return over
-        if self.require_key and (principal is None or not principal.admin):
-            code = "UNAUTHENTICATED" if principal is None else "FORBIDDEN"
-            status, headers = (
-                (401, {"WWW-Authenticate": "Bearer"}) if principal is None else (403, {})
-            )
-            return _refusal(status, code, "/metrics needs an admin key here", headers)
+        if self.require_key and principal is None:
+            return refusal(401, "UNAUTHENTICATED", _NEEDS_ADMIN, {"WWW-Authenticate": "Bearer"})
+        if self.require_key and principal is not None and not principal.admin:
+            return refusal(403, "FORBIDDEN", _NEEDS_ADMIN, {})
         registry = runtime.metrics
         await registry.refresh_counts()
         return Response(registry.exposition(), media_type=CONTENT_TYPE_LATEST)
-
-    def _limited(self, request: Request, key: str) -> JSONResponse | None:
-        over = self.limiter.admit(key, time.monotonic())
-        if over is None:
-            return None
-        request.app.state.runtime.metrics.rate_limited.inc()
-        return _refusal(429, "RATE_LIMITED", over.message, {"Retry-After": str(over.retry_after_s)})
