@@ -105,8 +105,9 @@ def malformed(payload: object) -> tuple[str, str] | None:
     Strawberry reads the payload's members as they come: a payload that is
     not an object, or a query that is not a string, raised inside its
     handler and dropped the socket with every subscription on it. A lone
-    surrogate in the variables is refused as HTTP refuses it; anywhere else
-    it would reach an error message no UTF-8 encoder can write.
+    surrogate in the variables is the schema's to refuse, as over HTTP
+    (schema/surrogates.py); anywhere else in the payload it would reach an
+    error message no UTF-8 encoder can write.
     """
     if not isinstance(payload, dict):
         return "BAD_REQUEST", "a subscribe payload is an object: {query, variables, operationName}"
@@ -119,10 +120,6 @@ def malformed(payload: object) -> tuple[str, str] | None:
     outside = first_surrogate({k: v for k, v in payload.items() if k != "variables"}, "payload")
     if outside is not None:
         return "BAD_REQUEST", f"{outside[0]} contains a lone UTF-16 surrogate ({outside[1]})"
-    inside = first_surrogate(payload.get("variables") or {}, "")
-    if inside is not None:
-        name = inside[0].lstrip(".") or "variables"
-        return "BAD_USER_INPUT", f"variable {name} contains a lone UTF-16 surrogate ({inside[1]})"
     return None
 
 
