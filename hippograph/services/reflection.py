@@ -197,10 +197,12 @@ class ReflectionService:
         done = {
             frozenset(f.id for f in g): summary for g, summary in zip(ordered, first, strict=True)
         }
+        # The merged groups' summaries side by side, as the first pass's.
+        redone = iter(
+            await asyncio.gather(*(summarise([f.told for f in g]) for g, again in merged if again))
+        )
         summaries = [
-            await summarise([f.told for f in group])
-            if changed
-            else done[frozenset(f.id for f in group)]
+            next(redone) if changed else done[frozenset(f.id for f in group)]
             for group, changed in merged
         ]
         vectors = await self._embedder.embed([content for content, _, _ in summaries])
