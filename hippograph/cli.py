@@ -55,6 +55,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the API with uvicorn until SIGINT or SIGTERM."""
     import uvicorn
 
+    from hippograph.background import favour_requests
     from hippograph.server.app import create_app
 
     host = args.host or settings.api.host
@@ -67,6 +68,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             settings.graph.data_dir.resolve(),
         )
     log.info("starting HippoGraph on http://%s:%s/graphql", host, port)
+    favour_requests()
     # log_config=None keeps our logging (JSON, request ids); the access log is
     # ours too (hippograph.access), with the request id and the operation.
     uvicorn.run(

@@ -17,6 +17,7 @@ from schema.operation import NameOperation
 from schema.surrogates import RefuseSurrogates
 from schema.transport import SubscriptionsOverWebsocket
 from schema.types import MemUnit, Message
+from schema.validated import AcceptedTexts, skip_validation_seen
 
 
 class HippoSchema(strawberry.Schema):
@@ -36,6 +37,7 @@ class HippoSchema(strawberry.Schema):
 
 def build_schema(limits: LimitSettings) -> strawberry.Schema:
     """The HippoGraph schema with depth, token and alias limits on."""
+    accepted = AcceptedTexts()
     return HippoSchema(
         query=Query,
         mutation=Mutation,
@@ -46,6 +48,8 @@ def build_schema(limits: LimitSettings) -> strawberry.Schema:
             lambda: QueryDepthLimiter(max_depth=limits.max_query_depth),
             lambda: MaxTokensLimiter(max_token_count=limits.max_tokens),
             lambda: MaxAliasesLimiter(max_alias_count=limits.max_aliases),
+            # After the limits: a text is remembered only once they passed it too.
+            skip_validation_seen(accepted),
             ErrorCodes,
             NameOperation,
             RefuseSurrogates,

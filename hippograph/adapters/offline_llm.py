@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hippograph.background import in_background
 from hippograph.extraction.importance import features, importance
 from hippograph.extraction.keywords import keywords
 from hippograph.extraction.profile_values import clean_value
@@ -145,6 +146,13 @@ class OfflineExtractor:
         self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
     ) -> Extraction:
         """Everything the unit yields; ``vectors`` are the messages' embeddings."""
+        # Rules over every sentence: CPU work, done off the event loop.
+        return await in_background(self.extract_now, request, vectors)
+
+    def extract_now(
+        self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
+    ) -> Extraction:
+        """:meth:`extract`, blocking the calling thread."""
         messages = request.messages
         scores = [importance(m.text) for m in messages]
         centrality = self._centrality(vectors) if vectors else [1.0] * len(messages)

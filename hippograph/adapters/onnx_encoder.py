@@ -24,6 +24,7 @@ from typing import Any
 
 from hippograph.adapters.model_jars import ModelFiles
 from hippograph.adapters.onnx_export import cached_model_path, export_in_child
+from hippograph.background import lower_this_thread
 from hippograph.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,9 @@ class OnnxEncoder:
     the small inputs of conversation turns, two runs side by side made 2.5
     times the texts per second of one run on two threads (e5-small int8,
     one text a run, measured 2026-11-26), and a single query costs one core,
-    leaving the other to the graph server.
+    leaving the other to the graph server. Those side-by-side runs are bulk
+    work (a single feed runs on the caller's thread): their threads run at
+    a background priority (hippograph/background.py).
     """
 
     def __init__(
@@ -109,7 +112,9 @@ class OnnxEncoder:
         self._inputs = [i.name for i in session.get_inputs()]
         self.dimensions = int(session.get_outputs()[0].shape[-1])
         self._pool = (
-            ThreadPoolExecutor(max_workers=threads, thread_name_prefix="encoder")
+            ThreadPoolExecutor(
+                max_workers=threads, thread_name_prefix="encoder", initializer=lower_this_thread
+            )
             if threads > 1
             else None
         )

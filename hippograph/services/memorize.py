@@ -25,6 +25,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from hippograph.auth import Principal
+from hippograph.background import in_background
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput, Unavailable
 from hippograph.events import NO_EVENTS, Announcer
@@ -334,7 +335,10 @@ class MemorizeService:
             )
             async with gate:
                 extraction = await self._llm.extract(request, unit_vectors)
-            draft = assemble(
+            # Pure and CPU-bound (entities, ids, vectors): off the event loop,
+            # so the requests it serves meanwhile are not held up.
+            draft = await in_background(
+                assemble,
                 extraction,
                 UnitContext(
                     messages=messages,

@@ -1,0 +1,147 @@
+"""The service as a deployment runs it, for the pressure and soak benchmarks.
+
+``hippograph serve`` on a loopback port and a fresh data directory. On the
+embedded ArcadeDB, jobs run inside serve; on a Neo4j release (started by
+:mod:`bench.graphs`) jobs go through a private ``redis-server`` to a
+``hippograph worker`` process of their own, as the Neo4j deployment runs
+them. Everything is stopped when the block ends, whatever happened in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from bench.common import serve_env
+from bench.graphs import open_graph
+from graph.embedded import free_port
+
+ADMIN_KEY = "hg_pressure-admin-key-0123456789abcdef"
+HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
+
+
+@dataclass
+class Stack:
+    """A running service: its URL and the processes whose memory is worth watching."""
+
+    url: str
+    graph: str
+    processes: dict[str, int] = field(default_factory=dict)
+
+    def rss_mb(self) -> dict[str, float]:
+        """Resident memory of each process (MiB), read from /proc."""
+        return {name: _rss_mb(pid) for name, pid in self.processes.items()}
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
+
+
+def _answers_ping(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def private_redis() -> Iterator[str]:
+    """A ``redis-server`` of this run's own on a free loopback port, without persistence."""
+    executable = shutil.which("redis-server")
+    if executable is None:
+        raise SystemExit("redis-server is not on PATH (make test installs it)")
+    port = free_port()
+    command = [executable, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    process = subprocess.Popen(
+        [*command, "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not _answers_ping(port):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.02)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def _ready(base: str, process: asyncio.subprocess.Process) -> None:
+    started = time.monotonic()
+    async with httpx.AsyncClient(base_url=base) as http:
+        while True:
+            if process.returncode is not None or time.monotonic() - started > 300:
+                raise RuntimeError("hippograph serve did not start")
+            try:
+                if (await http.get("/readyz")).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            await asyncio.sleep(0.3)
+
+
+async def _stop(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), 60)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+
+@contextlib.asynccontextmanager
+async def running(graph: str, extra_env: dict[str, str] | None = None) -> AsyncIterator[Stack]:
+    """The service on ``graph`` (see the module's docstring); yields it once it is ready."""
+    with (
+        tempfile.TemporaryDirectory(prefix=f"hippograph-{graph}-") as data,
+        open_graph(graph, Path(data)) as opened,
+        contextlib.ExitStack() as stack,
+    ):
+        port = free_port()
+        env = serve_env(Path(data), port, ADMIN_KEY) | opened.env
+        # Benchmarks measure the service, not one key's rate limit.
+        env |= {"HIPPOGRAPH_API__RATE_LIMIT_PER_S": "0"} | dict(extra_env or {})
+        if graph != "arcadedb":
+            env |= {
+                "HIPPOGRAPH_REDIS__URL": stack.enter_context(private_redis()),
+                "HIPPOGRAPH_JOBS__MODE": "arq",
+            }
+        started: dict[str, asyncio.subprocess.Process] = {}
+        try:
+            started["serve"] = await asyncio.create_subprocess_exec(
+                str(HIPPOGRAPH), "serve", env=env, stdout=asyncio.subprocess.DEVNULL
+            )
+            if graph != "arcadedb":
+                started["worker"] = await asyncio.create_subprocess_exec(
+                    str(HIPPOGRAPH),
+                    "worker",
+                    env=env | {"HIPPOGRAPH_JOBS__METRICS_PORT": "0"},
+                    stdout=asyncio.subprocess.DEVNULL,
+                )
+            base = f"http://127.0.0.1:{port}"
+            await _ready(base, started["serve"])
+            yield Stack(base, graph, {name: p.pid for name, p in started.items()})
+        finally:
+            for process in started.values():
+                await _stop(process)
