@@ -15,6 +15,7 @@ import functools
 import hashlib
 import logging
 import re
+import threading
 from collections.abc import Iterable
 from importlib import resources
 
@@ -22,7 +23,11 @@ import jieba
 import snowballstemmer
 
 jieba.setLogLevel(logging.WARNING)
-_stemmer = snowballstemmer.stemmer("english")
+# A Snowball stemmer keeps the word it works on in itself: two threads
+# stemming at once (a search on the event loop, a memorize step on the
+# background thread) corrupted each other's word and one of them failed
+# with IndexError. One stemmer per thread.
+_stemmers = threading.local()
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -83,7 +88,10 @@ def _latin_tokens(text: str) -> Iterable[str]:
 # Python time to a few percent.
 @functools.lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
-    return str(_stemmer.stemWord(word))
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
 
 
 def _cjk_tokens(run: str) -> Iterable[str]:

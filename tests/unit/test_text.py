@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import snowballstemmer
+
+from hippograph import text
 from hippograph.text import query_terms, search_text, tokenize, user_token
 
 
@@ -49,3 +55,20 @@ def test_user_tokens_are_one_lowercase_word() -> None:
     assert token == token.lower()
     assert token.startswith("u")
     assert token != user_token("alice@example.org")
+
+
+def test_threads_stemming_at_once_each_get_their_own_stems() -> None:
+    # A search tokenises on the event loop while a memorize step does on the
+    # background thread: one shared Snowball stemmer mixed up their words.
+    words = [f"{stem}{i}ing" for i in range(4000) for stem in ("walk", "relational", "hopeful")]
+    expected = [snowballstemmer.stemmer("english").stemWord(w) for w in words]
+    text._stem.cache_clear()
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            results = list(pool.map(lambda chunk: [text._stem(w) for w in chunk], [words] * 4))
+    finally:
+        sys.setswitchinterval(before)
+        text._stem.cache_clear()
+    assert all(result == expected for result in results)
