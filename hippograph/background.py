@@ -37,8 +37,9 @@ R = TypeVar("R")
 # wants it; Python's default is 5 ms. A request's thread needs the GIL back
 # after every await that waited on the graph, so behind a background thread
 # it waited up to 5 ms each time. HYBRID p95 during an import, as a multiple
-# of idle (bench/pressure.py, runs on one machine): 2.6-3.9 at 5 ms, 2.2
-# and 2.5 at 1 ms, 1.9 at 0.5 ms; the import's own rate did not change.
+# of idle (bench/pressure.py, one machine, runs of one day): 3.2 and 3.9 at
+# 5 ms; 2.5 and 2.2 at 1 ms; 1.9, 3.7 and 2.85 at 0.5 ms. Noisy, but below
+# 5 ms every time, and the import's own rate did not change.
 GIL_SWITCH_S = 0.0005
 
 # CFS gives a nice-10 thread about a tenth of a nice-0 thread's share of a
@@ -52,14 +53,20 @@ def favour_requests() -> None:
 
 
 def lower_this_thread(increment: int = BACKGROUND_NICE) -> None:
-    """Raise the calling thread's nice value by ``increment`` (a thread initializer)."""
+    """Run the calling thread ``increment`` nice levels below the process (a thread initializer).
+
+    Relative to the process's main thread, not to the calling thread: a
+    thread inherits the nice value of the thread that starts it, and a pool
+    started from a background thread would otherwise go lower still.
+    """
     setpriority = getattr(os, "setpriority", None)
     if setpriority is None or not hasattr(threading, "get_native_id"):
         return
     tid = threading.get_native_id()
     try:
-        current = os.getpriority(os.PRIO_PROCESS, tid)
-        setpriority(os.PRIO_PROCESS, tid, min(19, current + increment))
+        target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + increment)
+        if os.getpriority(os.PRIO_PROCESS, tid) < target:
+            setpriority(os.PRIO_PROCESS, tid, target)
     except OSError as exc:  # a sandbox that forbids it: run at the normal priority
         log.debug("could not lower the priority of thread %s: %s", tid, exc)
 

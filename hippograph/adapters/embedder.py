@@ -220,6 +220,12 @@ class SentenceTransformerEmbedder:
         """Load the configured model in a worker thread (it takes seconds)."""
         choice = choose_model(settings, native_bfloat16())
         encoder = await asyncio.to_thread(load_encoder, settings, choice)
+        # A first encode of two texts, here on a thread at the normal priority:
+        # the threads the runtime and the tokenizer start on first use inherit
+        # the priority of the thread that starts them, and the front lane
+        # shares them (started from a background lane, queries ran at its
+        # priority). It also takes the first run's set-up off the first request.
+        await asyncio.to_thread(encoder.encode, ["warm-up", "and one more"])
         log.info("embedding model %s loaded: %s, %s", choice.name, choice.runtime, choice.precision)
         return cls(encoder, choice, encode_batch(choice.precision, settings.batch_size))
 

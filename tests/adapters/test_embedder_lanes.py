@@ -87,3 +87,33 @@ def test_serve_hands_the_gil_over_sooner() -> None:
         assert sys.getswitchinterval() == GIL_SWITCH_S < 0.005
     finally:
         sys.setswitchinterval(before)
+
+
+def test_a_pool_started_from_a_background_thread_is_not_lowered_twice() -> None:
+    # Threads inherit the nice value of the thread that starts them: the
+    # encoder's pool, first used from the back lane, ran at 19, not 10.
+    base = _nice_of_this_thread()
+    seen: list[int] = []
+
+    def inner() -> None:
+        lower_this_thread()
+        seen.append(_nice_of_this_thread())
+
+    def outer() -> None:
+        lower_this_thread()
+        thread = threading.Thread(target=inner)
+        thread.start()
+        thread.join()
+
+    thread = threading.Thread(target=outer)
+    thread.start()
+    thread.join()
+    assert seen == [min(19, base + BACKGROUND_NICE)]
+
+
+def test_after_bulk_work_no_thread_runs_below_the_background_priority(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    base = os.getpriority(os.PRIO_PROCESS, os.getpid())
+    nices = [os.getpriority(os.PRIO_PROCESS, int(tid)) for tid in os.listdir("/proc/self/task")]
+    assert max(nices) <= min(19, base + BACKGROUND_NICE), nices
