@@ -54,7 +54,8 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
-def _answers_ping(port: int) -> bool:
+def redis_answers(port: int) -> bool:
+    """Whether a Redis on loopback ``port`` answers PING."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
             sock.sendall(b"PING\r\n")
@@ -76,7 +77,7 @@ def private_redis() -> Iterator[str]:
     )
     try:
         deadline = time.monotonic() + 10
-        while not _answers_ping(port):
+        while not redis_answers(port):
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("redis-server did not start")
             time.sleep(0.02)

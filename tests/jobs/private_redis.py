@@ -7,24 +7,14 @@ neither depend on its state nor leave anything in it.
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Sequence
 
 import pytest
 
+from bench.stack import redis_answers
 from graph.embedded import free_port
-
-
-def _answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(64).startswith(b"+PONG")
-    except OSError:
-        return False
-
 
 # What most tests want: nothing written to disk.
 NO_PERSISTENCE = ("--save", "", "--appendonly", "no")
@@ -72,7 +62,7 @@ class PrivateRedis:
             )
             deadline = time.monotonic() + 10
             while process.poll() is None and time.monotonic() < deadline:
-                if _answers(self.port):
+                if redis_answers(self.port):
                     self._process = process
                     return self
                 time.sleep(0.02)
