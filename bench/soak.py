@@ -4,10 +4,10 @@ On ``hippograph serve`` (``--graph``: the embedded ArcadeDB, or a Neo4j
 release with a ``hippograph worker`` process and Redis, see
 :mod:`bench.stack`), ``--tenants`` agents, each with its own user and an API
 key limited to it, run for ``--seconds`` (10 minutes by default). Each one
-keeps a ``memoryAdded`` subscription open on a websocket for the whole run
-and an MCP session, and loops over a mix: search (HYBRID, 45%), add a memory
-(15%), memorize 2-4 turns now (15%), memorize 20 turns as a job (5%, not
-waited for), and the MCP ``search`` tool (20%).
+keeps a ``memoryAdded`` subscription open on a websocket for the whole run,
+and loops over a mix: search (HYBRID, 45%), add a memory (15%), memorize
+2-4 turns now (15%), memorize 20 turns as a job (5%, not waited for), and
+the MCP ``search`` tool in a session of its own (20%).
 
 Reported: requests and errors by kind (HTTP status, GraphQL code, error
 payload, a subscription that dropped); p95 per operation in the first and
@@ -163,16 +163,48 @@ async def _subscribed(stack: Stack, tenant: Tenant, tally: Tally) -> AsyncIterat
             listener.cancel()
 
 
+class McpSession:
+    """MCP for one tenant: a session per tool call, each in a task of its own.
+
+    The SDK's client runs its transport in a task group whose host is the
+    task that opened it: a connection that breaks cancels that task. Opened
+    inside its own task, a broken session is one counted error, and the
+    tenant goes on.
+    """
+
+    def __init__(self, url: str, headers: dict[str, str]) -> None:
+        self._url = url
+        self._headers = headers
+
+    async def search(self, user: str, query: str) -> str:
+        """The ``search`` tool; "" if it answered, else what went wrong."""
+
+        async def one() -> str:
+            async with (
+                httpx2.AsyncClient(headers=self._headers, timeout=120) as http,
+                Client(streamable_http_client(self._url, http_client=http)) as client,
+            ):
+                result = await client.call_tool("search", {"user_id": user, "query": query})
+                return "tool error" if result.is_error else ""
+
+        try:
+            return await asyncio.create_task(one())
+        except BaseException as exc:  # the SDK's, anyio's and httpx2's errors, groups of them
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # this tenant itself is being stopped
+            return f"MCP {type(exc).__name__}"
+
+
 async def _agent(
     stack: Stack, tenant: Tenant, until: float, started: float, seed: int, tally: Tally
 ) -> None:
     rng = random.Random(seed)
     turns, questions = dev_turns(), locomo_questions()
     headers = {"Authorization": f"Bearer {tenant.key}"}
+    mcp = McpSession(f"{stack.url}/mcp", headers)
     async with (
         httpx.AsyncClient(base_url=stack.url, headers=headers, timeout=120) as http,
-        httpx2.AsyncClient(headers=headers, timeout=120) as mcp_http,
-        Client(streamable_http_client(f"{stack.url}/mcp", http_client=mcp_http)) as mcp,
         _subscribed(stack, tenant, tally),
     ):
         count = 0
@@ -183,10 +215,7 @@ async def _agent(
             error = ""
             try:
                 if operation == "mcp":
-                    result = await mcp.call_tool(
-                        "search", {"user_id": tenant.user, "query": rng.choice(questions)}
-                    )
-                    error = "tool error" if result.is_error else ""
+                    error = await mcp.search(tenant.user, rng.choice(questions))
                 else:
                     query, variables = _request(operation, tenant, rng, turns, questions, count)
                     response = await http.post(
@@ -195,7 +224,7 @@ async def _agent(
                     error = _error(response)
                     if not error and operation == "memorize_job":
                         tally.jobs.append(response.json()["data"]["memorize"]["job"]["id"])
-            except (httpx.HTTPError, httpx2.HTTPError, OSError) as exc:
+            except (httpx.HTTPError, OSError) as exc:
                 error = type(exc).__name__
             tally.record(operation, at - started, (time.monotonic() - at) * 1000, error)
 

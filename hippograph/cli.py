@@ -51,6 +51,10 @@ def _settings() -> Settings:
         raise SystemExit(f"hippograph: invalid configuration: {problems}") from exc
 
 
+# Seconds uvicorn keeps an idle client connection open.
+KEEP_ALIVE_S = 65
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the API with uvicorn until SIGINT or SIGTERM."""
     import uvicorn
@@ -81,6 +85,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         # X-Forwarded-For is ours to read, from the proxies the settings name
         # (hippograph/server/forwarded.py); uvicorn's default trusts loopback.
         proxy_headers=False,
+        # Longer than a client's own keep-alive (httpx: 5 s), so the client
+        # closes an idle connection first. At uvicorn's 5 s both sides timed
+        # out together, and a request sent as the server closed failed with
+        # a read error (bench/soak.py saw it on an MCP session).
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
     return 0
 
