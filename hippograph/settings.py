@@ -228,6 +228,21 @@ class LLMSettings(BaseModel):
     backoff_s: float = Field(default=1.0, ge=0)
     max_backoff_s: float = Field(default=30.0, ge=0)
     temperature: float = Field(default=0.0, ge=0, le=2)
+    structured_output: Literal["auto", "json_schema", "json_object", "none"] = Field(
+        default="auto",
+        description="response_format sent: auto tries a JSON schema, then a JSON object, "
+        "then none, stepping down when the server refuses one",
+    )
+    max_tokens: int = Field(
+        default=2048, ge=64, le=65536, description="the most tokens one answer may take"
+    )
+    concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=256,
+        description="requests in flight at once from this process; set it to the server's "
+        "parallel slots (llama.cpp --parallel, vLLM's max_num_seqs)",
+    )
 
 
 class MemorizeSettings(BaseModel):

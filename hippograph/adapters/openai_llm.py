@@ -1,16 +1,26 @@
 """The LLM port over an OpenAI-compatible chat-completions endpoint.
 
-OpenAI, DeepSeek, Qwen, Ollama and vLLM all serve ``POST {base_url}/chat/completions``;
-the ``openai`` SDK (``AsyncOpenAI`` with ``base_url``) speaks to them. The SDK
-retries what may fare better at the HTTP level (408, 409, 429, 5xx, timeouts,
-lost connections), honouring ``Retry-After``, with its own backoff, up to
-``max_retries`` times. What it cannot judge is the answer: the system prompt
-(``hippograph/prompts/extract.<language>.md``) describes the JSON to return, the
-user message is the MemUnit as compact JSON, and whatever comes back is
-validated against ``Extraction`` and against the request (known user ids, real
-message indices). Nothing is dropped or repaired: an invalid answer is asked
-again, up to ``max_retries`` times, after a pause of ``backoff_s`` doubling up
-to ``max_backoff_s``. Tokens and HTTP requests are summed over every attempt.
+OpenAI, DeepSeek, Qwen, Ollama, vLLM and llama.cpp's server all serve
+``POST {base_url}/chat/completions``; the ``openai`` SDK (``AsyncOpenAI`` with
+``base_url``) speaks to them. The SDK retries what may fare better at the HTTP
+level (408, 409, 429, 5xx, timeouts, lost connections), honouring
+``Retry-After``, with its own backoff, up to ``max_retries`` times.
+
+What it cannot judge is the answer. Where the server constrains output
+(``response_format`` with a JSON schema, :mod:`hippograph.extraction.answer_schema`)
+the answer has the right shape; a server that refuses the schema is asked for
+a JSON object instead, and one that refuses that for plain text, once per
+client (``structured_output=auto``). Whatever comes back is validated: an
+answer that is not the JSON asked for, or is in another language than the
+conversation, is asked again, with the rejected answer and the reason, up to
+``max_retries`` times, after a pause of ``backoff_s`` doubling up to
+``max_backoff_s``. An answer cut at ``max_tokens`` fails at once (the same
+question would be cut again). Items of a valid extraction that are wrong on
+their own (a user id not in the unit, no message cited, a made-up profile
+value) are dropped by :mod:`hippograph.extraction.repair` and the rest is kept.
+At most ``concurrency`` questions are in flight at once, so a local server
+with few slots is not handed requests that would wait out their timeout in
+its queue. Tokens and HTTP requests are summed over every attempt.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
@@ -31,14 +42,10 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import ValidationError
 
 from hippograph.errors import ConfigError, Unavailable
-from hippograph.extraction.schema import (
-    Extraction,
-    ExtractionRequest,
-    Fact,
-    ProfileAttribute,
-    UnitMessage,
-)
-from hippograph.fuzzing import FuzzRequest, FuzzText
+from hippograph.extraction.answer_schema import extraction_schema, summary_schema
+from hippograph.extraction.repair import repaired
+from hippograph.extraction.schema import Extraction, ExtractionRequest, UnitMessage
+from hippograph.fuzzing import FuzzRequest, FuzzText, language_of
 from hippograph.ports import Usage
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.settings import LLMSettings
@@ -49,6 +56,13 @@ log = logging.getLogger(__name__)
 
 _FENCED = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 _DETAIL_CHARS = 500
+# How much of a rejected answer goes back to the model with the reason.
+_ECHO_CHARS = 4000
+# response_format levels, strongest first; ``auto`` steps down when refused.
+_FORMATS = ("json_schema", "json_object", "none")
+# What servers say when they refuse a format (OpenAI, vLLM, Ollama, llama.cpp).
+_FORMAT_WORDS = ("response_format", "json_schema", "schema", "json", "grammar", "format")
+_LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 # The SDK refuses to start without credentials; a keyless server (Ollama) gets
 # this placeholder, which never leaves the process: the header is omitted.
 _NO_KEY = "no-key"
@@ -128,38 +142,60 @@ def _json_object(content: str) -> dict[str, Any]:
     return data
 
 
-def _parse_reflection(content: str) -> ReflectionSummary:
+def _require_language(expected: str, text: str) -> None:
+    """``_Failed`` when ``text`` is in another language than ``expected`` (en or zh)."""
+    found = language_of(text)
+    if text.strip() and found != expected:
+        name = _LANGUAGE_NAMES.get(expected, expected)
+        raise _Failed(
+            "answered in another language",
+            f"the conversation is in {name}, the answer in {_LANGUAGE_NAMES[found]}; "
+            f"write every text in {name}",
+        )
+
+
+def _parse_reflection(content: str, language: str) -> ReflectionSummary:
     """The model's answer as a ``ReflectionSummary``; ``_Failed`` if invalid."""
     try:
-        return ReflectionSummary.model_validate(_json_object(content))
+        summary = ReflectionSummary.model_validate(_json_object(content))
     except ValidationError as error:
         raise _Failed("returned an invalid reflection", str(error)) from None
+    _require_language(language, summary.content)
+    return summary
 
 
-def _parse_fuzz(content: str) -> FuzzText:
+def _parse_fuzz(content: str, language: str) -> FuzzText:
     """The model's answer as a ``FuzzText``; ``_Failed`` if invalid."""
     try:
-        return FuzzText.model_validate(_json_object(content))
+        answer = FuzzText.model_validate(_json_object(content))
     except ValidationError as error:
         raise _Failed("returned an invalid fuzzed text", str(error)) from None
+    _require_language(language, answer.content)
+    return answer
 
 
-def _parse_extraction(content: str, request: ExtractionRequest) -> Extraction:
-    """The model's answer as an ``Extraction``; ``_Failed`` if anything in it is invalid."""
+def _parse_extraction(content: str, request: ExtractionRequest, model: str) -> Extraction:
+    """The model's answer as an ``Extraction``, its unusable items dropped.
+
+    ``_Failed`` if the answer as a whole is unusable: not JSON, not the
+    extraction's shape, or in another language than the conversation.
+    """
     data = _json_object(content)
     try:
         extraction = Extraction.model_validate(data)
     except ValidationError as error:
         raise _Failed("returned an invalid extraction", str(error)) from None
-    users, indices = set(request.users), {m.index for m in request.messages}
-    cites: list[Fact | ProfileAttribute] = [*extraction.facts, *extraction.profile]
-    owners = {e.user_id for e in extraction.episodes} | {item.user_id for item in cites}
-    if strangers := sorted(owners - users):
-        raise _Failed("returned an invalid extraction", f"unknown user ids {strangers}")
-    cited = {i for item in cites for i in item.message_indices}
-    if unknown := sorted(cited - indices):
-        raise _Failed("returned an invalid extraction", f"unknown message indices {unknown}")
-    return extraction
+    written = " ".join([extraction.summary, *(f.content for f in extraction.facts)])
+    _require_language(request.language, written)
+    fixed, repairs = repaired(extraction, request)
+    if repairs.dropped:
+        log.warning(
+            "LLM %s: dropped %d item(s) of an extraction: %s",
+            model,
+            len(repairs.dropped),
+            "; ".join(repairs.dropped),
+        )
+    return fixed
 
 
 def _server_message(error: openai.APIStatusError) -> str:
@@ -185,11 +221,21 @@ def _unavailable(
     return f"LLM {name} returned an invalid response{after}: {error}", None
 
 
-def _content(completion: object) -> tuple[str, Usage]:
-    """The answer's text and its tokens; ``_Failed`` if the response has none."""
+@dataclass(frozen=True)
+class _Answer:
+    """One completion: its text, what it cost, and whether it was cut at ``max_tokens``."""
+
+    content: str
+    usage: Usage
+    truncated: bool
+
+
+def _answer(completion: object) -> _Answer:
+    """The answer of a completion; ``_Failed`` if the response has none."""
     if not isinstance(completion, ChatCompletion) or not completion.choices:
         raise _Failed("returned an invalid response", f"no choices: {str(completion)[:200]!r}")
-    content = completion.choices[0].message.content
+    choice = completion.choices[0]
+    content = choice.message.content
     if not isinstance(content, str):
         raise _Failed("returned an invalid response", "message content is not text")
     tokens = completion.usage
@@ -197,7 +243,19 @@ def _content(completion: object) -> tuple[str, Usage]:
         prompt_tokens=tokens.prompt_tokens if tokens else 0,
         completion_tokens=tokens.completion_tokens if tokens else 0,
     )
-    return content, used
+    return _Answer(content, used, truncated=choice.finish_reason == "length")
+
+
+def _response_format(level: str, name: str, schema: dict[str, Any]) -> Any:
+    """``response_format`` at ``level`` (json_schema, json_object, none)."""
+    if level == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": True},
+        }
+    if level == "json_object":
+        return {"type": "json_object"}
+    return openai.omit
 
 
 class OpenAICompatibleLLM:
@@ -215,11 +273,23 @@ class OpenAICompatibleLLM:
             http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_count_request]}),
         )
         self._headers: dict[str, str | openai.Omit] = {} if key else {"Authorization": openai.omit}
+        auto = settings.structured_output == "auto"
+        first = _FORMATS[0] if auto else settings.structured_output
+        # The levels this client may still use; ``auto`` drops the refused ones.
+        self._formats = list(_FORMATS[_FORMATS.index(first) :] if auto else [first])
+        self._gate = asyncio.Semaphore(settings.concurrency)
+        self._in_flight = 0
+        self.peak_in_flight = 0  # the most questions in flight at once, for tests and benches
 
     @property
     def name(self) -> str:
         """The model's name, recorded on jobs."""
         return self._settings.model
+
+    @property
+    def structured_output(self) -> str:
+        """The ``response_format`` level in use (it steps down when a server refuses one)."""
+        return self._formats[0]
 
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
@@ -236,7 +306,10 @@ class OpenAICompatibleLLM:
     ) -> Extraction:
         """Everything the unit yields, validated; ``vectors`` are not needed here."""
         extraction, usage = await self._ask(
-            self._prompt, request_json(request), lambda content: _parse_extraction(content, request)
+            self._prompt,
+            request_json(request),
+            lambda content: _parse_extraction(content, request, self.name),
+            ("extraction", extraction_schema(sorted(request.users))),
         )
         return extraction.model_copy(update={"usage": usage})
 
@@ -245,8 +318,12 @@ class OpenAICompatibleLLM:
         payload = json.dumps(
             {"user": request.user_name, "facts": request.facts}, ensure_ascii=False
         )
+        language = language_of(" ".join(request.facts))
         summary, usage = await self._ask(
-            system_prompt(self._settings.language, "reflect"), payload, _parse_reflection
+            system_prompt(self._settings.language, "reflect"),
+            payload,
+            lambda content: _parse_reflection(content, language),
+            ("reflection", summary_schema(600)),
         )
         return summary.model_copy(update={"usage": usage})
 
@@ -256,21 +333,32 @@ class OpenAICompatibleLLM:
             {"level": request.level.value, "user": request.user_name, "memory": request.text},
             ensure_ascii=False,
         )
+        language = request.language if request.language in ("en", "zh") else "en"
         answer, usage = await self._ask(
-            system_prompt(request.language if request.language in ("en", "zh") else "en", "fuzz"),
+            system_prompt(language, "fuzz"),
             payload,
-            _parse_fuzz,
+            lambda content: _parse_fuzz(content, language),
+            ("fuzzed_memory", summary_schema(400)),
         )
         return answer.model_copy(update={"usage": usage})
 
     async def _ask(
-        self, prompt: str, user_content: str, parse: Callable[[str], T]
+        self,
+        prompt: str,
+        user_content: str,
+        parse: Callable[[str], T],
+        schema: tuple[str, dict[str, Any]],
     ) -> tuple[T, Usage]:
-        """One JSON answer, parsed by ``parse``; asked again while the answer is invalid."""
-        messages: list[ChatCompletionMessageParam] = [
+        """One JSON answer, parsed by ``parse``; asked again while the answer is invalid.
+
+        A question asked again carries the rejected answer and the reason: at
+        temperature 0 the bare question would only get the same answer back.
+        """
+        question: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": prompt},
             {"role": "user", "content": user_content},
         ]
+        messages = question
         attempts = self._settings.max_retries + 1
         requests = _Requests()
         token = _requests.set(requests)
@@ -279,9 +367,7 @@ class OpenAICompatibleLLM:
             for attempt in range(1, attempts + 1):
                 before = requests.sent
                 try:
-                    content, used = await self._call(messages)
-                    tokens = tokens.plus(used)
-                    return parse(content), tokens.plus(Usage(calls=requests.sent))
+                    answer = await self._call(messages, schema)
                 except openai.APIError as error:
                     # The SDK retried what was worth retrying: this is final.
                     message, status = _unavailable(
@@ -290,17 +376,36 @@ class OpenAICompatibleLLM:
                     usage = tokens.plus(Usage(calls=requests.sent))
                     raise LLMError(message, status=status, usage=usage) from None
                 except _Failed as failure:
-                    if attempt == attempts:
+                    content, problem = "", failure
+                else:
+                    tokens = tokens.plus(answer.usage)
+                    content = answer.content
+                    if answer.truncated:
                         raise LLMError(
-                            f"LLM {self.name} {failure.what} after {attempt} attempts: "
-                            f"{failure.detail}",
+                            f"LLM {self.name} stopped at max_tokens="
+                            f"{self._settings.max_tokens} before its answer was complete: "
+                            "raise HIPPOGRAPH_LLM__MAX_TOKENS or make units shorter "
+                            "(HIPPOGRAPH_MEMORIZE__MAX_UNIT)",
                             status=None,
                             usage=tokens.plus(Usage(calls=requests.sent)),
-                        ) from None
-                    delay = self._pause(attempt)
-                    args = (self.name, attempt, attempts, failure, delay)
-                    log.warning("LLM %s attempt %d/%d %s; asking again in %.2f s", *args)
-                    await asyncio.sleep(delay)
+                        )
+                    try:
+                        return parse(content), tokens.plus(Usage(calls=requests.sent))
+                    except _Failed as failure:
+                        problem = failure
+                if attempt == attempts:
+                    raise LLMError(
+                        f"LLM {self.name} {problem.what} after {attempt} attempts: "
+                        f"{problem.detail}",
+                        status=None,
+                        usage=tokens.plus(Usage(calls=requests.sent)),
+                    )
+                if content:
+                    messages = [*question, *_correction(content, problem)]
+                delay = self._pause(attempt)
+                args = (self.name, attempt, attempts, problem, delay)
+                log.warning("LLM %s attempt %d/%d %s; asking again in %.2f s", *args)
+                await asyncio.sleep(delay)
             raise AssertionError("unreachable: the last attempt returns or raises")
         finally:
             _requests.reset(token)
@@ -309,13 +414,63 @@ class OpenAICompatibleLLM:
         backoff = self._settings.backoff_s * 2.0 ** (attempt - 1)
         return min(backoff, self._settings.max_backoff_s)
 
-    async def _call(self, messages: list[ChatCompletionMessageParam]) -> tuple[str, Usage]:
-        """One SDK call (its retries inside): the answer's text and tokens."""
-        completion = await self._client.chat.completions.create(
-            model=self._settings.model,
-            temperature=self._settings.temperature,
-            response_format={"type": "json_object"},
-            messages=messages,
-            extra_headers=self._headers,
-        )
-        return _content(completion)
+    async def _call(
+        self, messages: list[ChatCompletionMessageParam], schema: tuple[str, dict[str, Any]]
+    ) -> _Answer:
+        """One question (the SDK's retries inside), within the concurrency bound."""
+        async with self._gate:
+            self._in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+            try:
+                return await self._formatted(messages, schema)
+            finally:
+                self._in_flight -= 1
+
+    async def _formatted(
+        self, messages: list[ChatCompletionMessageParam], schema: tuple[str, dict[str, Any]]
+    ) -> _Answer:
+        """The answer at the strongest ``response_format`` the server accepts."""
+        while True:
+            level = self._formats[0]
+            try:
+                completion = await self._client.chat.completions.create(
+                    model=self._settings.model,
+                    temperature=self._settings.temperature,
+                    max_tokens=self._settings.max_tokens,
+                    response_format=_response_format(level, *schema),
+                    messages=messages,
+                    extra_headers=self._headers,
+                )
+            except openai.BadRequestError as error:
+                # A server that does not know a format says so with a 400; with
+                # a weaker one left, step down for good, else the 400 stands.
+                if len(self._formats) == 1 or not _about_format(error):
+                    raise
+                if self._formats[0] == level:
+                    self._formats.pop(0)
+                    log.warning(
+                        "LLM %s refused response_format %s; using %s from now on",
+                        self.name,
+                        level,
+                        self._formats[0],
+                    )
+                continue
+            return _answer(completion)
+
+
+def _about_format(error: openai.BadRequestError) -> bool:
+    """Whether a 400 is about ``response_format`` (not the model, the key, the size)."""
+    said = _server_message(error).lower()
+    return any(word in said for word in _FORMAT_WORDS)
+
+
+def _correction(content: str, problem: _Failed) -> list[ChatCompletionMessageParam]:
+    """The rejected answer and why, for the next attempt."""
+    return [
+        {"role": "assistant", "content": content[:_ECHO_CHARS]},
+        {
+            "role": "user",
+            "content": f"That answer was rejected: it {problem.what}: "
+            f"{problem.detail[:_DETAIL_CHARS]}. Answer again with the corrected JSON object only.",
+        },
+    ]

@@ -13,13 +13,14 @@ import socket
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 
@@ -31,6 +32,8 @@ class Reply:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    # Send the first half of the body, then drop the connection.
+    cut: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,20 @@ def completion(content: str, prompt_tokens: int = 100, completion_tokens: int = 
 def error(status: int, message: str, headers: dict[str, str] | None = None) -> Reply:
     """An error in OpenAI's shape: ``{"error": {"message": ...}}``."""
     return Reply(status=status, body={"error": {"message": message}}, headers=headers or {})
+
+
+class _ConnectionCut(Exception):
+    """Raised inside a response body: uvicorn drops the connection mid-answer."""
+
+
+async def _cut_short(body: bytes) -> AsyncIterator[bytes]:
+    yield body[: len(body) // 2]
+    raise _ConnectionCut("the stub drops the connection mid-answer")
+
+
+def cut(content: str) -> Reply:
+    """A completion whose connection is dropped halfway through its body."""
+    return replace(completion(content), cut=True)
 
 
 class StubLLMServer:
@@ -142,6 +159,8 @@ class StubLLMServer:
             return PlainTextResponse("no reply scripted for this request", status_code=418)
         if reply.delay_s:
             await asyncio.sleep(reply.delay_s)
+        if reply.cut:
+            return StreamingResponse(_cut_short(json.dumps(reply.body).encode()), reply.status)
         if isinstance(reply.body, str):
             return PlainTextResponse(reply.body, reply.status, headers=reply.headers)
         return JSONResponse(reply.body, reply.status, headers=reply.headers)

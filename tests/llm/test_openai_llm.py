@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import socket
@@ -16,7 +17,7 @@ from hippograph.adapters.openai_llm import LLMError, OpenAICompatibleLLM
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.ports import Usage
 from hippograph.settings import LLMSettings
-from tests.llm.stub_server import Reply, StubLLMServer, completion, error
+from tests.llm.stub_server import Reply, StubLLMServer, completion, cut, error
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 REQUEST = ExtractionRequest(
@@ -140,7 +141,15 @@ async def test_success_returns_the_validated_extraction_with_its_usage(
     assert sent.headers["authorization"] == "Bearer sk-test"
     assert sent.body["model"] == "stub-model"
     assert sent.body["temperature"] == 0.2
-    assert sent.body["response_format"] == {"type": "json_object"}
+    assert sent.body["max_tokens"] == 2048
+    response_format = sent.body["response_format"]
+    assert response_format["type"] == "json_schema"
+    assert response_format["json_schema"]["name"] == "extraction"
+    schema = response_format["json_schema"]["schema"]
+    assert schema["properties"]["facts"]["items"]["properties"]["user_id"]["enum"] == [
+        "caro",
+        "mel",
+    ]
     assert [m["role"] for m in sent.body["messages"]] == ["system", "user"]
     assert sent.system_prompt == _prompt("en")
     assert sent.user_payload == {
@@ -278,25 +287,143 @@ async def test_a_400_is_not_retried(stub: StubLLMServer, make_llm: MakeLLM) -> N
     assert stub.unanswered == 1
 
 
-async def test_an_unknown_user_id_is_retried_then_fails(
+async def test_items_under_an_unknown_user_id_are_dropped_and_the_rest_kept(
+    stub: StubLLMServer, make_llm: MakeLLM, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Asked again at temperature 0 a model answers the same: the bad item goes.
+    stranger = {"user_id": "melanie", "title": "x", "narrative": "Melanie paints."}
+    foreign_fact = extraction()["facts"][1] | {"user_id": "Melanie"}
+    episodes = [*extraction()["episodes"], stranger]
+    stub.script(completion(json.dumps(extraction(episodes=episodes, facts=[foreign_fact]))))
+    with caplog.at_level(logging.WARNING, "hippograph.adapters.openai_llm"):
+        result = await make_llm(max_retries=1).extract(REQUEST)
+    assert len(stub.received) == 1
+    assert [e.user_id for e in result.episodes] == ["caro", "mel"]
+    assert result.facts == []
+    assert "unknown user id 'melanie'" in caplog.text
+    assert "unknown user id 'Melanie'" in caplog.text
+
+
+async def test_citations_of_history_are_dropped_and_an_uncited_fact_with_them(
     stub: StubLLMServer, make_llm: MakeLLM
 ) -> None:
-    stranger = {"user_id": "melanie", "title": "x", "narrative": "Melanie paints."}
-    stub.script(*[completion(json.dumps(extraction(episodes=[stranger])))] * 2)
-    with pytest.raises(
-        LLMError,
-        match=r"returned an invalid extraction after 2 attempts: unknown user ids \['melanie'\]",
-    ):
-        await make_llm(max_retries=1).extract(REQUEST)
-    assert len(stub.received) == 2
-
-
-async def test_an_unknown_message_index_is_retried(stub: StubLLMServer, make_llm: MakeLLM) -> None:
     history_fact = extraction()["facts"][0] | {"message_indices": [3]}  # index 3 is history
-    stub.script(completion(json.dumps(extraction(facts=[history_fact]))), ok())
+    mixed = extraction()["facts"][1] | {"message_indices": [3, 5, 5]}
+    stub.script(completion(json.dumps(extraction(facts=[history_fact, mixed]))))
+    result = await make_llm().extract(REQUEST)
+    assert len(stub.received) == 1
+    assert [(f.content, f.message_indices) for f in result.facts] == [
+        ("Melanie loves painting.", [5])
+    ]
+
+
+async def test_made_up_profile_values_and_repeated_facts_are_dropped(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    # What Qwen2.5-0.5B answered for a LoCoMo chat: attributes from the
+    # prompt's list filled with guesses, and one fact repeated per message.
+    profile = [
+        {"user_id": "mel", "attribute": "likes", "value": "painting", "message_indices": [5]},
+        {"user_id": "caro", "attribute": "age", "value": "25", "message_indices": [4]},
+        {"user_id": "caro", "attribute": "pets", "value": "None", "message_indices": [4]},
+        {"user_id": "caro", "attribute": "city", "value": "Boston", "message_indices": []},
+    ]
+    fact = extraction()["facts"][1]
+    repeat = fact | {"message_indices": [4], "importance": 0.9}
+    stub.script(completion(json.dumps(extraction(profile=profile, facts=[fact, repeat]))))
+    result = await make_llm().extract(REQUEST)
+    assert [(p.attribute, p.value) for p in result.profile] == [("likes", "painting")]
+    assert [(f.message_indices, f.importance) for f in result.facts] == [([5, 4], 0.9)]
+
+
+async def test_a_retry_carries_the_rejected_answer_and_the_reason(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(completion("{not json"), ok())
+    await make_llm().extract(REQUEST)
+    first, second = stub.received
+    assert [m["role"] for m in second.body["messages"]] == ["system", "user", "assistant", "user"]
+    assert second.body["messages"][2]["content"] == "{not json"
+    correction = second.body["messages"][3]["content"]
+    assert correction.startswith("That answer was rejected: it returned invalid JSON: ")
+    assert second.body["messages"][:2] == first.body["messages"]
+
+
+async def test_an_answer_in_another_language_is_asked_again(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    chinese = extraction(summary="卡罗琳去了互助小组，梅兰妮喜欢画画。")
+    chinese["facts"] = [f | {"content": "梅兰妮喜欢画画。"} for f in chinese["facts"]]
+    stub.script(completion(json.dumps(chinese)), ok())
+    result = await make_llm().extract(REQUEST)
+    assert result.summary.startswith("Caroline went")
+    correction = stub.received[1].body["messages"][3]["content"]
+    assert "the conversation is in English, the answer in Chinese" in correction
+
+
+async def test_an_answer_cut_at_max_tokens_fails_at_once(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    truncated = completion('{"summary": "Caroline went to', 100, 64)
+    truncated.body["choices"][0]["finish_reason"] = "length"
+    stub.script(truncated, ok())
+    with pytest.raises(LLMError, match=r"stopped at max_tokens=64 before its answer was complete"):
+        await make_llm(max_tokens=64).extract(REQUEST)
+    assert len(stub.received) == 1
+
+
+async def test_a_server_refusing_json_schema_gets_json_object_from_then_on(
+    stub: StubLLMServer, make_llm: MakeLLM, caplog: pytest.LogCaptureFixture
+) -> None:
+    stub.script(error(400, "response_format json_schema is not supported"), ok(), ok())
+    llm = make_llm()
+    with caplog.at_level(logging.WARNING, "hippograph.adapters.openai_llm"):
+        await llm.extract(REQUEST)
+        await llm.extract(REQUEST)
+    formats = [r.body["response_format"]["type"] for r in stub.received]
+    assert formats == ["json_schema", "json_object", "json_object"]
+    assert llm.structured_output == "json_object"
+    assert "refused response_format json_schema; using json_object from now on" in caplog.text
+
+
+async def test_a_server_refusing_every_format_gets_none_and_a_400_still_fails(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(error(400, "no schema"), error(400, "no json mode"), ok())
+    llm = make_llm()
+    await llm.extract(REQUEST)
+    assert "response_format" not in stub.received[-1].body
+    stub.script(error(400, "Unknown model 'stub-model'"))
+    with pytest.raises(LLMError, match="rejected the request with HTTP 400"):
+        await llm.extract(REQUEST)
+
+
+async def test_a_fixed_format_is_never_stepped_down(stub: StubLLMServer, make_llm: MakeLLM) -> None:
+    stub.script(error(400, "response_format json_schema is not supported"))
+    with pytest.raises(LLMError, match="HTTP 400: response_format json_schema"):
+        await make_llm(structured_output="json_schema").extract(REQUEST)
+    assert len(stub.received) == 1
+
+
+async def test_a_connection_cut_mid_answer_is_retried(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    stub.script(cut(json.dumps(extraction())), ok())
     result = await make_llm().extract(REQUEST)
     assert len(stub.received) == 2
-    assert result.facts[0].message_indices == [4]
+    assert result.usage.calls == 2
+
+
+async def test_no_more_questions_in_flight_than_the_concurrency_allows(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    slow = Reply(body=completion(json.dumps(extraction())).body, delay_s=0.2)
+    stub.script(*[slow] * 6)
+    llm = make_llm(concurrency=2, timeout_s=5)
+    await asyncio.gather(*(llm.extract(REQUEST) for _ in range(6)))
+    assert llm.peak_in_flight == 2
+    arrivals = sorted(r.at for r in stub.received)
+    assert arrivals[2] - arrivals[0] >= 0.15  # the third waited for a slot
 
 
 async def test_an_unreachable_server_is_retried_then_fails(make_llm: MakeLLM) -> None:
