@@ -113,6 +113,13 @@ class TimedIngest:
         finally:
             SPENT["read"] += time.perf_counter() - started
 
+    async def profiles(self, user_ids: Sequence[str], limit: int) -> dict[str, dict[str, str]]:
+        started = time.perf_counter()
+        try:
+            return await self._inner.profiles(user_ids, limit)
+        finally:
+            SPENT["read"] += time.perf_counter() - started
+
     async def write(self, batch: IngestBatch) -> IngestCounts:
         started = time.perf_counter()
         try:

@@ -15,6 +15,7 @@ transaction back and it is tried again; a source still missing is NotFound.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -75,6 +76,15 @@ UNPROCESSED_MESSAGES = cypher(
     "WITH n, count(u) AS units WHERE units = 0 "
     "RETURN n " + MESSAGE_MAP + " AS props ORDER BY n.seq ASC LIMIT $limit",
 )
+# The profile values on record for some users: what an extractor is shown so
+# that a changed value is written under the attribute it replaces.
+CURRENT_PROFILE = cypher(
+    "ingest.CURRENT_PROFILE",
+    "MATCH (m:Memory) WHERE m.user_id IN $user_ids AND m.kind = 'profile' "
+    "AND m.deleted_at IS NULL AND m.valid_to IS NULL "
+    "RETURN m.user_id AS user_id, m.topic AS attribute, m.content AS content, "
+    "m.created_at AS at ORDER BY at DESC LIMIT $limit",
+)
 PREVIOUS_MESSAGE = cypher(
     "ingest.PREVIOUS_MESSAGE",
     "MATCH (n:Message {session_id: $session_id}) WHERE n.seq < $seq "
@@ -103,6 +113,21 @@ class IngestGraph:
         async def work(tx: AsyncManagedTransaction) -> Message | None:
             rows = await fetch(tx, PREVIOUS_MESSAGE, {"session_id": session_id, "seq": seq})
             return message_from(rows[0]["props"]) if rows else None
+
+        return await self._graph.read(work)
+
+    async def profiles(self, user_ids: Sequence[str], limit: int) -> dict[str, dict[str, str]]:
+        """The current profile of each user (attribute -> value), newest ``limit`` in all."""
+
+        async def work(tx: AsyncManagedTransaction) -> dict[str, dict[str, str]]:
+            params = {"user_ids": list(user_ids), "limit": limit}
+            found: dict[str, dict[str, str]] = {}
+            for row in await fetch(tx, CURRENT_PROFILE, params):
+                if row["attribute"]:
+                    # "Name's attribute: value", as memorize writes it.
+                    value = str(row["content"]).split(": ", 1)[-1]
+                    found.setdefault(row["user_id"], {}).setdefault(row["attribute"], value)
+            return found
 
         return await self._graph.read(work)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.local_llm import SMALL, running
 from graph.embedded import EmbeddedArcadeDB
 from graph.store import GraphStore
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
@@ -109,9 +110,22 @@ def _process_logging_undone() -> Iterator[None]:
     root.setLevel(level)
 
 
+@pytest.fixture(scope="session")
+def local_model(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A real model (Qwen2.5-Coder-0.5B on llama.cpp, two slots) on a loopback port,
+    started once per run: its OpenAI-compatible base URL."""
+    if request.config.getoption("--graph") == "neo4j-5.26":
+        pytest.skip(
+            "the real-model tests run on ArcadeDB and Neo4j 2026 (5.26 runs the same Cypher)"
+        )
+    with running(SMALL, parallel=2) as base_url:
+        yield base_url
+
+
 @pytest.fixture
 def stub() -> Iterator[StubLLMServer]:
-    """A fresh scripted chat-completions server (the only test double: no LLM is reachable)."""
+    """A scripted chat-completions server: the faults a real model server cannot be
+    made to show on demand (429, 5xx, cut connections, malformed answers)."""
     server = StubLLMServer()
     server.start()
     try:

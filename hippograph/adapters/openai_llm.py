@@ -42,10 +42,16 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import ValidationError
 
 from hippograph.errors import ConfigError, Unavailable
-from hippograph.extraction.answer_schema import extraction_schema, summary_schema
+from hippograph.extraction.answer_schema import (
+    ExtractionAnswer,
+    as_extraction,
+    extraction_schema,
+    summary_schema,
+)
 from hippograph.extraction.repair import repaired
 from hippograph.extraction.schema import Extraction, ExtractionRequest, UnitMessage
-from hippograph.fuzzing import FuzzRequest, FuzzText, language_of
+from hippograph.fuzzing import FuzzRequest, FuzzText, language_of, offline_fuzz
+from hippograph.models import MemoryLevel
 from hippograph.ports import Usage
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.settings import LLMSettings
@@ -62,6 +68,8 @@ _ECHO_CHARS = 4000
 _FORMATS = ("json_schema", "json_object", "none")
 # What servers say when they refuse a format (OpenAI, vLLM, Ollama, llama.cpp).
 _FORMAT_WORDS = ("response_format", "json_schema", "schema", "json", "grammar", "format")
+_NOT_SHORTER = "did not shorten the memory"
+_SHORTENED = frozenset({MemoryLevel.SUMMARY, MemoryLevel.TAG})
 _LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 # The SDK refuses to start without credentials; a keyless server (Ollama) gets
 # this placeholder, which never leaves the process: the header is omitted.
@@ -71,10 +79,13 @@ _NO_KEY = "no-key"
 class LLMError(Unavailable):
     """The model gave no usable extraction; ``status`` is the last HTTP status, if any."""
 
-    def __init__(self, message: str, status: int | None, usage: Usage) -> None:
+    def __init__(
+        self, message: str, status: int | None, usage: Usage, reason: str | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.usage = usage  # what the failed attempts cost, for the job's record
+        self.reason = reason  # what was wrong with the last answer, if it was the answer
 
 
 class _Failed(Exception):
@@ -120,12 +131,13 @@ def _message(m: UnitMessage) -> dict[str, Any]:
 
 
 def request_json(request: ExtractionRequest) -> str:
-    """The MemUnit as the user message: compact JSON of users, history and messages."""
-    payload = {
-        "users": request.users,
-        "history": [_message(m) for m in request.history],
-        "messages": [_message(m) for m in request.messages],
-    }
+    """The MemUnit as the user message: compact JSON of users, their profiles on
+    record (if any), history and messages."""
+    payload: dict[str, Any] = {"users": request.users}
+    if request.profiles:
+        payload["known_profile"] = request.profiles
+    payload["history"] = [_message(m) for m in request.history]
+    payload["messages"] = [_message(m) for m in request.messages]
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -164,13 +176,23 @@ def _parse_reflection(content: str, language: str) -> ReflectionSummary:
     return summary
 
 
-def _parse_fuzz(content: str, language: str) -> FuzzText:
-    """The model's answer as a ``FuzzText``; ``_Failed`` if invalid."""
+def _parse_fuzz(content: str, request: FuzzRequest, language: str) -> FuzzText:
+    """The model's answer as a ``FuzzText``; ``_Failed`` if invalid.
+
+    A summary or tag must be shorter than the memory: Qwen2.5-0.5B, asked for
+    a summary, handed the memory back word for word.
+    """
     try:
         answer = FuzzText.model_validate(_json_object(content))
     except ValidationError as error:
         raise _Failed("returned an invalid fuzzed text", str(error)) from None
     _require_language(language, answer.content)
+    if request.level in _SHORTENED and len(answer.content) >= len(request.text):
+        raise _Failed(
+            _NOT_SHORTER,
+            f"a {request.level.value} must be shorter than the memory's "
+            f"{len(request.text)} characters; it had {len(answer.content)}",
+        )
     return answer
 
 
@@ -182,7 +204,7 @@ def _parse_extraction(content: str, request: ExtractionRequest, model: str) -> E
     """
     data = _json_object(content)
     try:
-        extraction = Extraction.model_validate(data)
+        extraction = as_extraction(ExtractionAnswer.model_validate(data))
     except ValidationError as error:
         raise _Failed("returned an invalid extraction", str(error)) from None
     written = " ".join([extraction.summary, *(f.content for f in extraction.facts)])
@@ -309,7 +331,7 @@ class OpenAICompatibleLLM:
             self._prompt,
             request_json(request),
             lambda content: _parse_extraction(content, request, self.name),
-            ("extraction", extraction_schema(sorted(request.users))),
+            ("extraction", extraction_schema(list(request.users), len(request.messages))),
         )
         return extraction.model_copy(update={"usage": usage})
 
@@ -334,12 +356,20 @@ class OpenAICompatibleLLM:
             ensure_ascii=False,
         )
         language = request.language if request.language in ("en", "zh") else "en"
-        answer, usage = await self._ask(
-            system_prompt(language, "fuzz"),
-            payload,
-            lambda content: _parse_fuzz(content, language),
-            ("fuzzed_memory", summary_schema(400)),
-        )
+        try:
+            answer, usage = await self._ask(
+                system_prompt(language, "fuzz"),
+                payload,
+                lambda content: _parse_fuzz(content, request, language),
+                ("fuzzed_memory", summary_schema(400)),
+            )
+        except LLMError as error:
+            if error.reason != _NOT_SHORTER:
+                raise
+            # Repaired rather than failed: the forget run goes on with the
+            # extractive fuzzer's text for this one memory.
+            log.warning("%s; using the offline fuzzer's text", error)
+            return offline_fuzz(request).model_copy(update={"usage": error.usage})
         return answer.model_copy(update={"usage": usage})
 
     async def _ask(
@@ -399,6 +429,7 @@ class OpenAICompatibleLLM:
                         f"{problem.detail}",
                         status=None,
                         usage=tokens.plus(Usage(calls=requests.sent)),
+                        reason=problem.what,
                     )
                 if content:
                     messages = [*question, *_correction(content, problem)]

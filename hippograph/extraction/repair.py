@@ -2,9 +2,10 @@
 
 A model's answer is valid JSON in the right shape and still wrong in places:
 small local models (Qwen2.5 0.5B) cite no message for a profile value they
-made up (``age: 25``, ``city: New York`` for a chat that names neither), fill
-attributes with ``"None"``, repeat one fact for every message, or file an item
-under a user id that is not in the unit. Asking again at temperature 0 gives
+made up (``age: 25``, ``city: New York`` for a chat that names neither, or
+the city of the prompt's own example), fill attributes with ``"None"``,
+repeat one fact for every message, or file an item under a user id that is
+not in the unit. Asking again at temperature 0 gives
 the same answer, and one bad item should not cost the unit's good ones: each
 bad item is dropped, the rest is kept, and what was dropped is said (logged
 and counted on the job's usage notes by the caller).
@@ -88,16 +89,13 @@ def _attribute(
 
 
 def _episodes(episodes: list[Episode], users: set[str], repairs: Repairs) -> list[Episode]:
-    kept: dict[str, Episode] = {}
+    kept = []
     for episode in episodes:
-        label = f"episode {episode.title[:60]!r}"
-        if episode.user_id not in users:
-            repairs.drop(label, f"unknown user id {episode.user_id!r}")
-        elif episode.user_id in kept:
-            repairs.drop(label, f"a second episode of {episode.user_id}")
+        if episode.user_id in users:
+            kept.append(episode)
         else:
-            kept[episode.user_id] = episode
-    return list(kept.values())
+            repairs.drop(f"episode {episode.title[:60]!r}", f"unknown user id {episode.user_id!r}")
+    return kept
 
 
 def _merge_repeats(facts: list[Fact], repairs: Repairs) -> list[Fact]:

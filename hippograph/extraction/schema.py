@@ -33,6 +33,8 @@ class ExtractionRequest(BaseModel):
     # user id -> the name that user appears under as a speaker
     users: dict[str, str]
     language: str = "en"
+    # user id -> the profile on record (attribute -> value), for a model to update
+    profiles: dict[str, dict[str, str]] = Field(default_factory=dict)
 
 
 class Episode(BaseModel):

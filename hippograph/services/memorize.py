@@ -62,6 +62,7 @@ class IngestStore(Protocol):
 
     async def unprocessed(self, session_id: str, limit: int) -> list[Message]: ...
     async def previous(self, session_id: str, seq: int) -> Message | None: ...
+    async def profiles(self, user_ids: Sequence[str], limit: int) -> dict[str, dict[str, str]]: ...
     async def write(self, batch: IngestBatch) -> IngestCounts: ...
 
 
@@ -73,6 +74,8 @@ _MAX_USERS = 20
 _UNITS_PER_WRITE = 4
 _MAX_UNPROCESSED = 5000
 _EXTRACTIONS_AT_ONCE = 4
+# Profile values shown to an extractor per run (newest first, all users together).
+_PROFILE_SHOWN = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,6 +318,12 @@ class MemorizeService:
     ) -> list[tuple[UnitDraft, Usage]]:
         gate = asyncio.Semaphore(_EXTRACTIONS_AT_ONCE)
         language = _language(todo)
+        # Only a model reads them; the offline extractor has no use for them.
+        profiles = (
+            await self._ingest.profiles(work.user_ids, _PROFILE_SHOWN)
+            if self._llm.name != "offline"
+            else {}
+        )
         history = tuple(
             UnitMessage(index=i, speaker=h.speaker, text=h.content, ts=h.ts)
             for i, h in enumerate(work.history)
@@ -332,6 +341,7 @@ class MemorizeService:
                 history=context,
                 users=names,
                 language=language,
+                profiles=profiles,
             )
             async with gate:
                 extraction = await self._llm.extract(request, unit_vectors)

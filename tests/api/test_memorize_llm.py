@@ -1,6 +1,7 @@
-"""memorize with the OpenAI-compatible extractor, against the local stub server.
+"""memorize with the OpenAI-compatible extractor when the model misbehaves: the stub.
 
-The stub is the only test double of the project: no LLM is reachable here.
+A real model (tests/llm/test_real_model.py) cannot be made to answer
+malformed JSON or to be down on demand; the scripted server can.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from hippograph.settings import LLMSettings
 from tests.api.conftest import ADMIN_KEY, Api, make_settings
 from tests.api.test_memorize import CONVERSATION, MEMORIES, MEMORIZE, _messages, _user_with_session
 from tests.graphs import TestDatabase
-from tests.llm.stub_server import StubLLMServer, completion, error
+from tests.llm.stub_server import StubLLMServer, completion, error, grouped
 
 EXTRACTION = {
     "summary": "Caroline told Melanie about a support group and her home in Boston.",
@@ -87,7 +88,7 @@ def _wait(api: Api, job_id: str) -> dict[str, Any]:
 
 def test_memories_come_from_the_models_json(llm_api: Api, stub: StubLLMServer) -> None:
     session = _user_with_session(llm_api)
-    stub.script(completion("not json at all"), completion(json.dumps(EXTRACTION), 300, 80))
+    stub.script(completion("not json at all"), completion(json.dumps(grouped(EXTRACTION)), 300, 80))
     payload = {"userIds": ["caro"], "sessionId": session, "messages": _messages(CONVERSATION)}
     queued = llm_api.ok(MEMORIZE, {"input": payload | {"async": True}})["memorize"]
     job = _wait(llm_api, queued["job"]["id"])
@@ -112,7 +113,7 @@ def test_an_llm_outage_keeps_the_messages_for_the_next_call(
     assert "503" in failed["message"]
     assert llm_api.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"] == []
 
-    stub.script(completion(json.dumps(EXTRACTION)))
+    stub.script(completion(json.dumps(grouped(EXTRACTION))))
     again = llm_api.ok(MEMORIZE, {"input": payload})["memorize"]
     assert again["__typename"] == "Memorized", again
     assert again["created"] == 0  # the messages were kept the first time

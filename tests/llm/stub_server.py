@@ -79,6 +79,27 @@ def completion(content: str, prompt_tokens: int = 100, completion_tokens: int = 
     )
 
 
+def grouped(flat: dict[str, Any]) -> dict[str, Any]:
+    """An extraction written flat (every item with its ``user_id``) as a model answers
+    it: grouped by user (``hippograph.extraction.answer_schema``)."""
+    users: dict[str, dict[str, Any]] = {}
+
+    def entry(user_id: str) -> dict[str, Any]:
+        return users.setdefault(user_id, {"facts": [], "profile": []})
+
+    for episode in flat.get("episodes", []):
+        entry(episode["user_id"])["episode"] = {
+            "title": episode["title"],
+            "narrative": episode["narrative"],
+        }
+    for part in ("facts", "profile"):
+        for item in flat.get(part, []):
+            fields = {k: v for k, v in item.items() if k != "user_id"}
+            entry(item["user_id"])[part].append(fields)
+    kept = {k: v for k, v in flat.items() if k not in ("episodes", "facts", "profile", "narrative")}
+    return kept | {"users": users}
+
+
 def error(status: int, message: str, headers: dict[str, str] | None = None) -> Reply:
     """An error in OpenAI's shape: ``{"error": {"message": ...}}``."""
     return Reply(status=status, body={"error": {"message": message}}, headers=headers or {})

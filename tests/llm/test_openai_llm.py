@@ -17,7 +17,7 @@ from hippograph.adapters.openai_llm import LLMError, OpenAICompatibleLLM
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.ports import Usage
 from hippograph.settings import LLMSettings
-from tests.llm.stub_server import Reply, StubLLMServer, completion, cut, error
+from tests.llm.stub_server import Reply, StubLLMServer, completion, cut, error, grouped
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 REQUEST = ExtractionRequest(
@@ -84,9 +84,14 @@ def extraction(**changes: Any) -> dict[str, Any]:
     return answer | changes
 
 
+def answer(**changes: Any) -> str:
+    """The model's answer (grouped by user) for ``extraction(**changes)``."""
+    return json.dumps(grouped(extraction(**changes)))
+
+
 def ok(**changes: Any) -> Reply:
     """A completion carrying a valid extraction (100 prompt, 20 completion tokens)."""
-    return completion(json.dumps(extraction(**changes)))
+    return completion(answer(**changes))
 
 
 @pytest.fixture
@@ -146,10 +151,11 @@ async def test_success_returns_the_validated_extraction_with_its_usage(
     assert response_format["type"] == "json_schema"
     assert response_format["json_schema"]["name"] == "extraction"
     schema = response_format["json_schema"]["schema"]
-    assert schema["properties"]["facts"]["items"]["properties"]["user_id"]["enum"] == [
-        "caro",
-        "mel",
-    ]
+    users = schema["properties"]["users"]
+    assert users["required"] == ["caro", "mel"]  # one entry per user, and no other
+    assert users["additionalProperties"] is False
+    facts = users["properties"]["caro"]["properties"]["facts"]
+    assert facts["maxItems"] == 3  # two messages: a fact or two each at most
     assert [m["role"] for m in sent.body["messages"]] == ["system", "user"]
     assert sent.system_prompt == _prompt("en")
     assert sent.user_payload == {
@@ -180,7 +186,7 @@ async def test_success_returns_the_validated_extraction_with_its_usage(
 
 
 async def test_a_fenced_json_answer_is_accepted(stub: StubLLMServer, make_llm: MakeLLM) -> None:
-    stub.script(completion("```json\n" + json.dumps(extraction()) + "\n```"))
+    stub.script(completion("```json\n" + answer() + "\n```"))
     result = await make_llm().extract(REQUEST)
     assert result.summary.startswith("Caroline went")
 
@@ -196,7 +202,7 @@ async def test_malformed_json_is_retried_and_usage_summed(
 
 async def test_output_failing_the_schema_is_retried(stub: StubLLMServer, make_llm: MakeLLM) -> None:
     bad_fact = extraction()["facts"][1] | {"importance": 1.5}
-    stub.script(completion(json.dumps(extraction(facts=[bad_fact]))), ok())
+    stub.script(completion(answer(facts=[bad_fact])), ok())
     result = await make_llm().extract(REQUEST)
     assert len(stub.received) == 2
     assert result.facts[1].importance == 0.8
@@ -294,7 +300,7 @@ async def test_items_under_an_unknown_user_id_are_dropped_and_the_rest_kept(
     stranger = {"user_id": "melanie", "title": "x", "narrative": "Melanie paints."}
     foreign_fact = extraction()["facts"][1] | {"user_id": "Melanie"}
     episodes = [*extraction()["episodes"], stranger]
-    stub.script(completion(json.dumps(extraction(episodes=episodes, facts=[foreign_fact]))))
+    stub.script(completion(answer(episodes=episodes, facts=[foreign_fact])))
     with caplog.at_level(logging.WARNING, "hippograph.adapters.openai_llm"):
         result = await make_llm(max_retries=1).extract(REQUEST)
     assert len(stub.received) == 1
@@ -309,7 +315,7 @@ async def test_citations_of_history_are_dropped_and_an_uncited_fact_with_them(
 ) -> None:
     history_fact = extraction()["facts"][0] | {"message_indices": [3]}  # index 3 is history
     mixed = extraction()["facts"][1] | {"message_indices": [3, 5, 5]}
-    stub.script(completion(json.dumps(extraction(facts=[history_fact, mixed]))))
+    stub.script(completion(answer(facts=[history_fact, mixed])))
     result = await make_llm().extract(REQUEST)
     assert len(stub.received) == 1
     assert [(f.content, f.message_indices) for f in result.facts] == [
@@ -330,7 +336,7 @@ async def test_made_up_profile_values_and_repeated_facts_are_dropped(
     ]
     fact = extraction()["facts"][1]
     repeat = fact | {"message_indices": [4], "importance": 0.9}
-    stub.script(completion(json.dumps(extraction(profile=profile, facts=[fact, repeat]))))
+    stub.script(completion(answer(profile=profile, facts=[fact, repeat])))
     result = await make_llm().extract(REQUEST)
     assert [(p.attribute, p.value) for p in result.profile] == [("likes", "painting")]
     assert [(f.message_indices, f.importance) for f in result.facts] == [([5, 4], 0.9)]
@@ -354,7 +360,7 @@ async def test_an_answer_in_another_language_is_asked_again(
 ) -> None:
     chinese = extraction(summary="卡罗琳去了互助小组，梅兰妮喜欢画画。")
     chinese["facts"] = [f | {"content": "梅兰妮喜欢画画。"} for f in chinese["facts"]]
-    stub.script(completion(json.dumps(chinese)), ok())
+    stub.script(completion(json.dumps(grouped(chinese))), ok())
     result = await make_llm().extract(REQUEST)
     assert result.summary.startswith("Caroline went")
     correction = stub.received[1].body["messages"][3]["content"]
@@ -408,7 +414,7 @@ async def test_a_fixed_format_is_never_stepped_down(stub: StubLLMServer, make_ll
 async def test_a_connection_cut_mid_answer_is_retried(
     stub: StubLLMServer, make_llm: MakeLLM
 ) -> None:
-    stub.script(cut(json.dumps(extraction())), ok())
+    stub.script(cut(answer()), ok())
     result = await make_llm().extract(REQUEST)
     assert len(stub.received) == 2
     assert result.usage.calls == 2
@@ -417,7 +423,7 @@ async def test_a_connection_cut_mid_answer_is_retried(
 async def test_no_more_questions_in_flight_than_the_concurrency_allows(
     stub: StubLLMServer, make_llm: MakeLLM
 ) -> None:
-    slow = Reply(body=completion(json.dumps(extraction())).body, delay_s=0.2)
+    slow = Reply(body=completion(answer()).body, delay_s=0.2)
     stub.script(*[slow] * 6)
     llm = make_llm(concurrency=2, timeout_s=5)
     await asyncio.gather(*(llm.extract(REQUEST) for _ in range(6)))
@@ -454,3 +460,15 @@ async def test_no_authorization_header_without_an_api_key(
     stub.script(ok())
     await make_llm(api_key=None).extract(REQUEST)
     assert "authorization" not in stub.received[0].headers
+
+
+async def test_the_profile_on_record_goes_with_the_question(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    # So that a changed value comes back under the attribute it replaces.
+    stub.script(ok())
+    known = {"caro": {"city": "Boston"}}
+    await make_llm().extract(REQUEST.model_copy(update={"profiles": known}))
+    payload = stub.received[0].user_payload
+    assert list(payload) == ["users", "known_profile", "history", "messages"]
+    assert payload["known_profile"] == known
