@@ -63,7 +63,7 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-async def _memories(runtime: Runtime, user_id: str) -> list[Memory]:
+async def all_memories(runtime: Runtime, user_id: str) -> list[Memory]:
     found: list[Memory] = []
     after = None
     while True:
@@ -76,12 +76,12 @@ async def _memories(runtime: Runtime, user_id: str) -> list[Memory]:
         after = page.end_cursor
 
 
-async def _sources(runtime: Runtime, ids: Sequence[str]) -> dict[str, list[Message]]:
+async def message_sources(runtime: Runtime, ids: Sequence[str]) -> dict[str, list[Message]]:
     derived = await runtime.services.memories.derived_from(SETTINGS_ADMIN, list(ids))
     return {i: [n for n in derived.get(i, []) if isinstance(n, Message)] for i in ids}
 
 
-def _near_pairs(vectors: np.ndarray) -> np.ndarray:
+def near_rows(vectors: np.ndarray) -> np.ndarray:
     """Per row, whether another row sits at cosine ≥ NEAR."""
     if len(vectors) < 2:
         return np.zeros(len(vectors), dtype=bool)
@@ -91,7 +91,9 @@ def _near_pairs(vectors: np.ndarray) -> np.ndarray:
     return near
 
 
-async def _encode(reference: SentenceTransformerEmbedder, texts: Sequence[str]) -> np.ndarray:
+async def normalised_vectors(
+    reference: SentenceTransformerEmbedder, texts: Sequence[str]
+) -> np.ndarray:
     if not texts:
         return np.zeros((0, reference.dimensions), dtype=np.float32)
     vectors = np.asarray(await reference.embed(list(texts)), dtype=np.float32)
@@ -128,12 +130,12 @@ async def measure_file(
             )
             totals["messages"] += conversation.message_count
             for user_id in users:
-                memories = await _memories(runtime, user_id)
+                memories = await all_memories(runtime, user_id)
                 kinds.update(m.kind.value for m in memories)
                 totals["memories"] += len(memories)
-                vectors = await _encode(reference, [m.content for m in memories])
-                totals["near_duplicates"] += int(_near_pairs(vectors).sum())
-                sources = await _sources(runtime, [m.id for m in memories])
+                vectors = await normalised_vectors(reference, [m.content for m in memories])
+                totals["near_duplicates"] += int(near_rows(vectors).sum())
+                sources = await message_sources(runtime, [m.id for m in memories])
                 events_by_message: dict[str, list[set[str]]] = {}
                 for m in memories:
                     if m.kind is MemoryKind.EVENT:
@@ -161,22 +163,22 @@ async def measure_file(
                 k: round(v / totals["messages"], 3) for k, v in sorted(kinds.items())
             },
             "all_per_message": round(totals["memories"] / totals["messages"], 3),
-            "near_duplicate_share": _share(totals["near_duplicates"], totals["memories"]),
-            "restatement_share": _share(totals["restatements"], totals["derived"]),
-            "profile_attribution": _share(totals["profiles_right"], totals["profiles"]),
-            "reflection_attribution": _share(totals["reflections_right"], totals["reflections"]),
-            "top5_repeat_share": _share(totals["repeats"], totals["slots"]),
-            "top5_reflection_share": _share(totals["reflection_slots"], totals["slots_after"]),
+            "near_duplicate_share": share(totals["near_duplicates"], totals["memories"]),
+            "restatement_share": share(totals["restatements"], totals["derived"]),
+            "profile_attribution": share(totals["profiles_right"], totals["profiles"]),
+            "reflection_attribution": share(totals["reflections_right"], totals["reflections"]),
+            "top5_repeat_share": share(totals["repeats"], totals["slots"]),
+            "top5_reflection_share": share(totals["reflection_slots"], totals["slots_after"]),
         }
     finally:
         await runtime.stop()
 
 
-def _share(part: int, whole: int) -> float | None:
+def share(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
-def _asked_user(question: str, users: Sequence[str], names: dict[str, str]) -> str:
+def asked_user(question: str, users: Sequence[str], names: dict[str, str]) -> str:
     """The user a question names (by first name), else the first."""
     lowered = question.lower()
     for user_id in users:
@@ -210,13 +212,13 @@ async def _measure_search(
     # The code before per-speaker users had no key: a sample was its user.
     asked = questions.get(getattr(conversation, "key", None) or conversation.user_id, ())
     for question in asked:
-        ids = await _top5(runtime, _asked_user(question.question, users, names), question.question)
+        ids = await _top5(runtime, asked_user(question.question, users, names), question.question)
         if not ids:
             continue
         memories = await runtime.services.memories.get_memories(SETTINGS_ADMIN, ids)
         hits = [memories[i] for i in ids if i in memories]
-        sources = await _sources(runtime, [h.id for h in hits])
-        vectors = await _encode(reference, [h.content for h in hits])
+        sources = await message_sources(runtime, [h.id for h in hits])
+        vectors = await normalised_vectors(reference, [h.content for h in hits])
         for index, hit in enumerate(hits):
             totals["slots"] += 1
             mine = {s.id for s in sources[hit.id]}
@@ -227,19 +229,19 @@ async def _measure_search(
     for user_id in users:
         await runtime.services.reflection.reflect(user_id, force=True)
         reflections = [
-            m for m in await _memories(runtime, user_id) if m.kind is MemoryKind.REFLECTION
+            m for m in await all_memories(runtime, user_id) if m.kind is MemoryKind.REFLECTION
         ]
         summarised = await runtime.services.memories.summaries(
             SETTINGS_ADMIN, [r.id for r in reflections], by=False
         )
         for reflection in reflections:
             facts = summarised.get(reflection.id, [])
-            said = await _sources(runtime, [f.id for f in facts])
+            said = await message_sources(runtime, [f.id for f in facts])
             speakers = {s.speaker for f in facts for s in said[f.id]}
             totals["reflections"] += 1
             totals["reflections_right"] += int(speakers <= {names[user_id]})
     for question in asked:
-        ids = await _top5(runtime, _asked_user(question.question, users, names), question.question)
+        ids = await _top5(runtime, asked_user(question.question, users, names), question.question)
         memories = await runtime.services.memories.get_memories(SETTINGS_ADMIN, ids)
         totals["slots_after"] += len(ids)
         totals["reflection_slots"] += sum(

@@ -302,6 +302,7 @@ class OpenAICompatibleLLM:
         self._gate = asyncio.Semaphore(settings.concurrency)
         self._in_flight = 0
         self.peak_in_flight = 0  # the most questions in flight at once, for tests and benches
+        self.spent = Usage()  # every question's tokens and requests, summed
 
     @property
     def name(self) -> str:
@@ -388,58 +389,72 @@ class OpenAICompatibleLLM:
             {"role": "system", "content": prompt},
             {"role": "user", "content": user_content},
         ]
-        messages = question
-        attempts = self._settings.max_retries + 1
         requests = _Requests()
         token = _requests.set(requests)
-        tokens = Usage()
         try:
-            for attempt in range(1, attempts + 1):
-                before = requests.sent
-                try:
-                    answer = await self._call(messages, schema)
-                except openai.APIError as error:
-                    # The SDK retried what was worth retrying: this is final.
-                    message, status = _unavailable(
-                        self.name, error, requests.sent - before, self._settings.timeout_s
-                    )
-                    usage = tokens.plus(Usage(calls=requests.sent))
-                    raise LLMError(message, status=status, usage=usage) from None
-                except _Failed as failure:
-                    content, problem = "", failure
-                else:
-                    tokens = tokens.plus(answer.usage)
-                    content = answer.content
-                    if answer.truncated:
-                        raise LLMError(
-                            f"LLM {self.name} stopped at max_tokens="
-                            f"{self._settings.max_tokens} before its answer was complete: "
-                            "raise HIPPOGRAPH_LLM__MAX_TOKENS or make units shorter "
-                            "(HIPPOGRAPH_MEMORIZE__MAX_UNIT)",
-                            status=None,
-                            usage=tokens.plus(Usage(calls=requests.sent)),
-                        )
-                    try:
-                        return parse(content), tokens.plus(Usage(calls=requests.sent))
-                    except _Failed as failure:
-                        problem = failure
-                if attempt == attempts:
-                    raise LLMError(
-                        f"LLM {self.name} {problem.what} after {attempt} attempts: "
-                        f"{problem.detail}",
-                        status=None,
-                        usage=tokens.plus(Usage(calls=requests.sent)),
-                        reason=problem.what,
-                    )
-                if content:
-                    messages = [*question, *_correction(content, problem)]
-                delay = self._pause(attempt)
-                args = (self.name, attempt, attempts, problem, delay)
-                log.warning("LLM %s attempt %d/%d %s; asking again in %.2f s", *args)
-                await asyncio.sleep(delay)
-            raise AssertionError("unreachable: the last attempt returns or raises")
+            parsed, usage = await self._attempts(question, parse, schema, requests)
+        except LLMError as error:
+            self.spent = self.spent.plus(error.usage)
+            raise
         finally:
             _requests.reset(token)
+        self.spent = self.spent.plus(usage)
+        return parsed, usage
+
+    async def _attempts(
+        self,
+        question: list[ChatCompletionMessageParam],
+        parse: Callable[[str], T],
+        schema: tuple[str, dict[str, Any]],
+        requests: _Requests,
+    ) -> tuple[T, Usage]:
+        """The attempts of one question: the parsed answer and what all of them cost."""
+        messages = question
+        attempts = self._settings.max_retries + 1
+        tokens = Usage()
+        for attempt in range(1, attempts + 1):
+            before = requests.sent
+            try:
+                answer = await self._call(messages, schema)
+            except openai.APIError as error:
+                # The SDK retried what was worth retrying: this is final.
+                message, status = _unavailable(
+                    self.name, error, requests.sent - before, self._settings.timeout_s
+                )
+                usage = tokens.plus(Usage(calls=requests.sent))
+                raise LLMError(message, status=status, usage=usage) from None
+            except _Failed as failure:
+                content, problem = "", failure
+            else:
+                tokens = tokens.plus(answer.usage)
+                content = answer.content
+                if answer.truncated:
+                    raise LLMError(
+                        f"LLM {self.name} stopped at max_tokens="
+                        f"{self._settings.max_tokens} before its answer was complete: "
+                        "raise HIPPOGRAPH_LLM__MAX_TOKENS or make units shorter "
+                        "(HIPPOGRAPH_MEMORIZE__MAX_UNIT)",
+                        status=None,
+                        usage=tokens.plus(Usage(calls=requests.sent)),
+                    )
+                try:
+                    return parse(content), tokens.plus(Usage(calls=requests.sent))
+                except _Failed as failure:
+                    problem = failure
+            if attempt == attempts:
+                raise LLMError(
+                    f"LLM {self.name} {problem.what} after {attempt} attempts: {problem.detail}",
+                    status=None,
+                    usage=tokens.plus(Usage(calls=requests.sent)),
+                    reason=problem.what,
+                )
+            if content:
+                messages = [*question, *_correction(content, problem)]
+            delay = self._pause(attempt)
+            args = (self.name, attempt, attempts, problem, delay)
+            log.warning("LLM %s attempt %d/%d %s; asking again in %.2f s", *args)
+            await asyncio.sleep(delay)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _pause(self, attempt: int) -> float:
         backoff = self._settings.backoff_s * 2.0 ** (attempt - 1)
