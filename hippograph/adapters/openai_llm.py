@@ -28,30 +28,32 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any, TypeVar
 
 import httpx2
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
-from pydantic import ValidationError
 
-from hippograph.errors import ConfigError, Unavailable
+from hippograph.adapters.llm_answers import (
+    NOT_SHORTER,
+    Rejected,
+    correction,
+    parse_extraction,
+    parse_fuzz,
+    parse_reflection,
+    request_json,
+    system_prompt,
+)
+from hippograph.errors import Unavailable
 from hippograph.extraction.answer_schema import (
-    ExtractionAnswer,
-    as_extraction,
     extraction_schema,
     summary_schema,
 )
-from hippograph.extraction.repair import repaired
-from hippograph.extraction.schema import Extraction, ExtractionRequest, UnitMessage
+from hippograph.extraction.schema import Extraction, ExtractionRequest
 from hippograph.fuzzing import FuzzRequest, FuzzText, language_of, offline_fuzz
-from hippograph.models import MemoryLevel
 from hippograph.ports import Usage
 from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.settings import LLMSettings
@@ -60,17 +62,11 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-_FENCED = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 _DETAIL_CHARS = 500
-# How much of a rejected answer goes back to the model with the reason.
-_ECHO_CHARS = 4000
 # response_format levels, strongest first; ``auto`` steps down when refused.
 _FORMATS = ("json_schema", "json_object", "none")
 # What servers say when they refuse a format (OpenAI, vLLM, Ollama, llama.cpp).
 _FORMAT_WORDS = ("response_format", "json_schema", "schema", "json", "grammar", "format")
-_NOT_SHORTER = "did not shorten the memory"
-_SHORTENED = frozenset({MemoryLevel.SUMMARY, MemoryLevel.TAG})
-_LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 # The SDK refuses to start without credentials; a keyless server (Ollama) gets
 # this placeholder, which never leaves the process: the header is omitted.
 _NO_KEY = "no-key"
@@ -86,15 +82,6 @@ class LLMError(Unavailable):
         self.status = status
         self.usage = usage  # what the failed attempts cost, for the job's record
         self.reason = reason  # what was wrong with the last answer, if it was the answer
-
-
-class _Failed(Exception):
-    """The answer was unusable; asking again may fare better."""
-
-    def __init__(self, what: str, detail: str) -> None:
-        super().__init__(f"{what}: {detail}")
-        self.what = what
-        self.detail = detail
 
 
 class _Requests:
@@ -114,110 +101,6 @@ async def _count_request(_request: httpx2.Request) -> None:
     requests = _requests.get()
     if requests is not None:
         requests.sent += 1
-
-
-@cache
-def system_prompt(language: str, task: str = "extract") -> str:
-    """The prompt of ``task`` (extract, reflect) in ``language`` (en, zh), from the package."""
-    prompt = resources.files("hippograph").joinpath("prompts").joinpath(f"{task}.{language}.md")
-    try:
-        return prompt.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"HIPPOGRAPH_LLM__LANGUAGE={language!r} has no prompt") from None
-
-
-def _message(m: UnitMessage) -> dict[str, Any]:
-    return {"index": m.index, "speaker": m.speaker, "time": m.ts.isoformat(), "text": m.text}
-
-
-def request_json(request: ExtractionRequest) -> str:
-    """The MemUnit as the user message: compact JSON of users, their profiles on
-    record (if any), history and messages."""
-    payload: dict[str, Any] = {"users": request.users}
-    if request.profiles:
-        payload["known_profile"] = request.profiles
-    payload["history"] = [_message(m) for m in request.history]
-    payload["messages"] = [_message(m) for m in request.messages]
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-
-
-def _json_object(content: str) -> dict[str, Any]:
-    """The JSON object of an answer (a fenced block is accepted); ``_Failed`` otherwise."""
-    fenced = _FENCED.match(content)
-    try:
-        data = json.loads(fenced[1] if fenced else content)
-    except json.JSONDecodeError as error:
-        raise _Failed("returned invalid JSON", f"{error}; content: {content[:200]!r}") from None
-    if not isinstance(data, dict):
-        raise _Failed("returned invalid JSON", f"expected an object, got {type(data).__name__}")
-    data.pop("usage", None)  # never asked for; ours is measured, not reported by the model
-    return data
-
-
-def _require_language(expected: str, text: str) -> None:
-    """``_Failed`` when ``text`` is in another language than ``expected`` (en or zh)."""
-    found = language_of(text)
-    if text.strip() and found != expected:
-        name = _LANGUAGE_NAMES.get(expected, expected)
-        raise _Failed(
-            "answered in another language",
-            f"the conversation is in {name}, the answer in {_LANGUAGE_NAMES[found]}; "
-            f"write every text in {name}",
-        )
-
-
-def _parse_reflection(content: str, language: str) -> ReflectionSummary:
-    """The model's answer as a ``ReflectionSummary``; ``_Failed`` if invalid."""
-    try:
-        summary = ReflectionSummary.model_validate(_json_object(content))
-    except ValidationError as error:
-        raise _Failed("returned an invalid reflection", str(error)) from None
-    _require_language(language, summary.content)
-    return summary
-
-
-def _parse_fuzz(content: str, request: FuzzRequest, language: str) -> FuzzText:
-    """The model's answer as a ``FuzzText``; ``_Failed`` if invalid.
-
-    A summary or tag must be shorter than the memory: Qwen2.5-0.5B, asked for
-    a summary, handed the memory back word for word.
-    """
-    try:
-        answer = FuzzText.model_validate(_json_object(content))
-    except ValidationError as error:
-        raise _Failed("returned an invalid fuzzed text", str(error)) from None
-    _require_language(language, answer.content)
-    if request.level in _SHORTENED and len(answer.content) >= len(request.text):
-        raise _Failed(
-            _NOT_SHORTER,
-            f"a {request.level.value} must be shorter than the memory's "
-            f"{len(request.text)} characters; it had {len(answer.content)}",
-        )
-    return answer
-
-
-def _parse_extraction(content: str, request: ExtractionRequest, model: str) -> Extraction:
-    """The model's answer as an ``Extraction``, its unusable items dropped.
-
-    ``_Failed`` if the answer as a whole is unusable: not JSON, not the
-    extraction's shape, or in another language than the conversation.
-    """
-    data = _json_object(content)
-    try:
-        extraction = as_extraction(ExtractionAnswer.model_validate(data))
-    except ValidationError as error:
-        raise _Failed("returned an invalid extraction", str(error)) from None
-    written = " ".join([extraction.summary, *(f.content for f in extraction.facts)])
-    _require_language(request.language, written)
-    fixed, repairs = repaired(extraction, request)
-    if repairs.dropped:
-        log.warning(
-            "LLM %s: dropped %d item(s) of an extraction: %s",
-            model,
-            len(repairs.dropped),
-            "; ".join(repairs.dropped),
-        )
-    return fixed
 
 
 def _server_message(error: openai.APIStatusError) -> str:
@@ -253,13 +136,13 @@ class _Answer:
 
 
 def _answer(completion: object) -> _Answer:
-    """The answer of a completion; ``_Failed`` if the response has none."""
+    """The answer of a completion; ``Rejected`` if the response has none."""
     if not isinstance(completion, ChatCompletion) or not completion.choices:
-        raise _Failed("returned an invalid response", f"no choices: {str(completion)[:200]!r}")
+        raise Rejected("returned an invalid response", f"no choices: {str(completion)[:200]!r}")
     choice = completion.choices[0]
     content = choice.message.content
     if not isinstance(content, str):
-        raise _Failed("returned an invalid response", "message content is not text")
+        raise Rejected("returned an invalid response", "message content is not text")
     tokens = completion.usage
     used = Usage(
         prompt_tokens=tokens.prompt_tokens if tokens else 0,
@@ -331,7 +214,7 @@ class OpenAICompatibleLLM:
         extraction, usage = await self._ask(
             self._prompt,
             request_json(request),
-            lambda content: _parse_extraction(content, request, self.name),
+            lambda content: parse_extraction(content, request, self.name),
             ("extraction", extraction_schema(list(request.users), len(request.messages))),
         )
         return extraction.model_copy(update={"usage": usage})
@@ -345,7 +228,7 @@ class OpenAICompatibleLLM:
         summary, usage = await self._ask(
             system_prompt(self._settings.language, "reflect"),
             payload,
-            lambda content: _parse_reflection(content, language),
+            lambda content: parse_reflection(content, language),
             ("reflection", summary_schema(600)),
         )
         return summary.model_copy(update={"usage": usage})
@@ -361,11 +244,11 @@ class OpenAICompatibleLLM:
             answer, usage = await self._ask(
                 system_prompt(language, "fuzz"),
                 payload,
-                lambda content: _parse_fuzz(content, request, language),
+                lambda content: parse_fuzz(content, request, language),
                 ("fuzzed_memory", summary_schema(400)),
             )
         except LLMError as error:
-            if error.reason != _NOT_SHORTER:
+            if error.reason != NOT_SHORTER:
                 raise
             # Repaired rather than failed: the forget run goes on with the
             # extractive fuzzer's text for this one memory.
@@ -423,7 +306,7 @@ class OpenAICompatibleLLM:
                 )
                 usage = tokens.plus(Usage(calls=requests.sent))
                 raise LLMError(message, status=status, usage=usage) from None
-            except _Failed as failure:
+            except Rejected as failure:
                 content, problem = "", failure
             else:
                 tokens = tokens.plus(answer.usage)
@@ -439,7 +322,7 @@ class OpenAICompatibleLLM:
                     )
                 try:
                     return parse(content), tokens.plus(Usage(calls=requests.sent))
-                except _Failed as failure:
+                except Rejected as failure:
                     problem = failure
             if attempt == attempts:
                 raise LLMError(
@@ -449,7 +332,7 @@ class OpenAICompatibleLLM:
                     reason=problem.what,
                 )
             if content:
-                messages = [*question, *_correction(content, problem)]
+                messages = [*question, *correction(content, problem)]
             delay = self._pause(attempt)
             args = (self.name, attempt, attempts, problem, delay)
             log.warning("LLM %s attempt %d/%d %s; asking again in %.2f s", *args)
@@ -508,15 +391,3 @@ def _about_format(error: openai.BadRequestError) -> bool:
     """Whether a 400 is about ``response_format`` (not the model, the key, the size)."""
     said = _server_message(error).lower()
     return any(word in said for word in _FORMAT_WORDS)
-
-
-def _correction(content: str, problem: _Failed) -> list[ChatCompletionMessageParam]:
-    """The rejected answer and why, for the next attempt."""
-    return [
-        {"role": "assistant", "content": content[:_ECHO_CHARS]},
-        {
-            "role": "user",
-            "content": f"That answer was rejected: it {problem.what}: "
-            f"{problem.detail[:_DETAIL_CHARS]}. Answer again with the corrected JSON object only.",
-        },
-    ]
