@@ -2,7 +2,7 @@
 
 Neo4j 5 and ArcadeDB cannot filter a vector index before ranking, so scoping a
 vector search to one user takes one of two paths, chosen by the caller from
-the user's memory count (DESIGN.md §1): an exact scan of that user's
+the user's memory count (docs/design.md §1): an exact scan of that user's
 memories, or the index asked for more candidates than needed and filtered
 afterwards. Neo4j 2026.01 and later filter by user inside the memory index
 (Cypher 25's SEARCH clause); the dialect says which query a server gets.

@@ -1,24 +1,24 @@
 """Forgetting policy: for each memory, keep, fuzz, promote or delete — and why.
 
-One policy per run (DESIGN.md §7):
+One policy per run (docs/design.md §7):
 
-* ``FUZZ`` (the default, seed 002) never deletes: each memory moves to the
+* ``FUZZ`` (the default, note 002) never deletes: each memory moves to the
   level its weight on the fuzz curve (hyperbolic) gives, down as it fades,
   back up once recalled.
-* ``SOFT_DELETE`` (seeds 001 and 004) marks deleted what has faded below
+* ``SOFT_DELETE`` (notes 001 and 004) marks deleted what has faded below
   ``soft_delete_below`` on its curve (Ebbinghaus), an episode not recalled
   for ``episode_max_age_days``, and a fact whose importance is under the floor.
 
 Time is counted from the memory's last access, which starts when it was
 learned: an imported conversation of 2023 is as fresh today as one told
 today, and fades from here.
-* ``HARD_DELETE`` (seed 000) removes, with what derives only from them,
+* ``HARD_DELETE`` (note 000) removes, with what derives only from them,
   memories below an importance threshold (``importance_based``), older than a
   maximum age (``time_based``), or beyond a capacity, keeping the most
   important (``capacity_based``).
 
 Every policy first promotes facts whose importance reached ``promote_at``
-to the core category (seed 004), which never decays. Reflections and
+to the core category (note 004), which never decays. Reflections and
 memories of the core and system categories are exempt unless the request
 names them by id. Pure: ``now`` comes in, the caller reads and writes.
 """

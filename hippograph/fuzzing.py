@@ -1,4 +1,4 @@
-"""Fuzzing: what a memory says at each of seed 002's levels.
+"""Fuzzing: what a memory says at each of note 002's levels.
 
 A memory keeps its words in ``original_content``; its ``content`` is this
 text at its current level, always rebuilt from the original, so going down
@@ -12,7 +12,7 @@ two levels or back up to full gives the same text as getting there in steps.
 * trace — "the user once had memories about <topic>" (用户曾经有<topic>相关记忆).
 * archive — "archived trace: <topic>" (历史痕迹：<topic>).
 
-Trace and archive use the seed's fixed wording whichever adapter found the
+Trace and archive use the note's fixed wording whichever adapter found the
 topic. Offline fuzzing is pure text work (no model): a pass over a hundred
 thousand memories must not wait on it.
 """
@@ -94,7 +94,7 @@ def archive_text(topic: str, language: str) -> str:
 
 
 def compose(level: MemoryLevel, original: str, answer: FuzzText, language: str) -> str:
-    """The content at ``level``: the original, the fuzzer's text, or the seed's wording."""
+    """The content at ``level``: the original, the fuzzer's text, or the note's wording."""
     if level is MemoryLevel.FULL:
         return original
     if level is MemoryLevel.TRACE:

@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 
 
 class MemoryKind(StrEnum):
-    """What a memory is (DESIGN.md §3)."""
+    """What a memory is (docs/design.md §3)."""
 
     EPISODIC = "episodic"
     SEMANTIC = "semantic"
@@ -24,7 +24,7 @@ class MemoryKind(StrEnum):
 
 
 class MemoryLevel(StrEnum):
-    """How sharp a memory still is (seed 002's five levels)."""
+    """How sharp a memory still is (note 002's five levels)."""
 
     FULL = "full"
     SUMMARY = "summary"
@@ -34,7 +34,7 @@ class MemoryLevel(StrEnum):
 
 
 class MemoryCategory(StrEnum):
-    """Decay class (seed 004): system and core never decay."""
+    """Decay class (note 004): system and core never decay."""
 
     SYSTEM = "system"
     CORE = "core"
@@ -125,7 +125,7 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class MemUnit:
-    """The smallest unit extracted from a run of messages (seed 003)."""
+    """The smallest unit extracted from a run of messages (note 003)."""
 
     id: str
     user_ids: tuple[str, ...]

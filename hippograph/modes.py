@@ -1,4 +1,4 @@
-"""Search modes (seed 002): what a normal search sees, and when to look further back.
+"""Search modes (note 002): what a normal search sees, and when to look further back.
 
 NORMAL sees memories that are still clear (levels full and summary); REVIEW
 sees every level down to archived traces; AUTO picks REVIEW when the query

@@ -75,7 +75,7 @@ class Embedder(Protocol):
 
 
 class LLM(Protocol):
-    """Understands a MemUnit: summary, narrative, facts, profile (DESIGN.md §5)."""
+    """Understands a MemUnit: summary, narrative, facts, profile (docs/design.md §5)."""
 
     @property
     def name(self) -> str:

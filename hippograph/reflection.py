@@ -1,4 +1,4 @@
-"""Reflection (seed 001, stage four): when enough has been learnt, summarise it.
+"""Reflection (note 001, stage four): when enough has been learnt, summarise it.
 
 Pure: when a user is due (the importance of their unconsolidated facts sums
 to at least 4.0 over at least two facts, and the last reflection is an hour
@@ -26,7 +26,7 @@ REFLECTION_IMPORTANCE = 0.9
 
 @dataclass(frozen=True, slots=True)
 class ReflectionRules:
-    """When to reflect and how to group (DESIGN.md §6)."""
+    """When to reflect and how to group (docs/design.md §6)."""
 
     min_importance_sum: float = 4.0
     min_facts: int = 2

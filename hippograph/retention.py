@@ -2,20 +2,20 @@
 
 Two curves from the seeds, both counted from the memory's last access:
 
-* ``ebbinghaus`` (seed 001): ``base^(Δt_hours / (24 · s^access_count)) ·
+* ``ebbinghaus`` (note 001): ``base^(Δt_hours / (24 · s^access_count)) ·
   (0.5 + 0.5·importance)``. Recalls stretch the time constant; importance
   scales the whole curve. Seed 001 soft-deletes below 0.1.
-* ``hyperbolic`` (seed 002): ``1 / (1 + α · days / strength)`` with
+* ``hyperbolic`` (note 002): ``1 / (1 + α · days / strength)`` with
   ``strength = (0.5 + importance) · s^access_count``. The seed gives only
   ``1 / (1 + α·days)``; we let importance and recalls slow the decay (a
   memory twice as strong takes twice as many days to fade as far) rather
-  than scale it, so a new memory always starts at 1.0 (full) as the seed's
+  than scale it, so a new memory always starts at 1.0 (full) as the note's
   example does. A memory of neutral importance (0.5) never recalled is
-  exactly the seed's curve: day 30 → 0.77, 100 → 0.50, 300 → 0.25,
-  1000 → 0.09. The seed's last example (day 3000 → 0.003, archive) does not
+  exactly the note's curve: day 30 → 0.77, 100 → 0.50, 300 → 0.25,
+  1000 → 0.09. The note's last example (day 3000 → 0.003, archive) does not
   follow its own formula, which gives 0.032 (trace): the formula governs.
 
-Categories (seed 004) change the speed of time: ``system`` and ``core`` never
+Categories (note 004) change the speed of time: ``system`` and ``core`` never
 decay (speed 0), ``episode`` decays faster than ``fact``. Pure code: ``now``
 comes in.
 """
@@ -34,7 +34,7 @@ _MAX_ACCESS_EXPONENT = 64
 
 
 class Curve(StrEnum):
-    """A retention curve (seed 001's or seed 002's)."""
+    """A retention curve (note 001's or note 002's)."""
 
     EBBINGHAUS = "ebbinghaus"
     HYPERBOLIC = "hyperbolic"

@@ -10,7 +10,7 @@ stages, each visible in the hit's breakdown:
    ``w·semantic + (1-w)·keyword`` (``w`` = ``vector_weight``), or, for the RRF
    strategy, reciprocal-rank fusion ``Σ 1/(k + rank)`` scaled to [0, 1].
    When the vector side found nothing, every keyword hit gets relevance 0.5
-   (seed 000's keyword fallback).
+   (note 000's keyword fallback).
    Summaries (episodes, reflections) count ``summary_weight`` of their
    relevance: one stands for many messages, and the statement that answers
    should come before the summary that contains it.
@@ -25,8 +25,8 @@ stages, each visible in the hit's breakdown:
    entities' weight it mentions (:mod:`hippograph.entity_signal`).
 4. fused = (relevance + context + time + entity) / (1 + context_weight
    [+ time_weight] [+ entity_weight]), back in [0, 1].
-5. final, by strategy: WEIGHTED (seed 001) ``α·fused + β·decay^hours + γ·importance``
-   with hours since last access; MULTIPLICATIVE (seed 000)
+5. final, by strategy: WEIGHTED (note 001) ``α·fused + β·decay^hours + γ·importance``
+   with hours since last access; MULTIPLICATIVE (note 000)
    ``(0.8·fused + 0.2/(1 + age_days))·(0.8 + 0.4·importance)``; RRF as WEIGHTED
    over the rank-fused relevance.
 
@@ -68,10 +68,10 @@ class ScoringStrategy(StrEnum):
 class ScoringWeights:
     """Every knob of the ranking, with the seeds' defaults."""
 
-    alpha: float = 0.5  # relevance (seed 001)
-    beta: float = 0.2  # recency (seed 001)
-    gamma: float = 0.3  # importance (seed 001)
-    decay_rate: float = 0.99  # per hour since last access (seed 001)
+    alpha: float = 0.5  # relevance (note 001)
+    beta: float = 0.2  # recency (note 001)
+    gamma: float = 0.3  # importance (note 001)
+    decay_rate: float = 0.99  # per hour since last access (note 001)
     vector_weight: float = 0.6  # HYBRID: share of the semantic score
     rrf_k: int = 60
     # With the turns around the best hits joining the candidates; chosen on

@@ -79,7 +79,7 @@ class GraphSettings(BaseModel):
 
 
 class SearchSettings(BaseModel):
-    """How scoped vector search picks its path (DESIGN.md §1, filtered vector search)."""
+    """How scoped vector search picks its path (docs/design.md §1, scoped vector search)."""
 
     exact_scan_max: int = Field(
         default=2000,
@@ -246,7 +246,7 @@ class LLMSettings(BaseModel):
 
 
 class MemorizeSettings(BaseModel):
-    """How conversations become memories (seed 001 keeps facts scoring at least 0.7)."""
+    """How conversations become memories (note 001 keeps facts scoring at least 0.7)."""
 
     keep_fact: float = Field(default=0.7, ge=0, le=1)
     keep_event: float = Field(default=0.05, ge=0, le=1)
@@ -283,7 +283,7 @@ class MemorizeSettings(BaseModel):
 
 
 class ReflectionSettings(BaseModel):
-    """When a user's facts are summarised into a reflection (seed 001, DESIGN.md §6)."""
+    """When a user's facts are summarised into a reflection (note 001, docs/design.md §6)."""
 
     min_importance_sum: float = Field(default=4.0, gt=0)
     min_facts: int = Field(default=2, ge=2)
@@ -308,7 +308,7 @@ class ReflectionSettings(BaseModel):
 
 
 class ForgettingSettings(BaseModel):
-    """How memories fade, fuzz and go (seeds 000, 001, 002, 004; DESIGN.md §7)."""
+    """How memories fade, fuzz and go (notes 000, 001, 002 and 004; docs/design.md §7)."""
 
     fuzz_curve: Literal["hyperbolic", "ebbinghaus"] = "hyperbolic"
     soft_delete_curve: Literal["ebbinghaus", "hyperbolic"] = "ebbinghaus"

@@ -1,7 +1,7 @@
 """A memory's next version: what a correction writes beside the old one.
 
 New content never overwrites a memory: the new version ``SUPERSEDES`` the old
-one, which keeps its text and gets ``valid_to`` (DESIGN.md §3). ``updateMemory``
+one, which keeps its text and gets ``valid_to`` (docs/design.md §3). ``updateMemory``
 and ``applyMemoryOps`` UPDATE both build the new version here, so the two
 cannot disagree about what a version is.
 """

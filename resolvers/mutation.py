@@ -99,7 +99,7 @@ class Mutation:
     @strawberry.mutation(
         extensions=authenticated(),
         description="Remember a conversation: store its messages, cut them into MemUnits, and "
-        "derive episodic memories, facts, event items and profile attributes (DESIGN.md §5).",
+        "derive episodic memories, facts, event items and profile attributes.",
     )
     async def memorize(self, info: Info, input: MemorizeInput) -> MemorizeResult:
         principal = info.context.principal

@@ -1,4 +1,4 @@
-"""The ``forget`` mutation's input and report (DESIGN.md §7)."""
+"""The ``forget`` mutation's input and report (docs/design.md §7)."""
 
 from __future__ import annotations
 

@@ -211,7 +211,9 @@ class MemorizeInput:
         )
 
 
-@strawberry.input(description="One memory operation of an agent (seed 004).")
+@strawberry.input(
+    description="One memory operation of an agent: ADD, UPDATE, BOOST, DELETE or SKIP."
+)
 class MemoryOpInput:
     op: MemoryOpKind
     id: strawberry.ID | None = strawberry.field(

@@ -136,3 +136,18 @@ def test_the_client_needs_only_httpx() -> None:
         )
     }
     assert offenders == {}
+
+
+def test_the_design_cited_is_in_the_repository() -> None:
+    # The design notes the project started from are not in this repository:
+    # what the code relies on is in docs/design.md, and that is what it cites.
+    # (The benches' dev conversations are data, read from where they lie.)
+    outside = ("DESIGN.md", "seeds/")
+    offenders = {
+        str(path.relative_to(ROOT)): [word for word in outside if word in path.read_text()]
+        for folder in ("hippograph", "schema", "resolvers", "graph", "jobs", "bench", "docs", "web")
+        for path in (ROOT / folder).rglob("*")
+        if path.suffix in {".py", ".md", ".js", ".graphql"} and "node_modules" not in path.parts
+    }
+    offenders |= {"README.md": [w for w in outside if w in (ROOT / "README.md").read_text()]}
+    assert {name: words for name, words in offenders.items() if words} == {}

@@ -11,7 +11,7 @@ already computed. What it makes of a MemUnit:
 * one episode per user, with that narrative;
 * an event-log item per informative message, and a semantic fact per
   first-person statement of a preference, plan or personal detail that scores
-  at least the keep threshold (seed 001 keeps ≥ 0.7);
+  at least the keep threshold (note 001 keeps ≥ 0.7);
 * profile attributes from first-person patterns ("my name is", "I live in",
   "I work as", "my favourite X is", "I'm allergic to", 我叫, 我住在, …).
 """
@@ -63,7 +63,7 @@ _FAVOURITE = re.compile(r"\bmy favou?rite ([a-z]+) is ([\w' -]{2,40}?)(?:[.,!?]|
 class OfflineRules:
     """Thresholds of the offline extractor."""
 
-    keep_fact: float = 0.7  # seed 001
+    keep_fact: float = 0.7  # note 001
     # Event items log what was said; only small talk (which scores 0) is dropped,
     # because a question may hinge on a turn no feature finds remarkable.
     keep_event: float = 0.05

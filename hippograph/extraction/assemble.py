@@ -286,7 +286,7 @@ def _memory(
 ) -> Memory:
     # A memory is as old as what it remembers: time filters and provenance
     # mean the conversation's time, not the import's. But it was last brought
-    # to mind when it was learned: retention (seed 001: from the last access)
+    # to mind when it was learned: retention (note 001: from the last access)
     # starts there, so importing years of history does not fade it at once.
     return dated(
         Memory(

@@ -42,7 +42,7 @@ _GREETING = re.compile(
     r"你好|谢谢|早上好|晚安|再见)\b",
     re.IGNORECASE,
 )
-# Safety and identity (seed 004's core): what must never fade from memory.
+# Safety and identity (note 004's core): what must never fade from memory.
 _VITAL = re.compile(
     r"\b(allerg\w*|anaphyla\w*|intoleran\w*|asthma\w*|diabet\w*|epilep\w*|seizures?|"
     r"medications?|insulin|blood type|pregnan\w*|my name is|call me|birthday|born on|"

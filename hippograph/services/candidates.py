@@ -145,7 +145,7 @@ class CandidateFetcher:
         """Both sides' candidates, as ``plan.method`` needs them, and the entity walk's.
 
         When the vector side finds nothing (empty index, radius too tight),
-        the keyword side answers alone and its hits get seed 000's base
+        the keyword side answers alone and its hits get note 000's base
         relevance. The walk runs for HYBRID memory searches given ``entities``.
         """
         tasks: list[asyncio.Future[Any]] = []

@@ -1,4 +1,4 @@
-"""Memorize: conversations in, MemUnits, memories and facts out (DESIGN.md §5).
+"""Memorize: conversations in, MemUnits, memories and facts out (docs/design.md §5).
 
 Messages are stored first, in their own transaction, so nothing a client
 sent is lost whatever happens next. The rest works on the session's

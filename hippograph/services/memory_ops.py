@@ -1,4 +1,4 @@
-"""An agent's memory operations (seed 004): ADD, UPDATE:id, BOOST:id, DELETE:id, SKIP.
+"""An agent's memory operations (note 004): ADD, UPDATE:id, BOOST:id, DELETE:id, SKIP.
 
 The whole batch is checked before anything is written (unknown, foreign,
 deleted or superseded ids, the same memory touched twice, missing content),
@@ -44,7 +44,7 @@ class MemoryOpsStore(Protocol):
     async def apply(self, plan: MemoryOpsPlan, now: datetime) -> None: ...
 
 
-BOOST = 0.3  # seed 004: a re-confirmed memory gains this much importance, capped at 1
+BOOST = 0.3  # note 004: a re-confirmed memory gains this much importance, capped at 1
 _MAX_OPS = 100
 
 

@@ -220,7 +220,7 @@ class ReflectionService:
                 importance=REFLECTION_IMPORTANCE,
                 created_at=now,
                 last_accessed_at=now,
-                # Reflections never decay (DESIGN.md §6): the core category is exempt.
+                # Reflections never decay (docs/design.md §6): the core category is exempt.
                 category=MemoryCategory.CORE,
                 source=MemorySource.REFLECTION,
                 topic=topic[:64] or None,

@@ -138,7 +138,7 @@ def moves(report: dict[str, Any]) -> dict[tuple[str, str], int]:
 
 @pytest.mark.slow  # one forgetting run per seed age (23 s here)
 def test_seed_002_ages_land_on_the_seed_weights_and_levels(sim: Api, clock: SimClock) -> None:
-    """1,000 memories at the seed's ages; day 3000 is a trace (the formula governs)."""
+    """1,000 memories at the note's ages; day 3000 is a trace (the formula governs)."""
     sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
     by_age: dict[int, list[str]] = {}
     for n, age in enumerate(SEED_002):
@@ -441,7 +441,7 @@ def test_an_imported_old_conversation_is_fresh_today_and_fades_from_here(
     assert allergy
     assert all(levels()[c][1] == "CORE" for c in allergy)  # safety: core
 
-    # 300 days with no access: seed 002's levels appear, the allergy stays.
+    # 300 days with no access: note 002's levels appear, the allergy stays.
     clock.at_day(300)
     counts = _sweep(sim)
     assert counts["fuzzed"] > 0, counts

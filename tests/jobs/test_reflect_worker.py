@@ -1,4 +1,4 @@
-"""The reflect job is idempotent under real workers (DESIGN.md §6).
+"""The reflect job is idempotent under real workers (docs/design.md §6).
 
 The same job twice, or two workers at once, make each reflection once; a
 worker killed mid-job leaves either nothing or the whole reflection. The
