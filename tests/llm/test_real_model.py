@@ -208,6 +208,12 @@ def test_a_changed_mind_supersedes_the_old_profile_value(make_api: MakeApi) -> N
     assert all(any(w in c for w in ("biology", "freshman")) for c in superseded), profile
 
 
+# What these two exercise is the provider and the job queue, the same on every
+# server; the suite's time budget keeps them to one run.
+_NOT_CYPHER = pytest.mark.only_on("arcadedb", "the provider and the queue, not Cypher")
+
+
+@_NOT_CYPHER
 def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
     # Three MemUnits (an hour apart), one question at a time: the job takes
     # longer than the timeout of any one request, which waits for its slot
@@ -233,9 +239,10 @@ def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
     assert len(episodes) == 3
 
 
+@_NOT_CYPHER
 def test_a_burst_of_jobs_keeps_to_the_concurrency_bound(make_api: MakeApi) -> None:
     api = make_api(concurrency=1, timeout_s=60)
-    pairs = [("bob", "Bob"), ("cat", "Cat"), ("dan", "Dan")]
+    pairs = [("bob", "Bob"), ("cat", "Cat")]
     sessions = {user_id: _users(api, (user_id, name)) for user_id, name in pairs}
     queued = []
     for user_id, name in pairs:
@@ -248,13 +255,16 @@ def test_a_burst_of_jobs_keeps_to_the_concurrency_bound(make_api: MakeApi) -> No
         }
         queued.append(api.ok(MEMORIZE, {"input": payload})["memorize"]["job"]["id"])
     jobs = [_wait(api, job_id) for job_id in queued]
-    assert [j["status"] for j in jobs] == ["SUCCEEDED"] * 3, jobs
+    assert [j["status"] for j in jobs] == ["SUCCEEDED"] * 2, jobs
     # One question at a time, although the queue runs two jobs at once and the
     # server has two slots; no request timed out waiting for a slot.
     assert _llm(api).peak_in_flight == 1
     assert all(j["usage"]["calls"] == 1 for j in jobs), jobs
 
 
+@pytest.mark.only_on(
+    "arcadedb", "the model's text; reflect and forget run on every server in tests/api"
+)
 def test_reflection_and_fuzzing_write_the_models_text(make_api: MakeApi) -> None:
     now = T0
 
