@@ -38,6 +38,7 @@ from bench.memory_quality import (
     REALTALK,
     all_memories,
     asked_user,
+    import_one,
     message_sources,
     near_rows,
     normalised_vectors,
@@ -48,9 +49,7 @@ from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.benchmark.locomo import _dia_ids
 from hippograph.benchmark.recall import mean, recall_at_k
-from hippograph.clock import utc_now
 from hippograph.importers.conversations import ConversationImport, parse_locomo
-from hippograph.importers.ingest import import_conversations
 from hippograph.importers.locomo import Question, load_locomo
 from hippograph.models import MemoryKind
 from hippograph.modes import SearchMode
@@ -114,13 +113,7 @@ async def measure(
     runtime = await Runtime.start(settings)
     try:
         started = time.perf_counter()
-        await import_conversations(
-            runtime.services,
-            runtime.connection.store.users,
-            [conversation],
-            chunk_size=settings.limits.max_messages_per_call,
-            clock=utc_now,
-        )
+        await import_one(runtime, conversation)
         seconds = time.perf_counter() - started
         users = [p.user_id for p in conversation.people]
         names = {p.user_id: p.name for p in conversation.people}

@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from hippograph.adapters.model_jars import file_sha256
+
 
 @dataclass(frozen=True)
 class LocalModel:
@@ -95,19 +97,15 @@ def cache_dir() -> Path:
     return Path(base).expanduser() / "hippograph" / "llm"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while chunk := file.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def model_file(name: str) -> Path:
     """The joined GGUF file of model ``name``, built from its parts once, sha256 checked."""
     model = MODELS[name]
     target = cache_dir() / f"{model.name}-{model.sha256[:12]}.gguf"
-    if target.is_file() and target.stat().st_size == model.size and _sha256(target) == model.sha256:
+    if (
+        target.is_file()
+        and target.stat().st_size == model.size
+        and file_sha256(target) == model.sha256
+    ):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(f".{os.getpid()}.part")

