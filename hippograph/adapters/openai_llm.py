@@ -178,10 +178,9 @@ class OpenAICompatibleLLM:
             http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_count_request]}),
         )
         self._headers: dict[str, str | openai.Omit] = {} if key else {"Authorization": openai.omit}
-        auto = settings.structured_output == "auto"
-        first = _FORMATS[0] if auto else settings.structured_output
         # The levels this client may still use; ``auto`` drops the refused ones.
-        self._formats = list(_FORMATS[_FORMATS.index(first) :] if auto else [first])
+        chosen = settings.structured_output
+        self._formats = list(_FORMATS) if chosen == "auto" else [chosen]
         self._gate = asyncio.Semaphore(settings.concurrency)
         self._in_flight = 0
         self.peak_in_flight = 0  # the most questions in flight at once, for tests and benches
