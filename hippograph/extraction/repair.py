@@ -48,39 +48,40 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _COMMON}
 
 
-def _cited(indices: list[int], known: set[int]) -> list[int]:
-    """The indices that name a message of the unit, in order, once each."""
-    return list(dict.fromkeys(i for i in indices if i in known))
-
-
-def _fact(fact: Fact, users: set[str], known: set[int], repairs: Repairs) -> Fact | None:
-    label = f"fact {fact.content[:60]!r}"
-    if fact.user_id not in users:
-        repairs.drop(label, f"unknown user id {fact.user_id!r}")
+def _citations(
+    label: str, user_id: str, indices: list[int], request: ExtractionRequest, repairs: Repairs
+) -> list[int] | None:
+    """An item's messages of the unit, in order, once each; ``None`` (and the item
+    dropped) when its user is not in the unit or it cites none of the unit's messages."""
+    if user_id not in request.users:
+        repairs.drop(label, f"unknown user id {user_id!r}")
         return None
-    cited = _cited(fact.message_indices, known)
+    known = {m.index for m in request.messages}
+    cited = list(dict.fromkeys(i for i in indices if i in known))
     if not cited:
-        repairs.drop(label, f"cites no message of the unit ({fact.message_indices})")
+        repairs.drop(label, f"cites no message of the unit ({indices})")
         return None
-    return fact.model_copy(update={"message_indices": cited})
+    return cited
+
+
+def _fact(fact: Fact, request: ExtractionRequest, repairs: Repairs) -> Fact | None:
+    label = f"fact {fact.content[:60]!r}"
+    cited = _citations(label, fact.user_id, fact.message_indices, request, repairs)
+    return None if cited is None else fact.model_copy(update={"message_indices": cited})
 
 
 def _attribute(
     item: ProfileAttribute, request: ExtractionRequest, repairs: Repairs
 ) -> ProfileAttribute | None:
     label = f"profile {item.attribute}={item.value[:60]!r}"
-    if item.user_id not in request.users:
-        repairs.drop(label, f"unknown user id {item.user_id!r}")
-        return None
     if item.value.strip().lower() in _PLACEHOLDERS:
         repairs.drop(label, "a placeholder, not a value")
         return None
-    texts = {m.index: m.text for m in request.messages}
-    cited = _cited(item.message_indices, set(texts))
-    if not cited:
-        repairs.drop(label, f"cites no message of the unit ({item.message_indices})")
+    cited = _citations(label, item.user_id, item.message_indices, request, repairs)
+    if cited is None:
         return None
     # A value the cited messages share no word with was not stated there.
+    texts = {m.index: m.text for m in request.messages}
     stated = set().union(*(_words(texts[i]) for i in cited))
     if not _words(item.value) & stated:
         repairs.drop(label, f"not stated in messages {cited}")
@@ -119,14 +120,13 @@ def _merge_repeats(facts: list[Fact], repairs: Repairs) -> list[Fact]:
 def repaired(extraction: Extraction, request: ExtractionRequest) -> tuple[Extraction, Repairs]:
     """``extraction`` without its unusable items, and what was dropped."""
     repairs = Repairs()
-    users, known = set(request.users), {m.index for m in request.messages}
-    facts = [kept for fact in extraction.facts if (kept := _fact(fact, users, known, repairs))]
+    facts = [kept for fact in extraction.facts if (kept := _fact(fact, request, repairs))]
     profile = [
         stated for item in extraction.profile if (stated := _attribute(item, request, repairs))
     ]
     fixed = extraction.model_copy(
         update={
-            "episodes": _episodes(extraction.episodes, users, repairs),
+            "episodes": _episodes(extraction.episodes, set(request.users), repairs),
             "facts": _merge_repeats(facts, repairs),
             "profile": profile,
         }
