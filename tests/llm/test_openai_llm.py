@@ -472,3 +472,22 @@ async def test_the_profile_on_record_goes_with_the_question(
     payload = stub.received[0].user_payload
     assert list(payload) == ["users", "known_profile", "history", "messages"]
     assert payload["known_profile"] == known
+
+
+async def test_wrong_field_names_end_in_an_error_that_names_the_field(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    # A server without JSON schemas lets a model rename fields ("text" for
+    # "content"): asked again with the reason, then a job error naming it.
+    renamed = json.loads(answer())
+    fact = renamed["users"]["mel"]["facts"][0]
+    fact["text"] = fact.pop("content")
+    stub.script(*[completion(json.dumps(renamed))] * 2)
+    with pytest.raises(LLMError) as raised:
+        await make_llm(max_retries=1).extract(REQUEST)
+    message = str(raised.value)
+    assert message.startswith("LLM stub-model returned an invalid extraction after 2 attempts:")
+    assert "users.mel.facts.0.content" in message
+    assert "Field required" in message
+    correction = stub.received[1].body["messages"][3]["content"]
+    assert "users.mel.facts.0.content" in correction
