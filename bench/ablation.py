@@ -35,7 +35,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from bench.common import LOCOMO, machine
+from bench.common import LOCOMO, REALTALK, machine
 from hippograph.benchmark.locomo import GRANULARITIES, _dia_ids, load_conversation
 from hippograph.benchmark.recall import mean, percentile, recall_at_k
 from hippograph.importers.locomo import Conversation, load_locomo
@@ -47,7 +47,6 @@ from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.search import SearchRequest, SearchTarget
 from hippograph.settings import GraphSettings, Settings
 
-REALTALK = LOCOMO.parents[1] / "realtalk" / "realtalk_dev.json"
 SIGNALS = {"context": "context_weight", "time": "time_weight", "entities": "entity_weight"}
 WEIGHT_NAMES = {f.name for f in fields(ScoringWeights)}
 DENSE = "dense"

@@ -27,12 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import LOCOMO, ROOT
+from bench.common import LOCOMO, REALTALK, ROOT
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.model_catalog import CATALOG
 from hippograph.settings import EmbeddingSettings
 
-REALTALK = LOCOMO.parents[1] / "realtalk" / "realtalk_dev.json"
 CHINESE = ROOT / "tests" / "data" / "chinese_pairs.json"
 MINILM = {"topic_shift": 0.2, "theme": 0.45}
 

@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCOMO = ROOT.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
+# The dev conversations are not part of the repository: a folder holding
+# locomo/locomo_dev.json and realtalk/realtalk_dev.json, bench/data/ unless
+# HIPPOGRAPH_DEV_DATA names another (bench/README.md).
+DEV_DATA = Path(os.environ.get("HIPPOGRAPH_DEV_DATA") or ROOT / "bench" / "data")
+LOCOMO = DEV_DATA / "locomo" / "locomo_dev.json"
+REALTALK = DEV_DATA / "realtalk" / "realtalk_dev.json"
 
 
 def machine() -> dict[str, Any]:

@@ -5,7 +5,7 @@ file, each in a fresh embedded graph, and prints VECTOR and HYBRID recall@k
 side by side (``HIPPOGRAPH_MEMORIZE__TURN_CONTEXT_WEIGHT``; issue 20 item 4).
 
 python -m bench.context_weight [--weights 0.5,0.25,0] [--k 10]
-    [--data ../shared/bench/locomo/locomo_dev.json ../shared/bench/realtalk/realtalk_dev.json]
+    [--data bench/data/locomo/locomo_dev.json bench/data/realtalk/realtalk_dev.json]
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.common import LOCOMO
-
-REALTALK = LOCOMO.parents[1] / "realtalk" / "realtalk_dev.json"
+from bench.common import LOCOMO, REALTALK
 
 
 def recall(data: Path, weight: float, k: int) -> dict[str, float]:

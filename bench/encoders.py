@@ -23,13 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import LOCOMO, machine
+from bench.common import LOCOMO, REALTALK, machine
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.model_catalog import CATALOG
 from hippograph.benchmark.recall import recall_at_k
 from hippograph.settings import EmbeddingSettings
-
-REALTALK = LOCOMO.parents[1] / "realtalk" / "realtalk_dev.json"
 
 
 def turns_and_questions(

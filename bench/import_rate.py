@@ -9,7 +9,7 @@ whole command (start-up included) is reported beside it. Then the same file
 again: every message exists, nothing is written, and that rate is reported
 too.
 
-    python -m bench.import_rate [--file ../shared/bench/locomo/locomo_dev.json] \\
+    python -m bench.import_rate [--file bench/data/locomo/locomo_dev.json] \\
         [--graph arcadedb|neo4j-5.26|neo4j-2026] [--json]
 """
 

@@ -32,10 +32,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.common import LOCOMO, machine
+from bench.common import LOCOMO, REALTALK, machine
 from bench.local_llm import LARGE, MODELS, running
 from bench.memory_quality import (
-    REALTALK,
     all_memories,
     asked_user,
     import_one,

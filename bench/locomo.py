@@ -1,6 +1,6 @@
 """LoCoMo retrieval recall@k for KEYWORD, VECTOR and HYBRID (same as `hippograph bench locomo`).
 
-python -m bench.locomo --data ../shared/bench/locomo/locomo_dev.json [--json]
+python -m bench.locomo --data bench/data/locomo/locomo_dev.json [--json]
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import LOCOMO, machine
+from bench.common import LOCOMO, REALTALK, machine
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.clock import utc_now
 from hippograph.importers.conversations import ConversationImport, parse_locomo
@@ -53,7 +53,6 @@ from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.search import SearchRequest
 from hippograph.settings import EmbeddingSettings, GraphSettings, Settings
 
-REALTALK = LOCOMO.parents[1] / "realtalk" / "realtalk_dev.json"
 NEAR = 0.90
 _WORD = re.compile(r"[a-z0-9']{3,}")
 EVERYTHING = MemoryFilter(include_consolidated=True)

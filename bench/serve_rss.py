@@ -26,7 +26,11 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCOMO = ROOT.parent / "shared" / "bench" / "locomo" / "locomo_dev.json"
+LOCOMO = (
+    Path(os.environ.get("HIPPOGRAPH_DEV_DATA") or ROOT / "bench" / "data")
+    / "locomo"
+    / "locomo_dev.json"
+)
 ADMIN_KEY = "hg_bench-admin-key-for-rss"
 
 

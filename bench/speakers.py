@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import graphs
-from bench.common import LOCOMO, machine, percentiles, print_json, stopwatch
+from bench.common import LOCOMO, REALTALK, machine, percentiles, print_json, stopwatch
 from bench.graphs import open_graph
 from graph.store import connect
 from hippograph.clock import utc_now
@@ -39,7 +39,6 @@ from hippograph.settings import SearchSettings
 USER = "speaker-user"
 TURNS = 40
 DIMENSIONS = 384
-REALTALK = LOCOMO.parents[1] / "realtalk" / "realtalk_dev.json"
 
 
 async def load(store: Any, sessions: int) -> float:

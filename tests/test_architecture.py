@@ -140,9 +140,10 @@ def test_the_client_needs_only_httpx() -> None:
 
 def test_the_design_cited_is_in_the_repository() -> None:
     # The design notes the project started from are not in this repository:
-    # what the code relies on is in docs/design.md, and that is what it cites.
-    # (The benches' dev conversations are data, read from where they lie.)
-    outside = ("DESIGN.md", "seeds/")
+    # what the code relies on is in docs/design.md, and that is what it cites;
+    # the benches read the dev conversations from bench/data/ (not the shared
+    # folder beside the checkout).
+    outside = ("DESIGN.md", "seeds/", "../shared", '"shared"', "/work/shared")
     offenders = {
         str(path.relative_to(ROOT)): [word for word in outside if word in path.read_text()]
         for folder in ("hippograph", "schema", "resolvers", "graph", "jobs", "bench", "docs", "web")
