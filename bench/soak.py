@@ -196,11 +196,37 @@ class McpSession:
             return f"MCP {type(exc).__name__}"
 
 
+JOB_TURNS = 20  # messages in one memorize job
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """What the tenants say and ask: (speaker, text) turns and questions."""
+
+    turns: list[tuple[str, str]]
+    questions: list[str]
+
+    def __post_init__(self) -> None:
+        if len(self.turns) <= JOB_TURNS or not self.questions:
+            raise ValueError(f"a soak needs more than {JOB_TURNS} turns and a question")
+
+    @classmethod
+    def dev(cls) -> Traffic:
+        """The LoCoMo dev conversations' turns and questions (bench/data/)."""
+        return cls(dev_turns(), locomo_questions())
+
+
 async def _agent(
-    stack: Stack, tenant: Tenant, until: float, started: float, seed: int, tally: Tally
+    stack: Stack,
+    tenant: Tenant,
+    traffic: Traffic,
+    until: float,
+    started: float,
+    seed: int,
+    tally: Tally,
 ) -> None:
     rng = random.Random(seed)
-    turns, questions = dev_turns(), locomo_questions()
+    turns, questions = traffic.turns, traffic.questions
     headers = {"Authorization": f"Bearer {tenant.key}"}
     mcp = McpSession(f"{stack.url}/mcp", headers)
     async with (
@@ -266,7 +292,7 @@ def _request(
         return SEARCH, {"u": tenant.user, "q": rng.choice(questions)}
     if operation == "add":
         return ADD, {"u": tenant.user, "c": f"{tenant.user} note {count}: {rng.choice(turns)[1]}"}
-    size = rng.randint(2, 4) if operation == "memorize" else 20
+    size = rng.randint(2, 4) if operation == "memorize" else JOB_TURNS
     start = rng.randrange(len(turns) - size)
     messages = [
         {"speaker": speaker, "content": f"{text} ({tenant.user} {count})"}
@@ -282,9 +308,16 @@ def _request(
 
 
 async def run(
-    graph: str, tenants: int, seconds: float, warmup: float, window: float, seed: int
+    graph: str,
+    tenants: int,
+    seconds: float,
+    warmup: float,
+    window: float,
+    seed: int,
+    traffic: Traffic | None = None,
 ) -> dict[str, Any]:
-    """The soak on a fresh service; the report."""
+    """The soak on a fresh service (on the dev conversations unless *traffic*); the report."""
+    traffic = traffic or Traffic.dev()
     async with running(graph) as stack:
         async with httpx.AsyncClient(base_url=stack.url, timeout=60) as http:
             agents = await _tenants(http, tenants)
@@ -299,7 +332,7 @@ async def run(
         warm = asyncio.create_task(rss_after_warmup())
         await asyncio.gather(
             *(
-                _agent(stack, agent, until, started, seed + i, tally)
+                _agent(stack, agent, traffic, until, started, seed + i, tally)
                 for i, agent in enumerate(agents)
             )
         )
