@@ -36,7 +36,9 @@ _SAFE = re.compile(r"^[^\W_]+$", re.UNICODE)
 
 def _load_words(name: str) -> frozenset[str]:
     raw = resources.files("hippograph.data").joinpath(name).read_text(encoding="utf-8")
-    return frozenset(w for w in raw.split() if not w.startswith("#") and w)
+    # A line's "#" starts a comment: the files' headers are not stop words
+    # (the header's "search", "stop" and "keyword" were dropped from queries).
+    return frozenset(w for line in raw.splitlines() for w in line.split("#", 1)[0].split())
 
 
 ENGLISH_STOP_WORDS = _load_words("stopwords-en.txt")

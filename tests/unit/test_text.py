@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import snowballstemmer
 
 from hippograph import text
-from hippograph.text import query_terms, search_text, tokenize, user_token
+from hippograph.text import STOP_WORDS, query_terms, search_text, tokenize, user_token
 
 
 def test_english_is_lowercased_stemmed_and_stop_words_dropped() -> None:
@@ -72,3 +72,9 @@ def test_threads_stemming_at_once_each_get_their_own_stems() -> None:
         sys.setswitchinterval(before)
         text._stem.cache_clear()
     assert all(result == expected for result in results)
+
+
+def test_the_stop_word_files_headers_are_not_stop_words() -> None:
+    # Their header comments once made "stop", "search" and "keyword" stop words.
+    assert tokenize("the bus stop near the search keyword")[:2] == ["bus", "stop"]
+    assert {"search", "keyword", "indexing", "dropped", "jieba"}.isdisjoint(STOP_WORDS)
