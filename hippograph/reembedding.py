@@ -5,7 +5,8 @@ model would have made it, so each vector is rebuilt from what it was made
 of, not always from the memory's text:
 
 * a MemUnit: the centroid of its messages' turn vectors;
-* an event memorize wrote (and a turn memory), still at level full: its
+* an event memorize wrote (and a turn memory, and a fact in its speaker's
+  dated words, as the offline extractor writes them), still at level full: its
   message's turn vector, blended with the turn before it when
   ``HIPPOGRAPH_MEMORIZE__TURN_CONTEXT_WEIGHT`` is set;
 * anything else (episodes, facts, profile attributes, reflections, memories
@@ -22,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from hippograph.extraction.assemble import centroid
+from hippograph.extraction.assemble import centroid, is_quote
 from hippograph.models import MemoryKind, MemoryLevel, MemorySource
 from hippograph.turns import blend
 
@@ -63,7 +64,10 @@ class Recipe(StrEnum):
 def recipe(memory: StoredMemory) -> Recipe:
     """How ``memory``'s vector was made (see the module docstring)."""
     extracted = memory.source == MemorySource.EXTRACTION and memory.level == MemoryLevel.FULL
-    if extracted and memory.kind == MemoryKind.EVENT:
+    quoted = memory.kind == MemoryKind.EVENT or (
+        memory.kind == MemoryKind.SEMANTIC and is_quote(memory.content)
+    )
+    if extracted and quoted:
         return Recipe.TURN
     return Recipe.CONTENT
 

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 import numpy as np
 from pydantic import BaseModel, Field
 
+from hippograph.extraction.assemble import unquoted
 from hippograph.extraction.keywords import keywords
 from hippograph.ids import IdKind, derived_id
 from hippograph.ports import Usage
@@ -51,10 +52,11 @@ class PendingFact:
     def told(self) -> str:
         """What a summary says of it: a reflection by its theme (its own facts are
         summarised already; quoting it whole nested "What Ann has shared about
-        … : What Ann has shared about …"), anything else as it reads."""
+        … : What Ann has shared about …"), a fact in its speaker's dated words
+        as those words and the date, anything else as it reads."""
         if self.kind == "reflection" and self.topic:
             return self.topic
-        return self.content
+        return unquoted(self.content)
 
 
 class ReflectionRequest(BaseModel):
@@ -65,10 +67,13 @@ class ReflectionRequest(BaseModel):
     language: str = "en"
 
 
+SUMMARY_LIMIT = 4000  # characters in a reflection
+
+
 class ReflectionSummary(BaseModel):
     """A summariser's answer: the reflection's text and its topic."""
 
-    content: str = Field(min_length=1, max_length=4000)
+    content: str = Field(min_length=1, max_length=SUMMARY_LIMIT)
     topic: str = Field(default="", max_length=120)
     usage: Usage = Field(default_factory=Usage)
 
@@ -172,7 +177,8 @@ def reflection_id(user_id: str, fact_ids: Sequence[str]) -> str:
     return derived_id(IdKind.MEMORY, "reflection", user_id, *sorted(fact_ids))
 
 
-# Words that are in many themes and name none ("one, favorite, love").
+# Words that are in many themes and name none ("one, favorite, love"), and the
+# months of the dates a fact in its speaker's words carries.
 _GENERIC = """
 one two three first last new old good great nice fun lot lots really much many thing things
 stuff way time times day days today yesterday tomorrow week weeks month months year years
@@ -181,6 +187,7 @@ favourites want wanted enjoy enjoyed feel felt think thought know got get make m
 go went come came see saw look looking said say tell told also still just always never ever
 sure kind sort bit little big best better well people person someone everyone everything
 something anything yes yeah okay ok hey thanks thank awesome amazing cool wow glad happy
+january february march april may june july august september october november december
 """
 GENERIC_THEME_WORDS = frozenset(_GENERIC.split())
 
@@ -201,10 +208,20 @@ def theme_of(facts: Sequence[str], user_name: str, most: int = 2) -> str:
 
 
 def offline_summary(request: ReflectionRequest, limit: int = 6) -> ReflectionSummary:
-    """An extractive reflection: the theme, then its facts, most important first."""
+    """An extractive reflection: the theme, then its facts, most important first.
+
+    At most ``limit`` facts, and no more than fit in a reflection (a fact in
+    its speaker's words is a whole message): the rest are counted.
+    """
     topic = theme_of(request.facts, request.user_name)
-    told = "; ".join(fact.rstrip(". ") for fact in request.facts[:limit])
-    more = len(request.facts) - limit
-    tail = f" (and {more} more)" if more > 0 else ""
     opening = f"What {request.user_name} has shared about {topic}" if topic else "A summary"
-    return ReflectionSummary(content=f"{opening}: {told}{tail}.", topic=topic)
+    room = SUMMARY_LIMIT - len(opening) - len(" (and 9999 more).") - 2
+    told: list[str] = []
+    for fact in request.facts[:limit]:
+        line = fact.rstrip(". ")
+        if told and sum(len(t) + 2 for t in told) + len(line) > room:
+            break
+        told.append(line if len(line) <= room else line[: room - 1].rstrip() + "…")
+    more = len(request.facts) - len(told)
+    tail = f" (and {more} more)" if more > 0 else ""
+    return ReflectionSummary(content=f"{opening}: {'; '.join(told)}{tail}.", topic=topic)

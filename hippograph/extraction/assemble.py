@@ -150,18 +150,23 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
     for fact in extraction.facts:
         sources = [messages[i] for i in fact.message_indices if 0 <= i < len(messages)] or [first]
         at = sources[0]
-        if fact.kind == "event":
+        if fact.kind == "event" or fact.quoted:
+            # The speaker's words: an event, or a fact the offline extractor
+            # could not put in other words (and stored instead of an event).
             content = fact.content
+            event = fact.kind == "event"
+            kind, prefix = (MemoryKind.EVENT, "event") if event else (MemoryKind.SEMANTIC, "fact")
             memory = _memory(
                 # Said again, by the same speaker to the same user, it is the
-                # same event: the new message becomes one more of its sources.
-                derived_id(IdKind.MEMORY, "event", fact.user_id, restatement_key(content)),
+                # same memory: the new message becomes one more of its sources.
+                derived_id(IdKind.MEMORY, prefix, fact.user_id, restatement_key(content)),
                 fact.user_id,
-                MemoryKind.EVENT,
+                kind,
                 content,
                 fact.importance,
                 at,
                 context.learned_at,
+                topic=fact.topic,
             )
             own, previous = _turn_vectors(at, context)
             before_text = _before_text(at, context)
@@ -349,6 +354,23 @@ def merged(drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
 
 _OPENING_DATE = re.compile(r"^On [^,:“]{3,40}, ")
 _NOT_WORD = re.compile(r"[\W_]+")
+_QUOTE = re.compile(
+    r"^On (?P<day>[^,:“]{3,40}), .{1,200}? said(?: \(part \d+ of \d+\))?: “(?P<words>.*)”$",
+    re.DOTALL,
+)
+
+
+def is_quote(content: str) -> bool:
+    """Whether ``content`` is a speaker's dated words (``On 7 May 2023, Sam said: “…”``)."""
+    return _QUOTE.match(content) is not None
+
+
+def unquoted(content: str) -> str:
+    """A speaker's dated words as a summary tells them (``I love hiking (7 May 2023)``);
+    any other content as it is."""
+    if (quote := _QUOTE.match(content)) is None:
+        return content
+    return f"{quote['words'].rstrip('. ')} ({quote['day']})"
 
 
 def restatement_key(content: str) -> str:

@@ -54,6 +54,9 @@ class Fact(BaseModel):
     importance: float = Field(ge=0.0, le=1.0)
     message_indices: list[int] = Field(default_factory=list)
     topic: str | None = Field(default=None, max_length=64)
+    # The speaker's own words, dated (the offline extractor's facts, which it
+    # cannot paraphrase): keyed, embedded and re-embedded as its message's turn.
+    quoted: bool = False
 
 
 class ProfileAttribute(BaseModel):

@@ -59,7 +59,12 @@ async def memorize(runtime: Runtime, session_id: str, messages: list[MessageInpu
 
 async def facts_about_boston(runtime: Runtime) -> list[Memory]:
     page = await runtime.connection.store.memories.list_memories(
-        "caro", MemoryFilter(kinds=(MemoryKind.SEMANTIC,)), 200, None, datetime.now().astimezone()
+        "caro",
+        # a reflection the run queued may have consolidated it meanwhile
+        MemoryFilter(kinds=(MemoryKind.SEMANTIC,), include_consolidated=True),
+        200,
+        None,
+        datetime.now().astimezone(),
     )
     return [m for m in page.items if "Boston" in m.content]
 

@@ -112,11 +112,15 @@ async def test_offline_extractor_is_deterministic_and_structured() -> None:
     assert "7 May 2023" in first.narrative
     assert first.narrative.startswith("On 8 May 2023, Caroline and Melanie talked")
     assert [e.user_id for e in first.episodes] == ["caro"]
-    events = [f for f in first.facts if f.kind == "event"]
-    assert {f.message_indices[0] for f in events} == {2, 3}  # greetings and thanks are dropped
-    semantic = [f for f in first.facts if f.kind == "semantic"]
-    assert semantic
-    assert all(f.importance >= 0.7 for f in semantic)
+    # One memory per informative message (greetings and thanks are dropped):
+    # both state a personal detail, so each is a fact in Caroline's dated
+    # words and not also an event that says the same again.
+    assert sorted(f.message_indices[0] for f in first.facts) == [2, 3]
+    assert {f.kind for f in first.facts} == {"semantic"}
+    assert all(f.quoted and f.importance >= 0.7 for f in first.facts)
+    assert first.facts[1].content == (
+        "On 8 May 2023, Caroline said: “My name is Caroline Smith and I live in Boston.”"
+    )
     assert {(p.attribute, p.value) for p in first.profile} == {
         ("name", "Caroline Smith"),
         ("city", "Boston"),
@@ -140,3 +144,22 @@ async def test_profile_values_stop_at_the_value(text: str, expected: set[tuple[s
     request = ExtractionRequest(messages=(message,), users={"sam": "Sam"})
     extracted = await OfflineExtractor().extract(request, [[1.0, 0.0]])
     assert {(p.attribute, p.value) for p in extracted.profile} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        # a personal detail said in passing: a fact in Kevin's words, with the profile
+        ("They look delicious, my favorite pasta is actually ravioli", {"semantic"}),
+        ("The ravioli place on Main Street closes at nine.", {"event"}),
+    ],
+)
+async def test_each_message_is_one_memory_a_fact_where_it_states_one(
+    text: str, kinds: set[str]
+) -> None:
+    message = UnitMessage(index=0, speaker="Kevin", text=text, ts=MAY_8)
+    request = ExtractionRequest(messages=(message,), users={"kevin": "Kevin"})
+    extracted = await OfflineExtractor().extract(request, [[1.0, 0.0]])
+    assert len(extracted.facts) == 1
+    assert {f.kind for f in extracted.facts} == kinds
+    assert extracted.facts[0].content == f"On 8 May 2023, Kevin said: “{text}”"

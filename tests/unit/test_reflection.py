@@ -126,3 +126,31 @@ def test_one_reflection_per_theme() -> None:
         (["a"], False),
         (["b"], False),
     ]
+
+
+def test_a_fact_in_its_speakers_words_is_summarised_as_those_words_and_the_date() -> None:
+    quoted = PendingFact(
+        id="f1",
+        content="On 7 May 2023, Ann said: “I love hiking with my dog.”",
+        importance=0.8,
+        vector=[1.0],
+    )
+    assert quoted.told == "I love hiking with my dog (7 May 2023)"
+    summary = offline_summary(
+        ReflectionRequest(
+            user_name="Ann",
+            facts=[quoted.told, "I went hiking in the Alps (12 May 2023)"],
+        )
+    )
+    # The dates name no theme, and the opening is not quoted again.
+    assert summary.topic == "hiking and alps"
+    assert "said" not in summary.content
+
+
+def test_an_offline_summary_of_long_facts_fits_in_a_reflection() -> None:
+    long_words = [f"I told you about trip {i}: " + "we walked and talked " * 60 for i in range(8)]
+    summary = offline_summary(ReflectionRequest(user_name="Ann", facts=long_words))
+    assert len(summary.content) <= 4000
+    assert summary.content.endswith("more).")
+    one = offline_summary(ReflectionRequest(user_name="Ann", facts=["x " * 3000, "y"]))
+    assert len(one.content) <= 4000
