@@ -8,7 +8,9 @@ value is the cosine at the quantile where MiniLM's threshold falls, among
 the cosines between pairs of texts: dev turns as memorize embeds them
 (``<speaker> said, "<text>"``) for the topic shift, and for the theme the
 statements about a person that LoCoMo's dev file lists per session
-(``observation``), the kind of text reflection groups. Chinese models are
+(``observation``), the kind of text reflection groups; the restatement
+(0.90 for MiniLM: one speaker saying the same again) between turns too.
+Chinese models are
 measured on the Chinese turns of ``tests/data/chinese_pairs.json`` (the dev
 files have none), as written and bare, at the quantiles MiniLM gives on the
 English texts. On the statements, the quantile's threshold is also the one
@@ -33,7 +35,7 @@ from hippograph.adapters.model_catalog import CATALOG
 from hippograph.settings import EmbeddingSettings
 
 CHINESE = ROOT / "tests" / "data" / "chinese_pairs.json"
-MINILM = {"topic_shift": 0.2, "theme": 0.45}
+MINILM = {"topic_shift": 0.2, "theme": 0.45, "restatement": 0.9}
 
 
 def english(texts: int) -> tuple[list[str], list[str]]:
@@ -77,18 +79,20 @@ async def calibrate(texts: int) -> dict[str, dict[str, float]]:
     """Every model's topic shift and theme threshold."""
     sets = {"en": english(texts), "zh": chinese(CHINESE)}
     base = [await cosines("all-minilm-l6-v2", sets["en"][i]) for i in (0, 1)]
+    # The topic shift and the restatement are cut between turns, the theme
+    # between statements.
+    on = {"topic_shift": 0, "theme": 1, "restatement": 0}
     quantiles = {
-        name: float(np.searchsorted(base[i], MINILM[name]) / len(base[i]))
-        for i, name in enumerate(MINILM)
+        name: float(np.searchsorted(base[on[name]], MINILM[name]) / len(base[on[name]]))
+        for name in MINILM
     }
     out: dict[str, dict[str, float]] = {"quantiles": quantiles}
     for model in CATALOG:
         said, bare = sets[model.language]
         values = {}
-        for name, texts_ in (("topic_shift", said), ("theme", bare)):
-            values[name] = round(
-                float(np.quantile(await cosines(model.name, texts_), quantiles[name])), 3
-            )
+        found = {"said": await cosines(model.name, said), "bare": await cosines(model.name, bare)}
+        for name, texts_ in (("topic_shift", "said"), ("theme", "bare"), ("restatement", "said")):
+            values[name] = round(float(np.quantile(found[texts_], quantiles[name])), 3)
         out[model.name] = values
     return out
 
@@ -100,7 +104,12 @@ def main() -> int:
     args = parser.parse_args()
     found = asyncio.run(calibrate(args.pairs))
     declared = {
-        m.name: {"topic_shift": m.scale.topic_shift, "theme": m.scale.theme} for m in CATALOG
+        m.name: {
+            "topic_shift": m.scale.topic_shift,
+            "theme": m.scale.theme,
+            "restatement": m.scale.restatement,
+        }
+        for m in CATALOG
     }
     print(json.dumps({"measured": found, "declared": declared}, indent=2))
     return 0

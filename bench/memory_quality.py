@@ -8,6 +8,8 @@ file), then:
 * **near-duplicates**: the share of memories with another memory of the
   same user at cosine ≥ 0.90 (all-MiniLM-L6-v2, the scale the figure was
   first taken on, whatever model serves);
+* **near-duplicates by their words**: the same, with the dated opening of a
+  memory in its speaker's words ("On 7 May 2023, Caroline said: “") left out;
 * **restatements**: facts and profile attributes whose words (three letters
   or more) are, to 80% or more, the words of an event of the same message;
 * **attribution**: profile attributes whose source message was said by
@@ -54,6 +56,9 @@ from hippograph.services.search import SearchRequest
 from hippograph.settings import EmbeddingSettings, GraphSettings, Settings
 
 NEAR = 0.90
+# "On 7 May 2023, Caroline said: “": the dated opening of a memory in its
+# speaker's words, shared by every one of them (the words-only figure leaves it out).
+_OPENING = re.compile(r"^On [^,:“]{3,40}, .{1,200}? said(?: \(part \d+ of \d+\))?: “", re.DOTALL)
 _WORD = re.compile(r"[a-z0-9']{3,}")
 EVERYTHING = MemoryFilter(include_consolidated=True)
 
@@ -128,6 +133,10 @@ async def measure_file(
                 totals["memories"] += len(memories)
                 vectors = await normalised_vectors(reference, [m.content for m in memories])
                 totals["near_duplicates"] += int(near_rows(vectors).sum())
+                words_only = await normalised_vectors(
+                    reference, [_OPENING.sub("", m.content).rstrip("”") for m in memories]
+                )
+                totals["near_duplicate_words"] += int(near_rows(words_only).sum())
                 sources = await message_sources(runtime, [m.id for m in memories])
                 events_by_message: dict[str, list[set[str]]] = {}
                 for m in memories:
@@ -157,6 +166,7 @@ async def measure_file(
             },
             "all_per_message": round(totals["memories"] / totals["messages"], 3),
             "near_duplicate_share": share(totals["near_duplicates"], totals["memories"]),
+            "near_duplicate_share_words": share(totals["near_duplicate_words"], totals["memories"]),
             "restatement_share": share(totals["restatements"], totals["derived"]),
             "profile_attribution": share(totals["profiles_right"], totals["profiles"]),
             "reflection_attribution": share(totals["reflections_right"], totals["reflections"]),

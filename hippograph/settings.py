@@ -261,6 +261,12 @@ class MemorizeSettings(BaseModel):
         description="cosine of a turn to the turns just before, below which a new MemUnit "
         "starts (default: the embedding model's own, 0.2 for MiniLM)",
     )
+    restatement: float | None = Field(
+        default=None,
+        ge=-1,
+        le=1.01,
+        description="cosine at which a turn is the speaker's earlier one said again",
+    )
     min_unit: int = Field(default=3, ge=1)
     max_unit: int = Field(default=12, ge=1)
     reflect_after_write: bool = Field(

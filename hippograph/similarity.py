@@ -2,7 +2,7 @@
 
 Cosines are not comparable across models: between two unrelated
 conversation turns MiniLM gives about 0.3, e5-small about 0.8. The offline
-pipeline cuts at two cosines, so each model declares its own
+pipeline cuts at three cosines, so each model declares its own
 (``hippograph/adapters/model_catalog.py``) and the services read them
 through the embedder, unless a setting overrides them.
 """
@@ -21,8 +21,11 @@ class SimilarityScale:
     topic_shift: float
     # reflection: a fact whose cosine to a theme's centre reaches this joins it
     theme: float
+    # memorize: a speaker's turn this close to one of their earlier turns of
+    # the same call says the same again (another source, not a new memory)
+    restatement: float
 
 
 # all-MiniLM-L6-v2's, the values the settings had before models were a choice:
 # what a local model folder, which declares nothing, is cut at.
-MINILM_SCALE = SimilarityScale(topic_shift=0.2, theme=0.45)
+MINILM_SCALE = SimilarityScale(topic_shift=0.2, theme=0.45, restatement=0.9)

@@ -36,6 +36,7 @@ from hippograph.extraction.assemble import (
     merged,
     unit_messages,
 )
+from hippograph.extraction.restatements import fold_restatements
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.extraction.segment import SegmentRules, segment
 from hippograph.ids import IdKind, derived_id, require_client_id, require_user_id
@@ -173,8 +174,14 @@ class MemorizeService:
     _after_facts: Callable[[str], Awaitable[object]] | None = None
     _events: Announcer = NO_EVENTS
     _rules: SegmentRules = field(init=False)
+    _restatement: float = field(init=False)
 
     def __post_init__(self) -> None:
+        self._restatement = (
+            self._settings.restatement
+            if self._settings.restatement is not None
+            else self._embedder.scale.restatement
+        )
         self._rules = SegmentRules(
             max_gap=timedelta(minutes=self._settings.max_gap_minutes),
             shift_threshold=(
@@ -267,6 +274,10 @@ class MemorizeService:
             if len(last) < self._rules.max_size and not quiet:
                 ranges, pending = ranges[:-1], len(last)
         drafts = await self._extract_all(todo, vectors, ranges, before_pair, names, work)
+        # A speaker saying the same again in this call adds a source, not a memory.
+        turns = {m.id: (m.speaker, v) for m, v in zip(todo, vectors, strict=True)}
+        folded = fold_restatements([d for d, _ in drafts], turns, self._restatement)
+        drafts = [(unit, usage) for unit, (_, usage) in zip(folded, drafts, strict=True)]
         memunits = memories = superseded = 0
         # A few units per transaction: one transaction for a 150-message call
         # lost every race against other tenants' small writes on the buckets
