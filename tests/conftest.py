@@ -1,9 +1,13 @@
 """Shared fixtures: the run's graph server and one model, an empty database per test.
 
-``pytest --graph arcadedb|neo4j-5.26|neo4j-2026`` chooses the server every
-suite runs on (``tests/graphs.py``); the default is the embedded ArcadeDB.
-On a Neo4j run, tests that touch no graph at all (pure units, the linters,
-the LLM client) are deselected: they ran in the ArcadeDB run already.
+``pytest --graph arcadedb|neo4j-5.26|neo4j-2026`` chooses the server
+(``tests/graphs.py``); the default is the embedded ArcadeDB, where every
+test runs. Only ``graph/`` differs between servers, so a Neo4j run keeps
+the store's contract suite (``tests/graph/``, a module per store) and the
+tests marked ``every_server`` (one end-to-end topology, and the tests that
+once caught a server's own bug), plus any ``only_on`` a Neo4j: the API, CLI,
+jobs, MCP and end-to-end suites above the store run once, chosen by
+directory (``CONTRACT``), not by a mark on each of their modules.
 """
 
 from __future__ import annotations
@@ -58,20 +62,38 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On a Neo4j run, keep only the tests that use a graph (the rest ran on ArcadeDB)."""
+    """On a Neo4j run, keep the store's contract suite and the ``every_server`` tests."""
     if config.getoption("--graph") == "arcadedb":
         return
-    keep = [i for i in items if "graph_backend" in getattr(i, "fixturenames", ())]
+    keep = [i for i in items if _on_every_server(i)]
     dropped = [i for i in items if i not in keep]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
 
 
+# The suites that run on the graph only through the store's Protocols:
+# once, on the embedded store (the contract suite covers the servers).
+CONTRACT = Path(__file__).parent / "graph"
+
+
+def _on_every_server(item: pytest.Item) -> bool:
+    if "graph_backend" not in getattr(item, "fixturenames", ()):
+        return False  # no graph at all: it ran on ArcadeDB
+    only = item.get_closest_marker("only_on")
+    if only is not None and str(only.args[0]).startswith("neo4j"):
+        return True
+    return item.path.is_relative_to(CONTRACT) or item.get_closest_marker("every_server") is not None
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker of tests that apply to one server only."""
+    """Register the markers of tests that apply to one server, or to every one."""
     config.addinivalue_line(
         "markers", "only_on(server, reason): runs on that server only; the reason says why"
+    )
+    config.addinivalue_line(
+        "markers",
+        "every_server(reason): above the store, yet run on every server; the reason says why",
     )
 
 

@@ -16,6 +16,9 @@ import pytest
 
 from tests.api.conftest import ADD_MEMORY, ADD_MESSAGES, Api, add_memory, seed_user
 
+# It found a crash only the Neo4j 2026 run showed (dates at the calendar's ends).
+pytestmark = pytest.mark.every_server("values at a store's limits: each server has its own")
+
 MEMORIZE = """
 mutation($u: [ID!]!, $s: ID!, $m: [MessageInput!]!) {
   memorize(input: {userIds: $u, sessionId: $s, messages: $m}) {

@@ -34,7 +34,10 @@ from tests.graphs import GraphBackend
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import JOB, MEMORIZE
 
-pytestmark = pytest.mark.slow  # Redis, the API and workers as child processes
+pytestmark = [
+    pytest.mark.slow,  # Redis, the API and workers as child processes
+    pytest.mark.every_server("the deployment end to end on each server (compose deploys Neo4j)"),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"

@@ -35,7 +35,12 @@ from jobs.arq_queue import ArqQueue
 from tests.graphs import TestDatabase
 from tests.jobs.support import HIPPOGRAPH, WorkerProcess, wait_until, worker_env
 
-pytestmark = pytest.mark.slow  # worker processes of its own, killed and restarted
+# worker processes of its own, killed and restarted
+pytestmark = [
+    pytest.mark.slow,
+    # a worker killed mid-write: what a server commits is the server's own
+    pytest.mark.every_server("a kill mid-transaction tests the server's commit, not the API"),
+]
 
 MESSAGES = 240
 KILLS = 3

@@ -35,7 +35,10 @@ from tests.api.conftest import (
 )
 from tests.graphs import TestDatabase
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.every_server("a real model's memories written on a Neo4j too (issue 33)"),
+]
 
 MEMORIZE = """
 mutation($input: MemorizeInput!) { memorize(input: $input) {
