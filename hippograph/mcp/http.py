@@ -21,11 +21,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from hippograph.auth import parse_bearer
-from hippograph.errors import Unauthenticated, Unavailable
+from hippograph.admission import Refused, admit
 from hippograph.mcp.caller import PRINCIPAL_STATE_KEY
-from hippograph.ratelimit import RateLimiter, bucket
-from hippograph.server.refusals import over_limit, refusal
+from hippograph.ratelimit import RateLimiter
+from hippograph.server.refusals import refusal, refused_answer
 
 
 def session_manager(server: MCPServer[Any], host: str) -> StreamableHTTPSessionManager:
@@ -113,17 +112,18 @@ class MCPEndpoint:
 
     async def _admit(self, request: Request) -> JSONResponse | None:
         runtime = request.app.state.runtime
-        client = bucket(None, request.client.host if request.client else None)
         try:
-            principal = await runtime.services.keys.authenticate(
-                parse_bearer(request.headers.get("authorization"))
+            # The same admission and limiter as /graphql: a key's budget is
+            # one, whichever door it uses.
+            admitted = await admit(
+                runtime.services.keys,
+                self.limiter,
+                request.headers.get("authorization"),
+                request.client.host if request.client else None,
+                anonymous=False,
+                on_limited=runtime.metrics.rate_limited.inc,
             )
-        except Unauthenticated as exc:
-            return over_limit(request, self.limiter, client) or refusal(
-                401, exc.code, exc.message, {"WWW-Authenticate": "Bearer"}
-            )
-        except Unavailable as exc:
-            return refusal(503, exc.code, exc.message, {})
-        request.scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = principal
-        # The same limiter as /graphql: a key's budget is one, whichever door it uses.
-        return over_limit(request, self.limiter, bucket(principal.key_id, None))
+        except Refused as exc:
+            return refused_answer(exc)
+        request.scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = admitted.principal
+        return None

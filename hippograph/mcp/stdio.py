@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 
-from hippograph.errors import Unauthenticated
+from hippograph.admission import Refused, admit
 from hippograph.mcp.key import StartRefused
 from hippograph.mcp.server import build_server
 from hippograph.runtime import Runtime
@@ -42,8 +42,9 @@ async def serve_stdio(settings: Settings, key: str) -> None:
         runtime = await Runtime.start(settings)
     try:
         try:
-            await runtime.services.keys.authenticate(key)
-        except Unauthenticated as exc:
+            # The same admission as every HTTP door (no rate: one client, one process).
+            await admit(runtime.services.keys, None, f"Bearer {key}", None, anonymous=False)
+        except Refused as exc:
             raise StartRefused(f"the API key was refused: {exc.message}") from exc
         server = build_server(build_schema(settings.limits), lambda: runtime.services, key=key)
         await server.run_stdio_async()

@@ -9,7 +9,6 @@ scripts come from ``/static/vendor`` (copied out of the npm packages by
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +22,11 @@ from strawberry.schema import BaseSchema
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET, UnsetType
 
-from hippograph.auth import Principal, parse_bearer
-from hippograph.errors import Unauthenticated, Unavailable
-from hippograph.ratelimit import RateLimiter, bucket
+from hippograph.admission import Refused, admit
+from hippograph.auth import Principal
+from hippograph.ratelimit import RateLimiter
 from hippograph.server.open_streams import OpenStreams
-from hippograph.server.websocket import AdmittingHandler, admit
+from hippograph.server.websocket import AdmittingHandler, admit_connection
 from resolvers.loaders import build_loaders
 from schema.context import Context
 from schema.surrogates import first_surrogate
@@ -137,7 +136,7 @@ class HippoGraphQL(GraphQL[Context, None]):
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         """Authenticate the websocket's ``connection_init`` (see :mod:`~.websocket`)."""
-        await admit(context, self.limiter, self.streams)
+        await admit_connection(context, self.limiter, self.streams)
         return _PLAIN_ACK
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -158,28 +157,23 @@ class HippoGraphQL(GraphQL[Context, None]):
         await response(scope, receive, send)
 
     async def _admit(self, request: Request) -> Response | None:
-        """Authenticate and rate-limit ``request``; a response if it is refused."""
-        header = request.headers.get("authorization", "").strip()
-        client = bucket(None, request.client.host if request.client else None)
-        # "Bearer" with nothing after it is GraphiQL's empty template: no key.
-        if header and header.lower() != "bearer":
-            runtime = request.app.state.runtime
-            try:
-                principal = await runtime.services.keys.authenticate(parse_bearer(header))
-            except Unauthenticated as exc:
-                return self._limited(request, client) or _error(401, exc.code, exc.message)
-            except Unavailable as exc:
-                return _error(503, exc.code, exc.message)
-            request.scope.setdefault("state", {})["principal"] = principal
-            return self._limited(request, bucket(principal.key_id, None))
-        return self._limited(request, client)
-
-    def _limited(self, request: Request, key: str) -> Response | None:
-        over = self.limiter.admit(key, time.monotonic())
-        if over is None:
-            return None
-        request.app.state.runtime.metrics.rate_limited.inc()
-        return _error(429, "RATE_LIMITED", over.message, {"Retry-After": str(over.retry_after_s)})
+        """Authenticate and rate-limit ``request`` (hippograph.admission); a response if refused."""
+        runtime = request.app.state.runtime
+        try:
+            admitted = await admit(
+                runtime.services.keys,
+                self.limiter,
+                request.headers.get("authorization"),
+                request.client.host if request.client else None,
+                anonymous=True,
+                on_limited=runtime.metrics.rate_limited.inc,
+            )
+        except Refused as exc:
+            retry = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s else None
+            return _error(exc.status, exc.code, exc.message, retry)
+        if admitted.principal is not None:
+            request.scope.setdefault("state", {})["principal"] = admitted.principal
+        return None
 
     def decode_json(self, data: str | bytes) -> object:
         # Thousands of nested brackets exhaust Python's recursion limit inside

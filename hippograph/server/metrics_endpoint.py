@@ -15,10 +15,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from hippograph.auth import Principal, parse_bearer
-from hippograph.errors import Unauthenticated, Unavailable
-from hippograph.ratelimit import RateLimiter, bucket
-from hippograph.server.refusals import over_limit, refusal
+from hippograph.admission import Refused, admit
+from hippograph.ratelimit import RateLimiter
+from hippograph.server.refusals import refusal, refused_answer
 
 _NEEDS_ADMIN = "/metrics needs an admin key here"
 
@@ -37,22 +36,18 @@ class MetricsEndpoint:
 
     async def _answer(self, request: Request) -> Response:
         runtime = request.app.state.runtime
-        address = bucket(None, request.client.host if request.client else None)
-        header = request.headers.get("authorization", "").strip()
-        principal: Principal | None = None
-        if header:
-            try:
-                principal = await runtime.services.keys.authenticate(parse_bearer(header))
-            except Unauthenticated as exc:
-                return over_limit(request, self.limiter, address) or refusal(
-                    401, exc.code, exc.message, {"WWW-Authenticate": "Bearer"}
-                )
-            except Unavailable as exc:
-                return refusal(503, exc.code, exc.message, {})
-        key_bucket = address if principal is None else bucket(principal.key_id, None)
-        over = over_limit(request, self.limiter, key_bucket)
-        if over is not None:
-            return over
+        try:
+            admitted = await admit(
+                runtime.services.keys,
+                self.limiter,
+                request.headers.get("authorization"),
+                request.client.host if request.client else None,
+                anonymous=True,  # when the exposition is open; else refused below
+                on_limited=runtime.metrics.rate_limited.inc,
+            )
+        except Refused as exc:
+            return refused_answer(exc)
+        principal = admitted.principal
         if self.require_key and principal is None:
             return refusal(401, "UNAUTHENTICATED", _NEEDS_ADMIN, {"WWW-Authenticate": "Bearer"})
         if self.require_key and principal is not None and not principal.admin:

@@ -1,18 +1,15 @@
-"""The refusals of the JSON routes (``/mcp``, ``/metrics``): one body, one rate limit.
+"""The refusals of the JSON routes (``/mcp``, ``/metrics``): one body for every refusal.
 
 GraphQL answers its refusals in GraphQL's own error shape (graphql_view.py);
-the other routes answer ``{"error": {"code", "message"}}`` and share the
-limiter, so a key's budget is one whichever door it uses.
+the other routes answer ``{"error": {"code", "message"}}``. Who is let in,
+and at what rate, is decided at every door alike (hippograph/admission.py).
 """
 
 from __future__ import annotations
 
-import time
-
-from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from hippograph.ratelimit import RateLimiter
+from hippograph.admission import Refused
 
 
 def refusal(status: int, code: str, message: str, headers: dict[str, str]) -> JSONResponse:
@@ -20,11 +17,9 @@ def refusal(status: int, code: str, message: str, headers: dict[str, str]) -> JS
     return JSONResponse({"error": {"code": code, "message": message}}, status, headers)
 
 
-def over_limit(request: Request, limiter: RateLimiter, bucket: str) -> JSONResponse | None:
-    """429 with ``Retry-After`` when ``bucket`` is over its rate (counted in the metrics),
-    else None, the request having taken its token."""
-    over = limiter.admit(bucket, time.monotonic())
-    if over is None:
-        return None
-    request.app.state.runtime.metrics.rate_limited.inc()
-    return refusal(429, "RATE_LIMITED", over.message, {"Retry-After": str(over.retry_after_s)})
+def refused_answer(refused: Refused) -> JSONResponse:
+    """The answer to a caller admission turned away (401 names the scheme, 429 the wait)."""
+    headers = {"WWW-Authenticate": "Bearer"} if refused.status == 401 else {}
+    if refused.retry_after_s is not None:
+        headers["Retry-After"] = str(refused.retry_after_s)
+    return refusal(refused.status, refused.code, refused.message, headers)

@@ -22,8 +22,8 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     SubscribeMessage,
 )
 
-from hippograph.auth import Principal, parse_bearer
-from hippograph.errors import Unauthenticated, Unavailable
+from hippograph.admission import Refused as NotAdmitted
+from hippograph.admission import admit
 from hippograph.ratelimit import RateLimiter, bucket
 from hippograph.server.open_streams import OpenStreams
 from resolvers.loaders import build_loaders
@@ -35,6 +35,7 @@ from schema.surrogates import first_surrogate
 FORBIDDEN = 4403
 TOO_MANY = 4429
 TRY_AGAIN_LATER = 1013
+_CLOSE_CODES = {401: FORBIDDEN, 429: TOO_MANY, 503: TRY_AGAIN_LATER}
 
 
 class Refused(Exception):
@@ -66,37 +67,31 @@ def _bucket(context: Context) -> str:
     return bucket(key_id, client.host if client else None)
 
 
-async def admit(context: Context, limiter: RateLimiter, streams: OpenStreams) -> None:
+async def admit_connection(context: Context, limiter: RateLimiter, streams: OpenStreams) -> None:
     """Authenticate a connection's ``context`` (``Refused`` if it may not go on: a bad
     key, over the rate, or a key at its cap of open connections).
 
+    The key and the rate are admitted as at every door (hippograph.admission).
     On success the context gets the caller and loaders of its own, which do
     not cache: the context lives as long as the connection.
     """
-    header = _authorization(context)
-    principal: Principal | None = None
-    # "Bearer" with nothing after it is GraphiQL's empty template: no key.
-    if header and header.lower() != "bearer":
-        try:
-            principal = await context.services.keys.authenticate(parse_bearer(header))
-        except Unauthenticated as exc:
-            _limit(limiter, _bucket(context))
-            raise Refused(FORBIDDEN, exc.message) from None
-        except Unavailable as exc:
-            raise Refused(TRY_AGAIN_LATER, exc.message) from None
-    context.caller = principal
-    context.api_key = parse_bearer(header) if principal is not None else None
-    _limit(limiter, _bucket(context))
-    full = streams.connection_refusal(_bucket(context))
+    client = getattr(context.request, "client", None)
+    try:
+        admitted = await admit(
+            context.services.keys,
+            limiter,
+            _authorization(context),
+            client.host if client else None,
+            anonymous=True,
+        )
+    except NotAdmitted as exc:
+        raise Refused(_CLOSE_CODES.get(exc.status, FORBIDDEN), exc.message) from None
+    context.caller = admitted.principal
+    context.api_key = admitted.key
+    full = streams.connection_refusal(admitted.bucket)
     if full is not None:
         raise Refused(TOO_MANY, full)
-    context.loaders = build_loaders(context.services, principal, cache=False)
-
-
-def _limit(limiter: RateLimiter, bucket: str) -> None:
-    over = limiter.admit(bucket, time.monotonic())
-    if over is not None:
-        raise Refused(TOO_MANY, over.message)
+    context.loaders = build_loaders(context.services, admitted.principal, cache=False)
 
 
 def malformed(payload: object) -> tuple[str, str] | None:
