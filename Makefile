@@ -48,14 +48,14 @@ install-dev: $(VENV)/.dev
 # torch goes first and pinned: an unpinned torch would pull gigabytes of CUDA.
 # The long steps say what they are doing and show pip's progress bars: the
 # first install downloads a few GB and takes minutes.
-$(VENV)/.runtime: requirements.lock pyproject.toml
+$(VENV)/.runtime: requirements.lock pyproject.toml client/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "== 1/3 installing PyTorch 2.13.0 (with its CUDA libraries: the largest step)"
 	$(PIP_PROGRESS) install torch==2.13.0
 	@echo "== 2/3 installing the service's Python packages (requirements.lock)"
 	$(PIP_PROGRESS) install -r requirements.lock
-	@echo "== 3/3 installing HippoGraph itself"
-	$(PIP) install --no-deps -e .
+	@echo "== 3/3 installing HippoGraph itself, and its Python client (client/, a distribution of its own)"
+	$(PIP) install --no-deps -e . -e ./client
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.lock

@@ -11,7 +11,7 @@
    * ``graphql-client-doc``: the same POST with the client's own document,
      which selects every field of a hit (so the next row's difference is
      the client's parsing alone);
-   * ``client``: ``hippograph.client.AsyncHippoGraph.search`` (typed results);
+   * ``client``: ``hippograph_client.AsyncHippoGraph.search`` (typed results);
    * ``mcp``: the ``search`` tool over streamable HTTP at ``/mcp``, with the
      MCP SDK's own client in one session.
 
@@ -41,6 +41,8 @@ from typing import Any
 
 import httpx
 import httpx2
+from hippograph_client import AsyncHippoGraph
+from hippograph_client.operations import SEARCH as CLIENT_SEARCH
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from websockets.asyncio.client import connect
@@ -49,8 +51,6 @@ from websockets.typing import Subprotocol
 from bench.common import locomo_questions, machine, percentiles, print_json, serve_env, stopwatch
 from bench.search_latency import ADMIN_KEY, USER, distinct_texts, load
 from graph.embedded import free_port
-from hippograph.client import AsyncHippoGraph
-from hippograph.client.operations import SEARCH as CLIENT_SEARCH
 from hippograph.runtime import Runtime
 from hippograph.settings import ApiSettings, GraphSettings, Settings
 

@@ -126,12 +126,12 @@ def test_the_client_needs_only_httpx() -> None:
     allowed = set(sys.stdlib_module_names) | {"httpx"}
     offenders = {
         str(path.relative_to(ROOT)): sorted(bad)
-        for path in (ROOT / "hippograph" / "client").rglob("*.py")
+        for path in (ROOT / "client" / "hippograph_client").rglob("*.py")
         if (
             bad := {
                 m
                 for m in _modules(path)
-                if m.split(".")[0] not in allowed and not m.startswith("hippograph.client")
+                if m.split(".")[0] not in allowed and not m.startswith("hippograph_client")
             }
         )
     }

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hippograph_client import HippoGraph
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.client import HippoGraph
 from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, make_settings
 from tests.graphs import GraphBackend

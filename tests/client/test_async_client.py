@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-
-from hippograph.client import (
+from hippograph_client import (
     AsyncHippoGraph,
     BadUserInput,
     Direction,
@@ -19,6 +18,7 @@ from hippograph.client import (
     Role,
     Unauthenticated,
 )
+
 from tests.client.conftest import LiveServer
 
 pytestmark = pytest.mark.only_on("arcadedb", "the client tests the API surface, not Cypher")

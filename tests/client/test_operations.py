@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 from graphql import GraphQLEnumType, build_schema, parse, validate
-
-from hippograph.client import AsyncHippoGraph, HippoGraph, enums, operations
+from hippograph_client import AsyncHippoGraph, HippoGraph, enums, operations
 
 SCHEMA = build_schema((Path(__file__).resolve().parents[2] / "schema.graphql").read_text())
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.client import (
+from hippograph_client import (
     BadUserInput,
     Conflict,
     Direction,
@@ -29,6 +27,8 @@ from hippograph.client import (
     SearchMethod,
     Unauthenticated,
 )
+
+from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, make_settings
 from tests.client.conftest import LiveServer

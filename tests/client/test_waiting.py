@@ -6,12 +6,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
-
-from hippograph.client import Job, JobCounts, JobFailed, JobKind, JobStatus, JobTimeout, NotFound
-from hippograph.client.job_results import (
+from hippograph_client import Job, JobCounts, JobFailed, JobKind, JobStatus, JobTimeout, NotFound
+from hippograph_client.job_results import (
     TokenUsage,
 )
-from hippograph.client.waiting import JobWait
+from hippograph_client.waiting import JobWait
 
 QUEUED = Job(
     id="job_01",

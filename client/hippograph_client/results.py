@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from hippograph.client.decode import decode
-from hippograph.client.enums import (
+from hippograph_client.decode import decode
+from hippograph_client.enums import (
     EdgeType,
     EntityKind,
     MemoryCategory,

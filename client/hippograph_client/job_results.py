@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from hippograph.client.enums import (
+from hippograph_client.enums import (
     ForgetAction,
     ForgetPolicy,
     HardDeleteStrategy,
@@ -13,7 +13,7 @@ from hippograph.client.enums import (
     JobStatus,
     MemoryLevel,
 )
-from hippograph.client.results import Message
+from hippograph_client.results import Message
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TypedDict
 
-from hippograph.client.enums import (
+from hippograph_client.enums import (
     ForgetPolicy,
     HardDeleteStrategy,
     MemoryCategory,
@@ -20,7 +20,7 @@ from hippograph.client.enums import (
     SearchMode,
     SearchTarget,
 )
-from hippograph.client.inputs import MemoryFilter, NewMessage, Scoring
+from hippograph_client.inputs import MemoryFilter, NewMessage, Scoring
 
 
 class SearchOptions(TypedDict, total=False):

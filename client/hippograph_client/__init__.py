@@ -2,7 +2,7 @@
 
 It needs only ``httpx`` (it imports nothing from the server side)::
 
-    from hippograph.client import HippoGraph, NewMessage
+    from hippograph_client import HippoGraph, NewMessage
 
     with HippoGraph("http://127.0.0.1:8000", key) as hg:
         hg.memorize("alice", session_id, [NewMessage("alice", "I moved to Lisbon.")])
@@ -14,8 +14,8 @@ See docs/client.md.
 
 from __future__ import annotations
 
-from hippograph.client.async_client import AsyncHippoGraph
-from hippograph.client.enums import (
+from hippograph_client.async_client import AsyncHippoGraph
+from hippograph_client.enums import (
     Direction,
     EdgeType,
     EntityKind,
@@ -35,7 +35,7 @@ from hippograph.client.enums import (
     SearchMode,
     SearchTarget,
 )
-from hippograph.client.errors import (
+from hippograph_client.errors import (
     BadUserInput,
     Conflict,
     Forbidden,
@@ -49,8 +49,8 @@ from hippograph.client.errors import (
     Unauthenticated,
     Unavailable,
 )
-from hippograph.client.inputs import MemoryFilter, MemoryOp, NewMessage, Scoring
-from hippograph.client.job_results import (
+from hippograph_client.inputs import MemoryFilter, MemoryOp, NewMessage, Scoring
+from hippograph_client.job_results import (
     ForgetChange,
     ForgetCounts,
     ForgetReport,
@@ -62,7 +62,7 @@ from hippograph.client.job_results import (
     ReflectResult,
     TokenUsage,
 )
-from hippograph.client.results import (
+from hippograph_client.results import (
     ApiKey,
     DeletionCounts,
     Entity,
@@ -88,7 +88,7 @@ from hippograph.client.results import (
     UserDeletion,
     Viewer,
 )
-from hippograph.client.sync_client import HippoGraph
+from hippograph_client.sync_client import HippoGraph
 
 __all__ = [
     "ApiKey",

@@ -1,32 +1,32 @@
-"""``AsyncHippoGraph``: the API from asyncio code, over ``httpx.AsyncClient``."""
+"""``HippoGraph``: the API from plain (blocking) code, over ``httpx.Client``."""
 
 from __future__ import annotations
 
-import asyncio
+import time
 from collections.abc import Sequence
 from types import TracebackType
 from typing import Self, TypeVar, Unpack
 
 import httpx
 
-from hippograph.client import calls
-from hippograph.client.calls import Call
-from hippograph.client.enums import Direction
-from hippograph.client.inputs import MemoryFilter, MemoryOp, NewMessage
-from hippograph.client.job_results import (
+from hippograph_client import calls
+from hippograph_client.calls import Call
+from hippograph_client.enums import Direction
+from hippograph_client.inputs import MemoryFilter, MemoryOp, NewMessage
+from hippograph_client.job_results import (
     ForgetResult,
     Job,
     MemorizeResult,
     ReflectResult,
 )
-from hippograph.client.options import (
+from hippograph_client.options import (
     ForgetOptions,
     MemorizeOptions,
     MemoryEdit,
     MemoryOptions,
     SearchOptions,
 )
-from hippograph.client.results import (
+from hippograph_client.results import (
     ApiKey,
     EntityPage,
     Memory,
@@ -41,24 +41,24 @@ from hippograph.client.results import (
     UserDeletion,
     Viewer,
 )
-from hippograph.client.transport import DEFAULT_TIMEOUT, answer, endpoint, headers, unreachable
-from hippograph.client.waiting import DEFAULT_JOB_TIMEOUT, JobWait, check_timeout
+from hippograph_client.transport import DEFAULT_TIMEOUT, answer, endpoint, headers, unreachable
+from hippograph_client.waiting import DEFAULT_JOB_TIMEOUT, JobWait, check_timeout
 
 T = TypeVar("T")
 
 
-class AsyncHippoGraph:
-    """A HippoGraph server, reached with one API key.
+class HippoGraph:
+    """A HippoGraph server, reached with one API key, from blocking code.
 
     ``url`` is the server's address (``http://127.0.0.1:8000``) or its
-    GraphQL endpoint. Use it as ``async with AsyncHippoGraph(url, key) as
-    hg:``, or call ``aclose()``. Pass ``http`` to reuse an
-    ``httpx.AsyncClient`` of yours (its timeouts, proxies, transport); the
-    client then leaves closing it to you.
+    GraphQL endpoint. Use it as ``with HippoGraph(url, key) as hg:``, or
+    call ``close()``. Pass ``http`` to reuse an ``httpx.Client`` of yours
+    (its timeouts, proxies, transport); the client then leaves closing it
+    to you.
 
-    Every method raises a ``HippoGraphError`` subclass for the API's error
-    codes (``NotFound``, ``BadUserInput``, ``Unauthenticated``,
-    ``RateLimited``…). The sync ``HippoGraph`` has the same methods.
+    It has the methods of ``AsyncHippoGraph``, with the same arguments,
+    results and errors, built from the same calls (``calls.py``); only the
+    I/O differs.
     """
 
     def __init__(
@@ -67,74 +67,74 @@ class AsyncHippoGraph:
         key: str,
         *,
         timeout: float = DEFAULT_TIMEOUT,
-        http: httpx.AsyncClient | None = None,
+        http: httpx.Client | None = None,
     ) -> None:
         self.url = endpoint(url)
         self._headers = headers(key)
         self._owned = http is None
-        self._http = http if http is not None else httpx.AsyncClient(timeout=timeout)
+        self._http = http if http is not None else httpx.Client(timeout=timeout)
 
-    async def __aenter__(self) -> Self:
+    def __enter__(self) -> Self:
         return self
 
-    async def __aexit__(
+    def __exit__(
         self,
         kind: type[BaseException] | None,
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        await self.aclose()
+        self.close()
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         """Close the HTTP client, unless it was handed in."""
         if self._owned:
-            await self._http.aclose()
+            self._http.close()
 
-    async def run(self, call: Call[T]) -> T:
+    def run(self, call: Call[T]) -> T:
         """Send one operation and read its answer."""
         try:
-            response = await self._http.post(self.url, json=call.body(), headers=self._headers)
+            response = self._http.post(self.url, json=call.body(), headers=self._headers)
         except httpx.TransportError as exc:
             raise unreachable(self.url, exc) from exc
         return answer(call, response)
 
-    async def viewer(self) -> Viewer:
+    def viewer(self) -> Viewer:
         """Who this client's key is: admin, or limited to some user ids."""
-        return await self.run(calls.viewer())
+        return self.run(calls.viewer())
 
-    async def create_api_key(
+    def create_api_key(
         self, name: str, *, user_ids: Sequence[str] = (), admin: bool = False
     ) -> ApiKey:
         """A new key, limited to ``user_ids`` unless ``admin`` (admin keys only)."""
-        return await self.run(calls.create_api_key(name, user_ids, admin))
+        return self.run(calls.create_api_key(name, user_ids, admin))
 
-    async def create_user(self, id: str, name: str) -> User:
+    def create_user(self, id: str, name: str) -> User:
         """Create a user; ``id`` is yours (1-128 of ``A-Za-z0-9_.:@-``)."""
-        return await self.run(calls.create_user(id, name))
+        return self.run(calls.create_user(id, name))
 
-    async def delete_user(self, id: str, *, dry_run: bool = True) -> UserDeletion:
+    def delete_user(self, id: str, *, dry_run: bool = True) -> UserDeletion:
         """Forget a user and everything derived only from them; by default only report it
         (``dry_run``): what would go, and how much of it is other users'."""
-        return await self.run(calls.delete_user(id, dry_run))
+        return self.run(calls.delete_user(id, dry_run))
 
-    async def user(self, id: str) -> User | None:
+    def user(self, id: str) -> User | None:
         """A user, or None if it does not exist or is not this key's."""
-        return await self.run(calls.user(id))
+        return self.run(calls.user(id))
 
-    async def create_session(self, user_id: str, title: str | None = None) -> Session:
+    def create_session(self, user_id: str, title: str | None = None) -> Session:
         """Start a session (a conversation) for a user."""
-        return await self.run(calls.create_session(user_id, title))
+        return self.run(calls.create_session(user_id, title))
 
-    async def add_messages(self, session_id: str, messages: Sequence[NewMessage]) -> MessagesAdded:
+    def add_messages(self, session_id: str, messages: Sequence[NewMessage]) -> MessagesAdded:
         """Store messages without deriving memories; ``memorize`` sent the same
         messages later (with their client ids) derives them.
 
         A message with a ``client_id`` already stored is not stored again: it is
         among ``messages`` and counted in ``existing``.
         """
-        return await self.run(calls.add_messages(session_id, messages))
+        return self.run(calls.add_messages(session_id, messages))
 
-    async def memorize(
+    def memorize(
         self,
         user_id: str | Sequence[str],
         session_id: str,
@@ -153,37 +153,35 @@ class AsyncHippoGraph:
         """
         if wait:
             check_timeout(job_timeout)
-        result = await self.run(calls.memorize(user_id, session_id, messages, options))
+        result = self.run(calls.memorize(user_id, session_id, messages, options))
         if wait and result.job is not None:
-            return calls.memorized_by(result, await self.wait_for_job(result.job.id, job_timeout))
+            return calls.memorized_by(result, self.wait_for_job(result.job.id, job_timeout))
         return result
 
-    async def job(self, id: str) -> Job | None:
+    def job(self, id: str) -> Job | None:
         """A job's current state, or None if it does not exist or is not this key's."""
-        return await self.run(calls.job(id))
+        return self.run(calls.job(id))
 
-    async def wait_for_job(self, id: str, job_timeout: float = DEFAULT_JOB_TIMEOUT) -> Job:
+    def wait_for_job(self, id: str, job_timeout: float = DEFAULT_JOB_TIMEOUT) -> Job:
         """Poll a job until it succeeds (its final state); see ``JobWait`` for the errors."""
         waiting = JobWait(id, job_timeout)
         while True:
-            job = await self.job(id)
+            job = self.job(id)
             delay = waiting.after(job)
             if delay is None:
                 assert job is not None  # after() raised otherwise
                 return job
-            await asyncio.sleep(delay)
+            time.sleep(delay)
 
-    async def search(
-        self, user_id: str, query: str, **options: Unpack[SearchOptions]
-    ) -> SearchResult:
+    def search(self, user_id: str, query: str, **options: Unpack[SearchOptions]) -> SearchResult:
         """A user's memories that matter for ``query``, best first, each with its breakdown."""
-        return await self.run(calls.search(user_id, query, options))
+        return self.run(calls.search(user_id, query, options))
 
-    async def memory(self, id: str) -> Memory | None:
+    def memory(self, id: str) -> Memory | None:
         """A memory, or None if it does not exist or is not this key's."""
-        return await self.run(calls.memory(id))
+        return self.run(calls.memory(id))
 
-    async def memories(
+    def memories(
         self,
         user_id: str,
         *,
@@ -192,39 +190,37 @@ class AsyncHippoGraph:
         after: str | None = None,
     ) -> MemoryPage:
         """One page of a user's memories, newest first (``after``: a page's ``end_cursor``)."""
-        return await self.run(calls.memories(user_id, filter, first, after))
+        return self.run(calls.memories(user_id, filter, first, after))
 
-    async def entities(
+    def entities(
         self, user_id: str, *, first: int | None = None, after: str | None = None
     ) -> EntityPage:
         """One page of the people, places, things and dates a user's memories mention, by id."""
-        return await self.run(calls.entities(user_id, first, after))
+        return self.run(calls.entities(user_id, first, after))
 
-    async def add_memory(
-        self, user_id: str, content: str, **options: Unpack[MemoryOptions]
-    ) -> Memory:
+    def add_memory(self, user_id: str, content: str, **options: Unpack[MemoryOptions]) -> Memory:
         """Store a memory, with what it was derived from."""
-        return await self.run(calls.add_memory(user_id, content, options))
+        return self.run(calls.add_memory(user_id, content, options))
 
-    async def update_memory(self, id: str, **edit: Unpack[MemoryEdit]) -> Memory:
+    def update_memory(self, id: str, **edit: Unpack[MemoryEdit]) -> Memory:
         """Edit a memory; new content makes a new version (returned) that supersedes it."""
-        return await self.run(calls.update_memory(id, edit))
+        return self.run(calls.update_memory(id, edit))
 
-    async def delete_memory(self, id: str, *, hard: bool = False) -> MemoryDeleted:
+    def delete_memory(self, id: str, *, hard: bool = False) -> MemoryDeleted:
         """Delete a memory: marked deleted, or with ``hard`` removed with its edges."""
-        return await self.run(calls.delete_memory(id, hard))
+        return self.run(calls.delete_memory(id, hard))
 
-    async def apply_memory_ops(self, user_id: str, ops: Sequence[MemoryOp]) -> MemoryOpsResult:
+    def apply_memory_ops(self, user_id: str, ops: Sequence[MemoryOp]) -> MemoryOpsResult:
         """Apply an agent's memory operations in one transaction: all of them or none."""
-        return await self.run(calls.apply_memory_ops(user_id, ops))
+        return self.run(calls.apply_memory_ops(user_id, ops))
 
-    async def provenance(
+    def provenance(
         self, id: str, *, depth: int | None = None, direction: Direction | None = None
     ) -> Provenance | None:
         """A memory's, MemUnit's or message's provenance subgraph (None if not this key's)."""
-        return await self.run(calls.provenance(id, depth, direction))
+        return self.run(calls.provenance(id, depth, direction))
 
-    async def reflect(
+    def reflect(
         self,
         user_id: str,
         *,
@@ -235,12 +231,12 @@ class AsyncHippoGraph:
         """Queue a reflect run (``force`` skips the cooldown); with ``wait``, until it ends."""
         if wait:
             check_timeout(job_timeout)
-        result = await self.run(calls.reflect(user_id, force))
+        result = self.run(calls.reflect(user_id, force))
         if wait:
-            return ReflectResult(job=await self.wait_for_job(result.job.id, job_timeout))
+            return ReflectResult(job=self.wait_for_job(result.job.id, job_timeout))
         return result
 
-    async def forget(
+    def forget(
         self,
         user_id: str,
         *,
@@ -254,7 +250,7 @@ class AsyncHippoGraph:
         """
         if wait:
             check_timeout(job_timeout)
-        result = await self.run(calls.forget(user_id, options))
+        result = self.run(calls.forget(user_id, options))
         if wait and result.job is not None:
-            return ForgetResult(job=await self.wait_for_job(result.job.id, job_timeout))
+            return ForgetResult(job=self.wait_for_job(result.job.id, job_timeout))
         return result

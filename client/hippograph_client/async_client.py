@@ -1,32 +1,32 @@
-"""``HippoGraph``: the API from plain (blocking) code, over ``httpx.Client``."""
+"""``AsyncHippoGraph``: the API from asyncio code, over ``httpx.AsyncClient``."""
 
 from __future__ import annotations
 
-import time
+import asyncio
 from collections.abc import Sequence
 from types import TracebackType
 from typing import Self, TypeVar, Unpack
 
 import httpx
 
-from hippograph.client import calls
-from hippograph.client.calls import Call
-from hippograph.client.enums import Direction
-from hippograph.client.inputs import MemoryFilter, MemoryOp, NewMessage
-from hippograph.client.job_results import (
+from hippograph_client import calls
+from hippograph_client.calls import Call
+from hippograph_client.enums import Direction
+from hippograph_client.inputs import MemoryFilter, MemoryOp, NewMessage
+from hippograph_client.job_results import (
     ForgetResult,
     Job,
     MemorizeResult,
     ReflectResult,
 )
-from hippograph.client.options import (
+from hippograph_client.options import (
     ForgetOptions,
     MemorizeOptions,
     MemoryEdit,
     MemoryOptions,
     SearchOptions,
 )
-from hippograph.client.results import (
+from hippograph_client.results import (
     ApiKey,
     EntityPage,
     Memory,
@@ -41,24 +41,24 @@ from hippograph.client.results import (
     UserDeletion,
     Viewer,
 )
-from hippograph.client.transport import DEFAULT_TIMEOUT, answer, endpoint, headers, unreachable
-from hippograph.client.waiting import DEFAULT_JOB_TIMEOUT, JobWait, check_timeout
+from hippograph_client.transport import DEFAULT_TIMEOUT, answer, endpoint, headers, unreachable
+from hippograph_client.waiting import DEFAULT_JOB_TIMEOUT, JobWait, check_timeout
 
 T = TypeVar("T")
 
 
-class HippoGraph:
-    """A HippoGraph server, reached with one API key, from blocking code.
+class AsyncHippoGraph:
+    """A HippoGraph server, reached with one API key.
 
     ``url`` is the server's address (``http://127.0.0.1:8000``) or its
-    GraphQL endpoint. Use it as ``with HippoGraph(url, key) as hg:``, or
-    call ``close()``. Pass ``http`` to reuse an ``httpx.Client`` of yours
-    (its timeouts, proxies, transport); the client then leaves closing it
-    to you.
+    GraphQL endpoint. Use it as ``async with AsyncHippoGraph(url, key) as
+    hg:``, or call ``aclose()``. Pass ``http`` to reuse an
+    ``httpx.AsyncClient`` of yours (its timeouts, proxies, transport); the
+    client then leaves closing it to you.
 
-    It has the methods of ``AsyncHippoGraph``, with the same arguments,
-    results and errors, built from the same calls (``calls.py``); only the
-    I/O differs.
+    Every method raises a ``HippoGraphError`` subclass for the API's error
+    codes (``NotFound``, ``BadUserInput``, ``Unauthenticated``,
+    ``RateLimited``…). The sync ``HippoGraph`` has the same methods.
     """
 
     def __init__(
@@ -67,74 +67,74 @@ class HippoGraph:
         key: str,
         *,
         timeout: float = DEFAULT_TIMEOUT,
-        http: httpx.Client | None = None,
+        http: httpx.AsyncClient | None = None,
     ) -> None:
         self.url = endpoint(url)
         self._headers = headers(key)
         self._owned = http is None
-        self._http = http if http is not None else httpx.Client(timeout=timeout)
+        self._http = http if http is not None else httpx.AsyncClient(timeout=timeout)
 
-    def __enter__(self) -> Self:
+    async def __aenter__(self) -> Self:
         return self
 
-    def __exit__(
+    async def __aexit__(
         self,
         kind: type[BaseException] | None,
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        self.close()
+        await self.aclose()
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         """Close the HTTP client, unless it was handed in."""
         if self._owned:
-            self._http.close()
+            await self._http.aclose()
 
-    def run(self, call: Call[T]) -> T:
+    async def run(self, call: Call[T]) -> T:
         """Send one operation and read its answer."""
         try:
-            response = self._http.post(self.url, json=call.body(), headers=self._headers)
+            response = await self._http.post(self.url, json=call.body(), headers=self._headers)
         except httpx.TransportError as exc:
             raise unreachable(self.url, exc) from exc
         return answer(call, response)
 
-    def viewer(self) -> Viewer:
+    async def viewer(self) -> Viewer:
         """Who this client's key is: admin, or limited to some user ids."""
-        return self.run(calls.viewer())
+        return await self.run(calls.viewer())
 
-    def create_api_key(
+    async def create_api_key(
         self, name: str, *, user_ids: Sequence[str] = (), admin: bool = False
     ) -> ApiKey:
         """A new key, limited to ``user_ids`` unless ``admin`` (admin keys only)."""
-        return self.run(calls.create_api_key(name, user_ids, admin))
+        return await self.run(calls.create_api_key(name, user_ids, admin))
 
-    def create_user(self, id: str, name: str) -> User:
+    async def create_user(self, id: str, name: str) -> User:
         """Create a user; ``id`` is yours (1-128 of ``A-Za-z0-9_.:@-``)."""
-        return self.run(calls.create_user(id, name))
+        return await self.run(calls.create_user(id, name))
 
-    def delete_user(self, id: str, *, dry_run: bool = True) -> UserDeletion:
+    async def delete_user(self, id: str, *, dry_run: bool = True) -> UserDeletion:
         """Forget a user and everything derived only from them; by default only report it
         (``dry_run``): what would go, and how much of it is other users'."""
-        return self.run(calls.delete_user(id, dry_run))
+        return await self.run(calls.delete_user(id, dry_run))
 
-    def user(self, id: str) -> User | None:
+    async def user(self, id: str) -> User | None:
         """A user, or None if it does not exist or is not this key's."""
-        return self.run(calls.user(id))
+        return await self.run(calls.user(id))
 
-    def create_session(self, user_id: str, title: str | None = None) -> Session:
+    async def create_session(self, user_id: str, title: str | None = None) -> Session:
         """Start a session (a conversation) for a user."""
-        return self.run(calls.create_session(user_id, title))
+        return await self.run(calls.create_session(user_id, title))
 
-    def add_messages(self, session_id: str, messages: Sequence[NewMessage]) -> MessagesAdded:
+    async def add_messages(self, session_id: str, messages: Sequence[NewMessage]) -> MessagesAdded:
         """Store messages without deriving memories; ``memorize`` sent the same
         messages later (with their client ids) derives them.
 
         A message with a ``client_id`` already stored is not stored again: it is
         among ``messages`` and counted in ``existing``.
         """
-        return self.run(calls.add_messages(session_id, messages))
+        return await self.run(calls.add_messages(session_id, messages))
 
-    def memorize(
+    async def memorize(
         self,
         user_id: str | Sequence[str],
         session_id: str,
@@ -153,35 +153,37 @@ class HippoGraph:
         """
         if wait:
             check_timeout(job_timeout)
-        result = self.run(calls.memorize(user_id, session_id, messages, options))
+        result = await self.run(calls.memorize(user_id, session_id, messages, options))
         if wait and result.job is not None:
-            return calls.memorized_by(result, self.wait_for_job(result.job.id, job_timeout))
+            return calls.memorized_by(result, await self.wait_for_job(result.job.id, job_timeout))
         return result
 
-    def job(self, id: str) -> Job | None:
+    async def job(self, id: str) -> Job | None:
         """A job's current state, or None if it does not exist or is not this key's."""
-        return self.run(calls.job(id))
+        return await self.run(calls.job(id))
 
-    def wait_for_job(self, id: str, job_timeout: float = DEFAULT_JOB_TIMEOUT) -> Job:
+    async def wait_for_job(self, id: str, job_timeout: float = DEFAULT_JOB_TIMEOUT) -> Job:
         """Poll a job until it succeeds (its final state); see ``JobWait`` for the errors."""
         waiting = JobWait(id, job_timeout)
         while True:
-            job = self.job(id)
+            job = await self.job(id)
             delay = waiting.after(job)
             if delay is None:
                 assert job is not None  # after() raised otherwise
                 return job
-            time.sleep(delay)
+            await asyncio.sleep(delay)
 
-    def search(self, user_id: str, query: str, **options: Unpack[SearchOptions]) -> SearchResult:
+    async def search(
+        self, user_id: str, query: str, **options: Unpack[SearchOptions]
+    ) -> SearchResult:
         """A user's memories that matter for ``query``, best first, each with its breakdown."""
-        return self.run(calls.search(user_id, query, options))
+        return await self.run(calls.search(user_id, query, options))
 
-    def memory(self, id: str) -> Memory | None:
+    async def memory(self, id: str) -> Memory | None:
         """A memory, or None if it does not exist or is not this key's."""
-        return self.run(calls.memory(id))
+        return await self.run(calls.memory(id))
 
-    def memories(
+    async def memories(
         self,
         user_id: str,
         *,
@@ -190,37 +192,39 @@ class HippoGraph:
         after: str | None = None,
     ) -> MemoryPage:
         """One page of a user's memories, newest first (``after``: a page's ``end_cursor``)."""
-        return self.run(calls.memories(user_id, filter, first, after))
+        return await self.run(calls.memories(user_id, filter, first, after))
 
-    def entities(
+    async def entities(
         self, user_id: str, *, first: int | None = None, after: str | None = None
     ) -> EntityPage:
         """One page of the people, places, things and dates a user's memories mention, by id."""
-        return self.run(calls.entities(user_id, first, after))
+        return await self.run(calls.entities(user_id, first, after))
 
-    def add_memory(self, user_id: str, content: str, **options: Unpack[MemoryOptions]) -> Memory:
+    async def add_memory(
+        self, user_id: str, content: str, **options: Unpack[MemoryOptions]
+    ) -> Memory:
         """Store a memory, with what it was derived from."""
-        return self.run(calls.add_memory(user_id, content, options))
+        return await self.run(calls.add_memory(user_id, content, options))
 
-    def update_memory(self, id: str, **edit: Unpack[MemoryEdit]) -> Memory:
+    async def update_memory(self, id: str, **edit: Unpack[MemoryEdit]) -> Memory:
         """Edit a memory; new content makes a new version (returned) that supersedes it."""
-        return self.run(calls.update_memory(id, edit))
+        return await self.run(calls.update_memory(id, edit))
 
-    def delete_memory(self, id: str, *, hard: bool = False) -> MemoryDeleted:
+    async def delete_memory(self, id: str, *, hard: bool = False) -> MemoryDeleted:
         """Delete a memory: marked deleted, or with ``hard`` removed with its edges."""
-        return self.run(calls.delete_memory(id, hard))
+        return await self.run(calls.delete_memory(id, hard))
 
-    def apply_memory_ops(self, user_id: str, ops: Sequence[MemoryOp]) -> MemoryOpsResult:
+    async def apply_memory_ops(self, user_id: str, ops: Sequence[MemoryOp]) -> MemoryOpsResult:
         """Apply an agent's memory operations in one transaction: all of them or none."""
-        return self.run(calls.apply_memory_ops(user_id, ops))
+        return await self.run(calls.apply_memory_ops(user_id, ops))
 
-    def provenance(
+    async def provenance(
         self, id: str, *, depth: int | None = None, direction: Direction | None = None
     ) -> Provenance | None:
         """A memory's, MemUnit's or message's provenance subgraph (None if not this key's)."""
-        return self.run(calls.provenance(id, depth, direction))
+        return await self.run(calls.provenance(id, depth, direction))
 
-    def reflect(
+    async def reflect(
         self,
         user_id: str,
         *,
@@ -231,12 +235,12 @@ class HippoGraph:
         """Queue a reflect run (``force`` skips the cooldown); with ``wait``, until it ends."""
         if wait:
             check_timeout(job_timeout)
-        result = self.run(calls.reflect(user_id, force))
+        result = await self.run(calls.reflect(user_id, force))
         if wait:
-            return ReflectResult(job=self.wait_for_job(result.job.id, job_timeout))
+            return ReflectResult(job=await self.wait_for_job(result.job.id, job_timeout))
         return result
 
-    def forget(
+    async def forget(
         self,
         user_id: str,
         *,
@@ -250,7 +254,7 @@ class HippoGraph:
         """
         if wait:
             check_timeout(job_timeout)
-        result = self.run(calls.forget(user_id, options))
+        result = await self.run(calls.forget(user_id, options))
         if wait and result.job is not None:
-            return ForgetResult(job=self.wait_for_job(result.job.id, job_timeout))
+            return ForgetResult(job=await self.wait_for_job(result.job.id, job_timeout))
         return result

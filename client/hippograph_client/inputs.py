@@ -8,8 +8,8 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from hippograph.client.decode import camel
-from hippograph.client.enums import (
+from hippograph_client.decode import camel
+from hippograph_client.enums import (
     MemoryCategory,
     MemoryKind,
     MemoryLevel,

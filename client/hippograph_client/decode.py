@@ -17,7 +17,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from hippograph.client.errors import ServerError
+from hippograph_client.errors import ServerError
 
 T = TypeVar("T")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from hippograph.client.enums import JobStatus
-from hippograph.client.errors import JobFailed, JobTimeout, NotFound
-from hippograph.client.job_results import (
+from hippograph_client.enums import JobStatus
+from hippograph_client.errors import JobFailed, JobTimeout, NotFound
+from hippograph_client.job_results import (
     Job,
 )
 

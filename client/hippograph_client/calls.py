@@ -10,12 +10,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
-from hippograph.client import operations as ops
-from hippograph.client.decode import decode
-from hippograph.client.enums import Direction
-from hippograph.client.errors import from_error_member
-from hippograph.client.inputs import MemoryFilter, MemoryOp, NewMessage, variables_of
-from hippograph.client.job_results import (
+from hippograph_client import operations as ops
+from hippograph_client.decode import decode
+from hippograph_client.enums import Direction
+from hippograph_client.errors import from_error_member
+from hippograph_client.inputs import MemoryFilter, MemoryOp, NewMessage, variables_of
+from hippograph_client.job_results import (
     ForgetReport,
     ForgetResult,
     Job,
@@ -23,14 +23,14 @@ from hippograph.client.job_results import (
     MemorizeResult,
     ReflectResult,
 )
-from hippograph.client.options import (
+from hippograph_client.options import (
     ForgetOptions,
     MemorizeOptions,
     MemoryEdit,
     MemoryOptions,
     SearchOptions,
 )
-from hippograph.client.results import (
+from hippograph_client.results import (
     ApiKey,
     EntityPage,
     Memory,

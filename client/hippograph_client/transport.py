@@ -6,8 +6,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from hippograph.client.calls import Call
-from hippograph.client.errors import (
+from hippograph_client.calls import Call
+from hippograph_client.errors import (
     HippoGraphError,
     ServerError,
     error_for,
