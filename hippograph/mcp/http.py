@@ -21,9 +21,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from hippograph.admission import Refused, admit
+from hippograph.admission import Refused
 from hippograph.mcp.caller import PRINCIPAL_STATE_KEY
 from hippograph.ratelimit import RateLimiter
+from hippograph.server.doors import admit_request
 from hippograph.server.refusals import refusal, refused_answer
 
 
@@ -111,18 +112,10 @@ class MCPEndpoint:
         await self.manager.handle_request(scope, receive, send)
 
     async def _admit(self, request: Request) -> JSONResponse | None:
-        runtime = request.app.state.runtime
         try:
             # The same admission and limiter as /graphql: a key's budget is
             # one, whichever door it uses.
-            admitted = await admit(
-                runtime.services.keys,
-                self.limiter,
-                request.headers.get("authorization"),
-                request.client.host if request.client else None,
-                anonymous=False,
-                on_limited=runtime.metrics.rate_limited.inc,
-            )
+            admitted = await admit_request(request, self.limiter, anonymous=False)
         except Refused as exc:
             return refused_answer(exc)
         request.scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = admitted.principal

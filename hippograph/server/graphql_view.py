@@ -22,9 +22,10 @@ from strawberry.schema import BaseSchema
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET, UnsetType
 
-from hippograph.admission import Refused, admit
+from hippograph.admission import Refused
 from hippograph.auth import Principal
 from hippograph.ratelimit import RateLimiter
+from hippograph.server.doors import admit_request
 from hippograph.server.open_streams import OpenStreams
 from hippograph.server.websocket import AdmittingHandler, admit_connection
 from resolvers.loaders import build_loaders
@@ -158,16 +159,8 @@ class HippoGraphQL(GraphQL[Context, None]):
 
     async def _admit(self, request: Request) -> Response | None:
         """Authenticate and rate-limit ``request`` (hippograph.admission); a response if refused."""
-        runtime = request.app.state.runtime
         try:
-            admitted = await admit(
-                runtime.services.keys,
-                self.limiter,
-                request.headers.get("authorization"),
-                request.client.host if request.client else None,
-                anonymous=True,
-                on_limited=runtime.metrics.rate_limited.inc,
-            )
+            admitted = await admit_request(request, self.limiter, anonymous=True)
         except Refused as exc:
             retry = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s else None
             return _error(exc.status, exc.code, exc.message, retry)

@@ -15,8 +15,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from hippograph.admission import Refused, admit
+from hippograph.admission import Refused
 from hippograph.ratelimit import RateLimiter
+from hippograph.server.doors import admit_request
 from hippograph.server.refusals import refusal, refused_answer
 
 _NEEDS_ADMIN = "/metrics needs an admin key here"
@@ -37,14 +38,8 @@ class MetricsEndpoint:
     async def _answer(self, request: Request) -> Response:
         runtime = request.app.state.runtime
         try:
-            admitted = await admit(
-                runtime.services.keys,
-                self.limiter,
-                request.headers.get("authorization"),
-                request.client.host if request.client else None,
-                anonymous=True,  # when the exposition is open; else refused below
-                on_limited=runtime.metrics.rate_limited.inc,
-            )
+            # anonymous: let through here, refused below when a key is required
+            admitted = await admit_request(request, self.limiter, anonymous=True)
         except Refused as exc:
             return refused_answer(exc)
         principal = admitted.principal
