@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.api.conftest import CREATE_SESSION, CREATE_USER, Api, add_memory
 from tests.api.test_memorize import MEMORIZE
-
-# Above the store, but its Cypher has no contract test of its own yet.
-pytestmark = pytest.mark.every_server("the only tests of graph/user_deletion.py's Cypher")
 
 DELETE_USER = """
 mutation($id: ID!, $dryRun: Boolean!) {

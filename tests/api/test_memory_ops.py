@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.api.conftest import Api, add_memory, seed_user
-
-# Above the store, but its Cypher has no contract test of its own yet.
-pytestmark = pytest.mark.every_server("the only tests of graph/memory_ops.py's Cypher")
 
 APPLY = """
 mutation($userId: ID!, $ops: [MemoryOpInput!]!) {

@@ -18,9 +18,6 @@ from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, CREATE_USER, Api, add_memory, make_settings
 from tests.graphs import TestDatabase
 
-# Above the store, but its Cypher has no contract test of its own yet.
-pytestmark = pytest.mark.every_server("the only tests of graph/stats.py's Cypher")
-
 SEARCH = """
 query($u: ID!, $q: String!) { search(userId: $u, query: $q) { hits { memory { id } } } }
 """

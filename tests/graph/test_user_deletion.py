@@ -1,0 +1,35 @@
+"""Deleting a user: their sessions and memories found, what derives from them with them."""
+
+from __future__ import annotations
+
+from graph.store import GraphStore
+from hippograph.models import Sources
+from tests.support import add_memory, add_user, conversation, memory
+
+
+async def test_a_users_sessions_and_memories_are_listed_then_deleted_with_the_user(
+    store: GraphStore,
+) -> None:
+    await add_user(store, "bob")
+    session, messages = await conversation(store, "ann", ["I like tea", "and coffee"])
+    own = [await add_memory(store, memory("ann", f"Ann fact {i}")) for i in range(3)]
+    derived = await add_memory(
+        store,
+        memory("ann", "Ann likes hot drinks"),
+        sources=Sources(message_ids=(messages[0].id,), memory_ids=(own[0].id,)),
+    )
+    bobs = await add_memory(store, memory("bob", "Bob runs"))
+    assert await store.user_deletion.sessions("ann") == [session.id]
+    ids = sorted(m.id for m in [*own, derived])
+    first = await store.user_deletion.memories("ann", "", 2)
+    rest = await store.user_deletion.memories("ann", first[-1], 10)
+    assert first + rest == ids  # paged in id order, Bob's not among them
+    report = await store.user_deletion.memory_report("ann", ids, None, 1000)
+    assert not report.applied
+    assert set(ids) <= report.deleted_ids
+    deleted = await store.user_deletion.delete_memories("ann", ids, None, 1000)
+    assert set(ids) <= deleted.deleted_ids
+    assert await store.memories.get_memories(ids) == {}
+    assert await store.user_deletion.delete_user("ann")
+    assert not await store.user_deletion.delete_user("ann")  # gone already
+    assert bobs.id in await store.memories.get_memories([bobs.id])
