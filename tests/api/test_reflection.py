@@ -5,12 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import pytest
-
 from tests.api.conftest import ANN_FACTS_BY_THEME, Api, add_memory, seed_user
-
-# Above the store, but its Cypher has no contract test of its own yet.
-pytestmark = pytest.mark.every_server("the only tests of graph/reflection.py's Cypher")
 
 REFLECT = """
 mutation($userId: ID!, $force: Boolean!) {
