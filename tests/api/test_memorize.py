@@ -7,14 +7,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
-
 from tests.api.conftest import CREATE_SESSION, CREATE_USER, Api
-
-# Above the store, but its Cypher has no contract test of its own yet.
-pytestmark = pytest.mark.every_server(
-    "the only tests of graph/ingest.py's and memunits.py's Cypher"
-)
 
 MEMORIZE = """
 mutation($input: MemorizeInput!) {

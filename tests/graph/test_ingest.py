@@ -1,0 +1,86 @@
+"""Memorize's reads and its one write: what is left to do, the profile on record, units and
+memories written once with their sources, a new profile value superseding the old."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from graph.store import GraphStore
+from hippograph.ids import IdKind, new_id
+from hippograph.models import IngestBatch, MemoryKind, MemUnit, Sources
+from tests.support import T0, conversation, indexed, memory
+
+
+def _unit(session_id: str, at_minute: int) -> MemUnit:
+    at = T0 + timedelta(minutes=at_minute)
+    return MemUnit(
+        id=new_id(IdKind.MEMUNIT, at),
+        user_ids=("ann",),
+        session_id=session_id,
+        summary="Ann: I moved to Lyon",
+        narrative="On 1 January, Ann talked about Lyon.",
+        subject="lyon",
+        ts=at,
+    )
+
+
+async def test_a_units_write_leaves_the_rest_to_do_and_a_replay_writes_nothing(
+    store: GraphStore,
+) -> None:
+    session, said = await conversation(store, "ann", ["I moved to Lyon", "for work", "bye"])
+    assert [m.id for m in await store.ingest.unprocessed(session.id, 10)] == [m.id for m in said]
+    before = await store.ingest.previous(session.id, said[2].seq)
+    assert before is not None
+    assert before.id == said[1].id
+    assert await store.ingest.previous(session.id, said[0].seq) is None
+
+    unit = _unit(session.id, 0)
+    city = memory("ann", "Ann's city: Lyon", kind=MemoryKind.PROFILE, topic="city")
+    batch = IngestBatch(
+        units=[(unit, indexed(unit.summary, 1), [said[0].id, said[1].id])],
+        memories=[
+            (
+                city,
+                indexed(city.content, 2),
+                Sources(message_ids=(said[0].id,), memunit_ids=(unit.id,)),
+            )
+        ],
+    )
+    counts = await store.ingest.write(batch)
+    assert (counts.memunits, counts.memories, counts.superseded) == (1, 1, 0)
+    assert [m.id for m in await store.ingest.unprocessed(session.id, 10)] == [said[2].id]
+    assert await store.ingest.write(batch) == type(counts)(0, 0, 0)  # a replay
+    assert await store.ingest.profiles(["ann", "bob"], 10) == {"ann": {"city": "Lyon"}}
+    derived = (await store.memories.derived_from([city.id], None))[city.id]
+    assert {n.id for n in derived} == {said[0].id, unit.id}
+
+
+async def test_a_new_profile_value_supersedes_the_old_and_a_restatement_adds_a_source(
+    store: GraphStore,
+) -> None:
+    _, said = await conversation(store, "ann", ["I live in Lyon", "I live in Nice now"])
+    old = memory("ann", "Ann's city: Lyon", kind=MemoryKind.PROFILE, topic="city")
+    await store.ingest.write(
+        IngestBatch(
+            units=(), memories=[(old, indexed(old.content, 1), Sources(message_ids=(said[0].id,)))]
+        )
+    )
+    new = memory(
+        "ann", "Ann's city: Nice", kind=MemoryKind.PROFILE, topic="city", at=T0 + timedelta(days=1)
+    )
+    batch = IngestBatch(
+        units=(),
+        memories=[
+            (new, indexed(new.content, 2), Sources(message_ids=(said[1].id,))),
+            # the old value said again: one more source, not a new memory
+            (old, indexed(old.content, 1), Sources(message_ids=(said[1].id,))),
+        ],
+    )
+    counts = await store.ingest.write(batch)
+    assert (counts.memories, counts.superseded) == (1, 1)
+    found = await store.memories.get_memories([old.id, new.id])
+    assert found[old.id].valid_to == new.created_at
+    assert found[new.id].valid_to is None
+    assert await store.ingest.profiles(["ann"], 10) == {"ann": {"city": "Nice"}}
+    sources = (await store.memories.derived_from([old.id], None))[old.id]
+    assert {n.id for n in sources} == {said[0].id, said[1].id}
