@@ -44,6 +44,7 @@ import numpy as np
 from bench.common import LOCOMO, REALTALK, machine
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.clock import utc_now
+from hippograph.extraction.assemble import quoted_words
 from hippograph.importers.conversations import ConversationImport, parse_locomo
 from hippograph.importers.ingest import import_conversations
 from hippograph.importers.locomo import load_locomo
@@ -56,9 +57,6 @@ from hippograph.services.search import SearchRequest
 from hippograph.settings import EmbeddingSettings, GraphSettings, Settings
 
 NEAR = 0.90
-# "On 7 May 2023, Caroline said: “": the dated opening of a memory in its
-# speaker's words, shared by every one of them (the words-only figure leaves it out).
-_OPENING = re.compile(r"^On [^,:“]{3,40}, .{1,200}? said(?: \(part \d+ of \d+\))?: “", re.DOTALL)
 _WORD = re.compile(r"[a-z0-9']{3,}")
 EVERYTHING = MemoryFilter(include_consolidated=True)
 
@@ -134,7 +132,7 @@ async def measure_file(
                 vectors = await normalised_vectors(reference, [m.content for m in memories])
                 totals["near_duplicates"] += int(near_rows(vectors).sum())
                 words_only = await normalised_vectors(
-                    reference, [_OPENING.sub("", m.content).rstrip("”") for m in memories]
+                    reference, [quoted_words(m.content) for m in memories]
                 )
                 totals["near_duplicate_words"] += int(near_rows(words_only).sum())
                 sources = await message_sources(runtime, [m.id for m in memories])

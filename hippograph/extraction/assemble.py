@@ -365,6 +365,13 @@ def is_quote(content: str) -> bool:
     return _QUOTE.match(content) is not None
 
 
+def quoted_words(content: str) -> str:
+    """A speaker's dated words without their opening and quotation marks; any other
+    content as it is."""
+    quote = _QUOTE.match(content)
+    return content if quote is None else quote["words"]
+
+
 def unquoted(content: str) -> str:
     """A speaker's dated words as a summary tells them (``I love hiking (7 May 2023)``);
     any other content as it is."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hippograph.extraction.assemble import quoted_words
 from hippograph.models import MemoryKind, MemoryLevel, MemorySource
 from hippograph.reembedding import Recipe, StoredMemory, recipe
 
@@ -29,3 +30,15 @@ def test_the_recipe_follows_what_the_vector_was_made_of(
         id="m1", kind=kind, level=level, source=MemorySource.EXTRACTION, content=content
     )
     assert recipe(memory) is expected
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (QUOTE, "I love hiking with my dog."),
+        ("On 7 May 2023, Ann said (part 2 of 3): “and then home.”", "and then home."),
+        ("Ann loves hiking.", "Ann loves hiking."),  # a model's words: as they are
+    ],
+)
+def test_a_quote_is_told_by_its_words(content: str, words: str) -> None:
+    assert quoted_words(content) == words
