@@ -10,11 +10,11 @@ the cosines between pairs of texts: dev turns as memorize embeds them
 statements about a person that LoCoMo's dev file lists per session
 (``observation``), the kind of text reflection groups; the restatement
 (0.90 for MiniLM: one speaker saying the same again) between turns too.
-Chinese models are
-measured on the Chinese turns of ``tests/data/chinese_pairs.json`` (the dev
-files have none), as written and bare, at the quantiles MiniLM gives on the
-English texts. On the statements, the quantile's threshold is also the one
-whose pairs agree best with MiniLM's (e5 0.824, F1 0.74; bge 0.64, F1 0.82).
+Chinese models are measured on the Chinese turns of
+``tests/data/chinese_pairs.json`` (the dev files have none), as written and
+bare, at the quantiles MiniLM gives on the English texts. On the statements,
+the quantile's threshold is also the one whose pairs agree best with
+MiniLM's (e5 0.824, F1 0.74; bge 0.64, F1 0.82).
 
 python -m bench.calibrate [--pairs 800]
 """
@@ -76,7 +76,7 @@ async def cosines(model: str, texts: list[str]) -> np.ndarray:
 
 
 async def calibrate(texts: int) -> dict[str, dict[str, float]]:
-    """Every model's topic shift and theme threshold."""
+    """Every model's topic shift, theme and restatement thresholds."""
     sets = {"en": english(texts), "zh": chinese(CHINESE)}
     base = [await cosines("all-minilm-l6-v2", sets["en"][i]) for i in (0, 1)]
     # The topic shift and the restatement are cut between turns, the theme

@@ -58,7 +58,7 @@ class Refused(Exception):
         self.retry_after_s = retry_after_s
 
 
-def offered_key(authorization: str | None) -> bool:
+def offers_key(authorization: str | None) -> bool:
     """Whether an ``Authorization`` value offers a key at all ("Bearer" alone does not)."""
     value = (authorization or "").strip()
     return bool(value) and value.lower() != "bearer"
@@ -87,7 +87,7 @@ async def admit(
             raise Refused(429, "RATE_LIMITED", over.message, over.retry_after_s)
 
     by_address = bucket(None, address)
-    if not offered_key(authorization) and anonymous:
+    if not offers_key(authorization) and anonymous:
         spend(by_address)
         return Admitted(None, None, by_address)
     key = parse_bearer(authorization)

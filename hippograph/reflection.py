@@ -217,11 +217,13 @@ def offline_summary(request: ReflectionRequest, limit: int = 6) -> ReflectionSum
     opening = f"What {request.user_name} has shared about {topic}" if topic else "A summary"
     room = SUMMARY_LIMIT - len(opening) - len(" (and 9999 more).") - 2
     told: list[str] = []
+    used = 0  # characters the facts told so far take, with their "; "
     for fact in request.facts[:limit]:
         line = fact.rstrip(". ")
-        if told and sum(len(t) + 2 for t in told) + len(line) > room:
+        if told and used + len(line) > room:
             break
         told.append(line if len(line) <= room else line[: room - 1].rstrip() + "…")
+        used += len(told[-1]) + 2
     more = len(request.facts) - len(told)
     tail = f" (and {more} more)" if more > 0 else ""
     return ReflectionSummary(content=f"{opening}: {'; '.join(told)}{tail}.", topic=topic)
