@@ -39,6 +39,7 @@ from hippograph.reflection import ReflectionRequest, ReflectionSummary
 from hippograph.runtime import Runtime, build_llm
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import IngestStore, MemorizeRequest, MemorizeService
+from hippograph.services.said_before import SaidBefore
 from hippograph.settings import Settings
 
 SPENT: dict[str, float] = defaultdict(float)
@@ -159,6 +160,8 @@ async def run(
                 utc_now,
                 settings.memorize.model_copy(update={"entities": entities}),
                 settings.limits,
+                # as the service is wired: a repeat of an earlier session is looked up
+                _said_before=SaidBefore(store.search, store.memories, utc_now, settings.search),
             )
 
         memorize = memorize_service(True)

@@ -21,8 +21,9 @@ class SimilarityScale:
     topic_shift: float
     # reflection: a fact whose cosine to a theme's centre reaches this joins it
     theme: float
-    # memorize: a speaker's turn this close to one of their earlier turns of
-    # the same call says the same again (another source, not a new memory)
+    # memorize: a speaker's turn this close to one of their earlier turns (of
+    # the same call, or a memory of an earlier one) may say the same again
+    # (another source, not a new memory; restatements.says_again decides too)
     restatement: float
 
 

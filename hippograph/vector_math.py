@@ -39,3 +39,13 @@ def unit(vector: Sequence[float]) -> list[float]:
     norm = float(np.linalg.norm(x)) or 1.0
     scaled: list[float] = (x / norm).tolist()
     return scaled
+
+
+def unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
+    """``vectors`` as the rows of a matrix, each scaled to length 1 (zero rows stay zero)."""
+    rows = np.asarray(vectors, dtype=np.float64)
+    if rows.ndim != 2:
+        raise ValueError("vectors of different lengths")
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    scaled: np.ndarray = rows / np.where(norms == 0.0, 1.0, norms)
+    return scaled

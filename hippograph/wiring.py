@@ -32,6 +32,7 @@ from hippograph.services.memory_ops import MemoryOpsService
 from hippograph.services.messages import MessageService
 from hippograph.services.provenance import ProvenanceService
 from hippograph.services.reflection import ReflectionService
+from hippograph.services.said_before import SaidBefore
 from hippograph.services.search import SearchService
 from hippograph.services.user_deletion import UserDeletionService
 from hippograph.services.users import UserService
@@ -87,6 +88,7 @@ def build_services(
         # after facts are written: queue a reflect run for their user
         reflection.submit if settings.memorize.reflect_after_write else None,
         events,
+        SaidBefore(store.search, store.memories, clock, settings.search),
     )
     forgetting = ForgetService(
         store.forgetting, store.users, users, embedder, llm, jobs, clock, settings.forgetting

@@ -355,7 +355,8 @@ def merged(drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
 _OPENING_DATE = re.compile(r"^On [^,:“]{3,40}, ")
 _NOT_WORD = re.compile(r"[\W_]+")
 _QUOTE = re.compile(
-    r"^On (?P<day>[^,:“]{3,40}), .{1,200}? said(?: \(part \d+ of \d+\))?: “(?P<words>.*)”$",
+    r"^On (?P<day>[^,:“]{3,40}), (?P<speaker>.{1,200}?) said"
+    r"(?: \(part \d+ of \d+\))?: “(?P<words>.*)”$",
     re.DOTALL,
 )
 
@@ -370,6 +371,13 @@ def quoted_words(content: str) -> str:
     content as it is."""
     quote = _QUOTE.match(content)
     return content if quote is None else quote["words"]
+
+
+def quote_speaker(content: str) -> str | None:
+    """Who said a speaker's dated words (their name as the opening gives it, at most
+    200 characters); None for any other content."""
+    quote = _QUOTE.match(content)
+    return None if quote is None else quote["speaker"]
 
 
 def unquoted(content: str) -> str:

@@ -36,7 +36,6 @@ from hippograph.extraction.assemble import (
     merged,
     unit_messages,
 )
-from hippograph.extraction.restatements import fold_restatements
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.extraction.segment import SegmentRules, segment
 from hippograph.ids import IdKind, derived_id, require_client_id, require_user_id
@@ -53,6 +52,7 @@ from hippograph.ports import LLM, Embedder, Usage
 from hippograph.services.job_runner import JobResult
 from hippograph.services.jobs import JobService
 from hippograph.services.messages import MessageInput, MessageService
+from hippograph.services.said_before import SaidBefore, fold_repeats
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import LimitSettings, MemorizeSettings
 from hippograph.turns import turn_content
@@ -173,6 +173,7 @@ class MemorizeService:
     _limits: LimitSettings
     _after_facts: Callable[[str], Awaitable[object]] | None = None
     _events: Announcer = NO_EVENTS
+    _said_before: SaidBefore | None = None  # None: only a call's own repeats fold
     _rules: SegmentRules = field(init=False)
     _restatement: float = field(init=False)
 
@@ -207,11 +208,8 @@ class MemorizeService:
             raise InvalidInput("sourceType must be 1-32 characters of a-z, 0-9 and _", "sourceType")
         if request.group_id is not None:
             require_client_id(request.group_id, "groupId")
-        history = (
-            self._messages.build(session.id, session.user_id, request.history)
-            if (request.history)
-            else []
-        )
+        build = self._messages.build
+        history = build(session.id, session.user_id, request.history) if request.history else []
         added = await self._messages.add_messages(principal, session.id, request.messages)
         work = MemorizeJob(
             session_id=session.id,
@@ -274,9 +272,10 @@ class MemorizeService:
             if len(last) < self._rules.max_size and not quiet:
                 ranges, pending = ranges[:-1], len(last)
         drafts = await self._extract_all(todo, vectors, ranges, before_pair, names, work)
-        # A speaker saying the same again in this call adds a source, not a memory.
+        # A speaker saying the same again, here or in an earlier call, adds a source.
         turns = {m.id: (m.speaker, v) for m, v in zip(todo, vectors, strict=True)}
-        folded = fold_restatements([d for d, _ in drafts], turns, self._restatement)
+        units = [d for d, _ in drafts]
+        folded = await fold_repeats(units, turns, self._restatement, self._said_before)
         drafts = [(unit, usage) for unit, (_, usage) in zip(folded, drafts, strict=True)]
         memunits = memories = superseded = 0
         # A few units per transaction: one transaction for a 150-message call

@@ -28,6 +28,12 @@ class SearchStore(Protocol):
         memory_filter: MemoryFilter,
         now: datetime,
     ) -> list[Candidate]: ...
+    async def memory_vectors(
+        self, user_id: str, memory_filter: MemoryFilter, now: datetime
+    ) -> list[tuple[str, list[float]]]:
+        """The user's memories that pass the filter, with their vectors, in one read."""
+        ...
+
     async def vector_index(
         self,
         user_id: str,

@@ -350,3 +350,42 @@ def test_a_near_repeat_in_one_call_is_a_source_and_small_talk_stays_a_message(ap
     assert {ids[0], ids[4]} <= {d["id"] for d in marathon[0]["derivedFrom"]}
     # "Thanks, you too!" is a message (provenance shows it), not a memory.
     assert not [n for n in nodes if "you too" in n["content"]], nodes
+
+
+def test_a_near_repeat_in_a_later_call_is_a_source_of_what_was_said_before(api: Api) -> None:
+    api.ok(CREATE_USER, {"id": "sam", "name": "Sam"})
+    session = api.ok(CREATE_SESSION, {"userId": "sam"})["createSession"]["session"]["id"]
+
+    def memorize(*said: tuple[str, str]) -> list[str]:
+        messages = [{"speaker": s, "content": c} for s, c in said]
+        result = api.ok(
+            MEMORIZE,
+            {
+                "input": {
+                    "userIds": ["sam"],
+                    "sessionId": session,
+                    "messages": messages,
+                    "flush": True,
+                }
+            },
+        )["memorize"]
+        assert result["__typename"] == "Memorized", result
+        return [m["id"] for m in result["messages"]]
+
+    first = memorize(("Sam", "I'm running the Lisbon marathon in May!"))
+    # Another day, the same said again in other words, and the same words by
+    # someone else, who is not the speaker of the first.
+    later = memorize(
+        ("Sam", "I am running the Lisbon marathon in May."),
+        ("Ines", "I'm running the Lisbon marathon in May!"),
+    )
+    nodes = [e["node"] for e in api.ok(MEMORIES, {"userId": "sam"})["memories"]["edges"]]
+    marathon = [n for n in nodes if "marathon" in n["content"]]
+    by_sam = [n for n in marathon if "Sam said" in n["content"]]
+    assert len(by_sam) == 1, marathon
+    assert "I'm running" in by_sam[0]["content"]  # the first wording stands
+    assert {first[0], later[0]} <= {d["id"] for d in by_sam[0]["derivedFrom"]}
+    by_ines = [n for n in marathon if "Ines said" in n["content"]]
+    assert len(by_ines) == 1, marathon
+    assert later[1] in {d["id"] for d in by_ines[0]["derivedFrom"]}
+    assert later[0] not in {d["id"] for d in by_ines[0]["derivedFrom"]}

@@ -37,6 +37,18 @@ async def test_exact_search_ranks_by_cosine_within_the_user(store: GraphStore) -
     assert similarities == sorted(similarities, reverse=True)
 
 
+async def test_a_users_memory_vectors_are_theirs_as_filtered(store: GraphStore) -> None:
+    ann = await _fill(store, "ann", 30, 0)
+    await _fill(store, "bob", 30, 1000)
+    only_events = MemoryFilter(kinds=(MemoryKind.EVENT,))
+    stored = dict(await store.search.memory_vectors("ann", only_events, T0))
+    assert set(stored) == {i for n, i in enumerate(ann) if n % 3 == 0}
+    for n in (0, 9):
+        assert max(abs(a - b) for a, b in zip(stored[ann[n]], unit_vector(n), strict=True)) < 1e-6
+    assert len(await store.search.memory_vectors("ann", MemoryFilter(), T0)) == 30
+    assert await store.search.memory_vectors("nobody", MemoryFilter(), T0) == []
+
+
 async def test_index_search_finds_what_the_exact_scan_finds(store: GraphStore) -> None:
     ann = await _fill(store, "ann", 60, 0)
     await _fill(store, "bob", 60, 1000)
