@@ -240,7 +240,7 @@ def arcadedb_index_sql(dimensions: int, ef_search: int) -> list[str]:
     The vector index is a hierarchical HNSW (``addHierarchy``), as Neo4j's
     is: ArcadeDB's default flat graph took 36 ms per query at 100,000
     vectors on two cores, the hierarchical one 19 ms, for recall@10 against
-    an exact scan of 1.000 and 0.995 (measured 2026-11-23, bench/README.md).
+    an exact scan of 1.000 and 0.995 (docs/decisions/2026-11-23-onnx-runtime-vector-index.md).
     """
     vector_meta = json.dumps(
         {

@@ -75,7 +75,7 @@ class ScoringWeights:
     vector_weight: float = 0.6  # HYBRID: share of the semantic score
     rrf_k: int = 60
     # With the turns around the best hits joining the candidates; chosen on
-    # both dev files and both granularities (docs/retrieval.md, bench/README.md)
+    # both dev files and both granularities (docs/retrieval.md, docs/decisions/)
     context_weight: float = 0.35
     time_weight: float = 0.1
     # None: the server's default (HIPPOGRAPH_SEARCH__ENTITY_WEIGHT), set by the search service.

@@ -279,7 +279,7 @@ class MemorizeSettings(BaseModel):
         ge=0,
         le=1,
         description="how much of the turn before goes into a turn's or event's vector "
-        "(0: the turn alone); bench/context_weight.py measures it",
+        "(0: the turn alone); bench/experiments/context_weight.py measures it",
     )
     entities: bool = Field(
         default=True,

@@ -12,7 +12,7 @@ instruction before a query), how many tokens it reads, its dimension, and the
 three cosines the offline pipeline cuts at. Those cosines are the model's own:
 e5's cosines between unrelated turns sit near 0.8, MiniLM's near 0.3, so one
 number cannot serve both. Each is MiniLM's threshold carried to the model at
-the same quantile of the cosines between dev-file texts (``bench/calibrate.py``
+the same quantile of the cosines between dev-file texts (``bench/experiments/calibrate.py``
 prints them; Chinese models on Chinese turns): the topic shift over turns as
 memorize embeds them (``<speaker> said, "<text>"``), the theme threshold over
 statements about a person, the kind of text reflection groups, the

@@ -138,7 +138,7 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
         # Its own text, not the unit's centroid: a centroid of twelve turns
         # sits near the middle of the embedding space, close to every query
         # (with e5-small, episodes took half the top-10 slots, each standing
-        # for a whole unit: bench/README.md).
+        # for a whole unit: docs/decisions/2026-11-26-e5-default-model.md).
         drafts.append(
             MemoryDraft(
                 memory=memory,

@@ -280,8 +280,9 @@ class MemorizeService:
         memunits = memories = superseded = 0
         # A few units per transaction: one transaction for a 150-message call
         # lost every race against other tenants' small writes on the buckets
-        # they share (bench/README.md). Each part is whole units with their
-        # memories; a later part finds what an earlier one wrote by its ids.
+        # they share (docs/decisions/2026-11-26-memorize-under-other-writes.md).
+        # Each part is whole units with their memories; a later part finds
+        # what an earlier one wrote by its ids.
         for start in range(0, len(drafts), _UNITS_PER_WRITE):
             batch = await self._batch(drafts[start : start + _UNITS_PER_WRITE])
             written = await self._ingest.write(batch)

@@ -140,7 +140,7 @@ async def test_int8_vectors_stay_within_cosine_099_of_float32(name: str, floor: 
         finally:
             await embedder.close()
     cosines = (vectors[0] * vectors[1]).sum(axis=1)
-    # bench/encoders.py measures the same on every dev turn
+    # bench/experiments/encoders.py measures the same on every dev turn
     assert cosines.min() > floor, cosines
 
 

@@ -4,7 +4,7 @@ Runs ``hippograph bench locomo`` at turn granularity once per weight and per
 file, each in a fresh embedded graph, and prints VECTOR and HYBRID recall@k
 side by side (``HIPPOGRAPH_MEMORIZE__TURN_CONTEXT_WEIGHT``; issue 20 item 4).
 
-python -m bench.context_weight [--weights 0.5,0.25,0] [--k 10]
+python -m bench.experiments.context_weight [--weights 0.5,0.25,0] [--k 10]
     [--data bench/data/locomo/locomo_dev.json bench/data/realtalk/realtalk_dev.json]
 """
 

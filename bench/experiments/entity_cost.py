@@ -3,7 +3,7 @@
 Pure CPU, no graph: memorize runs it once per message and once per memory,
 beside an embedding that costs several milliseconds a text on two cores.
 
-    python -m bench.entity_cost [--data FILE] [--json]
+    python -m bench.experiments.entity_cost [--data FILE] [--json]
 """
 
 from __future__ import annotations

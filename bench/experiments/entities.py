@@ -6,7 +6,7 @@ Runs ``hippograph bench locomo`` twice on fresh data directories, once with
 and prints recall@k per category of both. Nothing is tuned here: the walk's
 settings are the defaults.
 
-    python -m bench.entities --data bench/data/locomo/locomo_dev.json \\
+    python -m bench.experiments.entities --data bench/data/locomo/locomo_dev.json \\
         [--granularity memory] [--k 5,10] [--json]
 """
 

@@ -9,7 +9,7 @@ For every model and precision, on the dev files' turns (``<speaker> said,
 * dense recall@10: every turn ranked by cosine to the question (with the
   query prefix), no service, the baseline the vector side must beat.
 
-python -m bench.encoders [--models all-minilm-l6-v2,e5-small-v2,...] [--limit 1200]
+python -m bench.experiments.encoders [--models all-minilm-l6-v2,e5-small-v2,...] [--limit 1200]
 """
 
 from __future__ import annotations

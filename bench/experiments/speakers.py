@@ -11,7 +11,7 @@ their latest sessions. Two costs, measured here on one graph server:
 * taking the names out (``without_names``), on every search: over the dev
   files' questions, with the names of their conversations.
 
-    python -m bench.speakers --graph arcadedb --sessions 2500 [--reads 200] [--json]
+    python -m bench.experiments.speakers --graph arcadedb --sessions 2500 [--reads 200] [--json]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ other) and times ``--searches`` default HYBRID searches in-process under
 each, after a warm-up. The states take turns in the order A B, B A, A B…,
 so the machine's drift falls on both alike.
 
-    python -m bench.session_index --graph neo4j-5.26 --memories 100000 [--json]
+    python -m bench.experiments.session_index --graph neo4j-5.26 --memories 100000 [--json]
 
 (Neo4j releases only: it drops and creates indexes with Neo4j's Cypher.)
 """
@@ -75,7 +75,8 @@ async def timed(runtime: Runtime, questions: list[str], warmup: int) -> list[flo
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     if not args.graph.startswith("neo4j-"):
         raise SystemExit(
-            "bench.session_index drops and creates indexes with Neo4j's Cypher: --graph neo4j-…"
+            "bench.experiments.session_index drops and creates indexes with Neo4j's Cypher: "
+            "--graph neo4j-…"
         )
     data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="hippograph-session-index-"))
     questions = (locomo_questions() * 2)[: args.searches]

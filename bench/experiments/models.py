@@ -6,7 +6,7 @@ files, so every model meets the same pipeline and the same questions. Prints
 one row per model, granularity and configuration: recall@10 overall and per
 category on each file.
 
-python -m bench.models [--models all-minilm-l6-v2:float32,e5-small-v2:int8,...]
+python -m bench.experiments.models [--models all-minilm-l6-v2:float32,e5-small-v2:int8,...]
     [--granularities turn,memunit,memory] [--configs full,vector,keyword,dense]
     [--output models.json]
 """

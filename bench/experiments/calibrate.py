@@ -16,7 +16,7 @@ bare, at the quantiles MiniLM gives on the English texts. On the statements,
 the quantile's threshold is also the one whose pairs agree best with
 MiniLM's (e5 0.824, F1 0.74; bge 0.64, F1 0.82).
 
-python -m bench.calibrate [--pairs 800]
+python -m bench.experiments.calibrate [--pairs 800]
 """
 
 from __future__ import annotations
