@@ -49,9 +49,6 @@ from tests.cli.conftest import TALK, write_jsonl
 from tests.conftest import DIMENSIONS, MODEL
 from tests.graphs import GraphBackend, TestDatabase
 
-# Above the store, but its Cypher has no contract test of its own yet.
-pytestmark = pytest.mark.every_server("the only tests of graph/dump.py's Cypher")
-
 FACTS = [
     ("Alice drinks two flat whites every morning", 0.8),
     ("Alice loves espresso from the cafe near her office", 0.8),
