@@ -2,8 +2,9 @@
 
 Every operation the client sends is validated against ``schema.graphql``
 (which tests/api/test_schema_file.py keeps equal to the running schema),
-every enum it declares must list the schema's values, and the sync and async
-clients must offer the same methods with the same arguments.
+every enum it declares must list the schema's values, the sync and async
+clients must offer the same methods with the same arguments, and every root
+field of the schema is wrapped by the client or left out with its reason.
 """
 
 from __future__ import annotations
@@ -13,7 +14,14 @@ from enum import StrEnum
 from pathlib import Path
 
 import pytest
-from graphql import GraphQLEnumType, build_schema, parse, validate
+from graphql import (
+    FieldNode,
+    GraphQLEnumType,
+    OperationDefinitionNode,
+    build_schema,
+    parse,
+    validate,
+)
 from hippograph_client import AsyncHippoGraph, HippoGraph, enums, operations
 
 SCHEMA = build_schema((Path(__file__).resolve().parents[2] / "schema.graphql").read_text())
@@ -65,3 +73,42 @@ def test_the_sync_and_async_clients_offer_the_same_methods() -> None:
         assert str(sync[name]) == str(aio[name]), name
         assert inspect.iscoroutinefunction(getattr(AsyncHippoGraph, name)), name
         assert getattr(HippoGraph, name).__doc__, name
+
+
+# Root fields the client leaves to GraphQL itself, each with the reason.
+UNWRAPPED = {
+    "subscription.jobUpdated": "a WebSocket subscription; the client speaks HTTP (wait_for_job polls)",
+    "subscription.memoryAdded": "a WebSocket subscription; the client speaks HTTP",
+    "query.users": "an admin's listing of every user; an agent knows its users' ids",
+    "query.session": "read back through a memory's sessionId or provenance",
+    "query.message": "provenance returns the messages a memory came from",
+    "query.memUnit": "provenance returns the MemUnits a memory came from",
+    "query.entity": "entities() pages through a user's entities with the same fields",
+    "mutation.revokeApiKey": "key administration belongs to the admin's tools (hippograph keys)",
+    "mutation.deleteWithProvenance": "a cascade with a dry-run handshake, for an operator; "
+    "delete_memory and delete_user cover an agent's deletions",
+}
+
+
+def test_every_root_field_is_wrapped_by_the_client_or_left_out_for_a_reason() -> None:
+    roots = {
+        f"{kind}.{name}"
+        for kind, root in (
+            ("query", SCHEMA.query_type),
+            ("mutation", SCHEMA.mutation_type),
+            ("subscription", SCHEMA.subscription_type),
+        )
+        if root is not None
+        for name in root.fields
+    }
+    wrapped = {
+        f"{op.operation.value}.{selection.name.value}"
+        for document in operations.ALL
+        for op in parse(document).definitions
+        if isinstance(op, OperationDefinitionNode)
+        for selection in op.selection_set.selections
+        if isinstance(selection, FieldNode)
+    }
+    assert roots - wrapped - set(UNWRAPPED) == set(), "wrap it, or say in UNWRAPPED why not"
+    assert set(UNWRAPPED) <= roots, "UNWRAPPED names a field the schema no longer has"
+    assert not set(UNWRAPPED) & wrapped, "wrapped now: take it out of UNWRAPPED"
