@@ -19,7 +19,7 @@ VENDOR := hippograph/server/static/vendor/.built
 GRAPHS ?= arcadedb neo4j-5.26 neo4j-2026
 NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))
 
-.PHONY: run test check install install-dev install-llm assets model models test-deps neo4j lint bench bench-llm clean
+.PHONY: run test check install install-dev install-llm assets model models test-deps neo4j lint generate bench bench-llm clean
 
 ## Install and start the service on the embedded graph (GraphiQL at http://127.0.0.1:8000/graphql)
 run: install assets model
@@ -41,6 +41,11 @@ lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/python -m codegen --check
+
+## The modules written from schema.graphql and operations/ (the client's and MCP's documents, the enums)
+generate: install-dev
+	$(BIN)/python -m codegen
 
 install: $(VENV)/.runtime
 install-dev: $(VENV)/.dev

@@ -36,29 +36,20 @@ from bench.common import (
     print_json,
     serve_env,
 )
+from codegen.documents import operations
 from graph.embedded import free_port
 
 ADMIN_KEY = "hg_load-test-admin-key-0123456789"
 
-SETUP_USER = """
-mutation($id: ID!, $name: String!) {
-  createUser(input: {id: $id, name: $name}) { __typename ... on Error { message } }
-  createApiKey(input: {name: $name, userIds: [$id]}) { ... on ApiKeyCreated { key } ... on Error { message } }
-  createSession(input: {userId: $id, title: "load"}) { ... on SessionCreated { session { id } } ... on Error { message } }
-}"""  # noqa: E501
-MEMORIZE = """
-mutation($u: ID!, $s: ID!, $m: [MessageInput!]!) {
-  memorize(input: {userIds: [$u], sessionId: $s, messages: $m, async: false}) {
-    __typename ... on Memorized { created } ... on Error { message code }
-  }
-}"""
-SEARCH = """
-query($u: ID!, $q: String!) {
-  search(userId: $u, query: $q, topK: 10) { hits { memory { id } score } }
-}"""
-PROVENANCE = """
-query($id: ID!) { provenance(id: $id, depth: 4) { nodes { id } edges { source target type } } }
-"""
+# The requests, from the project's one folder of operations (operations/load.graphql).
+_DOCUMENTS = {
+    op.name: op.document
+    for op in operations(Path(__file__).parent.parent / "operations/load.graphql")
+}
+SETUP_USER = _DOCUMENTS["LoadSetUp"]
+MEMORIZE = _DOCUMENTS["LoadMemorize"]
+SEARCH = _DOCUMENTS["LoadSearch"]
+PROVENANCE = _DOCUMENTS["LoadProvenance"]
 
 
 class Client:

@@ -67,7 +67,7 @@ class ForgetCounts:
 
 @dataclass(frozen=True)
 class Job:
-    """A background job; ``status.final`` says whether it is done."""
+    """A background job; it is done once its ``status`` is SUCCEEDED or FAILED."""
 
     id: str
     kind: JobKind

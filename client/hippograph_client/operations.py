@@ -1,85 +1,14 @@
-"""Every GraphQL document the client sends (tests/client/test_operations.py validates each
-against schema.graphql, so a schema change that breaks one fails the suite).
+"""Every GraphQL document the client sends (``operations/client.graphql``)."""
 
-Selections name the fields of the result types in ``results.py``; a field
-added there is added to its fragment here.
-"""
+# Written by `python -m codegen` from operations/client.graphql: edit that, then run it again.
 
 from __future__ import annotations
 
-# The error members of every mutation's union, read by errors.from_error_member.
-# NotFoundError's id is a String!, which cannot share a response key with a
-# success member's ID! id: hence the alias.
-PROBLEM = """
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
+VIEWER = """
+query Viewer { viewer { keyId admin userIds } }
 """
 
-USER_FIELDS = "fragment UserFields on User { id name createdAt }\n"
-
-SESSION_FIELDS = "fragment SessionFields on Session { id userId title startedAt }\n"
-
-MESSAGE_FIELDS = """
-fragment MessageFields on Message { id sessionId userId speaker role content ts seq clientId }
-"""
-
-MEMUNIT_FIELDS = """
-fragment MemUnitFields on MemUnit {
-  id userIds sessionId groupId summary narrative subject participants keywords ts sourceType
-}
-"""
-
-MEMORY_FIELDS = """
-fragment MemoryFields on Memory {
-  id userId kind content originalContent level category importance source verified
-  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
-  deletedAt aboutStart aboutEnd
-}
-"""
-
-FORGET_COUNT_FIELDS = """
-fragment ForgetCountFields on ForgetCounts {
-  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
-  batches levelMoves { fromLevel toLevel count }
-}
-"""
-
-JOB_COUNT_FIELDS = """
-fragment JobCountFields on JobCounts {
-  messages memunits memories superseded pending reflections consolidated
-}
-"""
-
-JOB_FIELDS = (
-    """
-fragment JobFields on Job {
-  id kind status userIds createdAt startedAt finishedAt attempts error
-  counts { ...JobCountFields }
-  usage { promptTokens completionTokens calls }
-  forgetCounts { ...ForgetCountFields }
-}
-"""
-    + JOB_COUNT_FIELDS
-    + FORGET_COUNT_FIELDS
-)
-
-NODE_FIELDS = """
-fragment NodeFields on Node {
-  __typename id
-  ... on Message { content }
-  ... on Memory { content }
-  ... on MemUnit { summary }
-  ... on Session { title }
-  ... on User { name }
-  ... on Entity { name }
-}
-"""
-
-VIEWER = "query Viewer { viewer { keyId admin userIds } }"
-
-CREATE_API_KEY = (
-    """
+CREATE_API_KEY = """
 mutation CreateApiKey($input: CreateApiKeyInput!) {
   createApiKey(input: $input) {
     __typename
@@ -87,12 +16,12 @@ mutation CreateApiKey($input: CreateApiKeyInput!) {
     ...Problem
   }
 }
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
 """
-    + PROBLEM
-)
 
-CREATE_USER = (
-    """
+CREATE_USER = """
 mutation CreateUser($input: CreateUserInput!) {
   createUser(input: $input) {
     __typename
@@ -100,15 +29,18 @@ mutation CreateUser($input: CreateUserInput!) {
     ...Problem
   }
 }
+fragment UserFields on User { id name createdAt }
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
 """
-    + USER_FIELDS
-    + PROBLEM
-)
 
-USER = "query User($id: ID!) { user(id: $id) { ...UserFields } }\n" + USER_FIELDS
+USER = """
+query User($id: ID!) { user(id: $id) { ...UserFields } }
+fragment UserFields on User { id name createdAt }
+"""
 
-CREATE_SESSION = (
-    """
+CREATE_SESSION = """
 mutation CreateSession($input: CreateSessionInput!) {
   createSession(input: $input) {
     __typename
@@ -116,13 +48,13 @@ mutation CreateSession($input: CreateSessionInput!) {
     ...Problem
   }
 }
+fragment SessionFields on Session { id userId title startedAt }
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
 """
-    + SESSION_FIELDS
-    + PROBLEM
-)
 
-ADD_MESSAGES = (
-    """
+ADD_MESSAGES = """
 mutation AddMessages($input: AddMessagesInput!) {
   addMessages(input: $input) {
     __typename
@@ -130,10 +62,11 @@ mutation AddMessages($input: AddMessagesInput!) {
     ...Problem
   }
 }
+fragment MessageFields on Message { id sessionId userId speaker role content ts seq clientId }
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
 """
-    + MESSAGE_FIELDS
-    + PROBLEM
-)
 
 ENTITIES = """
 query Entities($userId: ID!, $first: Int, $after: String) {
@@ -144,8 +77,7 @@ query Entities($userId: ID!, $first: Int, $after: String) {
 }
 """
 
-MEMORIZE = (
-    """
+MEMORIZE = """
 mutation Memorize($input: MemorizeInput!) {
   memorize(input: $input) {
     __typename
@@ -158,16 +90,43 @@ mutation Memorize($input: MemorizeInput!) {
     ...Problem
   }
 }
+fragment MessageFields on Message { id sessionId userId speaker role content ts seq clientId }
+fragment JobCountFields on JobCounts {
+  messages memunits memories superseded pending reflections consolidated
+}
+fragment JobFields on Job {
+  id kind status userIds createdAt startedAt finishedAt attempts error
+  counts { ...JobCountFields }
+  usage { promptTokens completionTokens calls }
+  forgetCounts { ...ForgetCountFields }
+}
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
+fragment ForgetCountFields on ForgetCounts {
+  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
+  batches levelMoves { fromLevel toLevel count }
+}
 """
-    + MESSAGE_FIELDS
-    + JOB_FIELDS
-    + PROBLEM
-)
 
-JOB = "query Job($id: ID!) { job(id: $id) { ...JobFields } }\n" + JOB_FIELDS
+JOB = """
+query Job($id: ID!) { job(id: $id) { ...JobFields } }
+fragment JobFields on Job {
+  id kind status userIds createdAt startedAt finishedAt attempts error
+  counts { ...JobCountFields }
+  usage { promptTokens completionTokens calls }
+  forgetCounts { ...ForgetCountFields }
+}
+fragment JobCountFields on JobCounts {
+  messages memunits memories superseded pending reflections consolidated
+}
+fragment ForgetCountFields on ForgetCounts {
+  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
+  batches levelMoves { fromLevel toLevel count }
+}
+"""
 
-SEARCH = (
-    """
+SEARCH = """
 query Search(
   $userId: ID!, $query: String!, $topK: Int, $method: SearchMethod, $scoring: ScoringInput,
   $mode: SearchMode, $filter: MemoryFilterInput, $candidates: Int, $radius: Float,
@@ -191,49 +150,72 @@ query Search(
     }
   }
 }
+fragment MemoryFields on Memory {
+  id userId kind content originalContent level category importance source verified
+  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
+  deletedAt aboutStart aboutEnd
+}
+fragment MemUnitFields on MemUnit {
+  id userIds sessionId groupId summary narrative subject participants keywords ts sourceType
+}
 """
-    + MEMORY_FIELDS
-    + MEMUNIT_FIELDS
-)
 
-MEMORY = "query Memory($id: ID!) { memory(id: $id) { ...MemoryFields } }\n" + MEMORY_FIELDS
+MEMORY = """
+query Memory($id: ID!) { memory(id: $id) { ...MemoryFields } }
+fragment MemoryFields on Memory {
+  id userId kind content originalContent level category importance source verified
+  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
+  deletedAt aboutStart aboutEnd
+}
+"""
 
-MEMORIES = (
-    """
+MEMORIES = """
 query Memories($userId: ID!, $filter: MemoryFilterInput, $first: Int, $after: String) {
   memories(userId: $userId, filter: $filter, first: $first, after: $after) {
     edges { node { ...MemoryFields } }
     pageInfo { hasNextPage endCursor }
   }
 }
+fragment MemoryFields on Memory {
+  id userId kind content originalContent level category importance source verified
+  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
+  deletedAt aboutStart aboutEnd
+}
 """
-    + MEMORY_FIELDS
-)
 
-_MEMORY_RESULT = """
+ADD_MEMORY = """
+mutation AddMemory($input: AddMemoryInput!) { addMemory(input: $input) {
     __typename
     ... on MemoryPayload { memory { ...MemoryFields } }
     ...Problem
+} }
+fragment MemoryFields on Memory {
+  id userId kind content originalContent level category importance source verified
+  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
+  deletedAt aboutStart aboutEnd
+}
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
 """
 
-ADD_MEMORY = (
-    "mutation AddMemory($input: AddMemoryInput!) { addMemory(input: $input) {"
-    + _MEMORY_RESULT
-    + "} }\n"
-    + MEMORY_FIELDS
-    + PROBLEM
-)
+UPDATE_MEMORY = """
+mutation UpdateMemory($input: UpdateMemoryInput!) { updateMemory(input: $input) {
+    __typename
+    ... on MemoryPayload { memory { ...MemoryFields } }
+    ...Problem
+} }
+fragment MemoryFields on Memory {
+  id userId kind content originalContent level category importance source verified
+  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
+  deletedAt aboutStart aboutEnd
+}
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
+"""
 
-UPDATE_MEMORY = (
-    "mutation UpdateMemory($input: UpdateMemoryInput!) { updateMemory(input: $input) {"
-    + _MEMORY_RESULT
-    + "} }\n"
-    + MEMORY_FIELDS
-    + PROBLEM
-)
-
-DELETE_MEMORY = (
-    """
+DELETE_MEMORY = """
 mutation DeleteMemory($input: DeleteMemoryInput!) {
   deleteMemory(input: $input) {
     __typename
@@ -241,12 +223,12 @@ mutation DeleteMemory($input: DeleteMemoryInput!) {
     ...Problem
   }
 }
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
 """
-    + PROBLEM
-)
 
-DELETE_USER = (
-    """
+DELETE_USER = """
 mutation DeleteUser($input: DeleteUserInput!) {
   deleteUser(input: $input) {
     __typename
@@ -257,12 +239,12 @@ mutation DeleteUser($input: DeleteUserInput!) {
     ...Problem
   }
 }
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
 """
-    + PROBLEM
-)
 
-APPLY_MEMORY_OPS = (
-    """
+APPLY_MEMORY_OPS = """
 mutation ApplyMemoryOps($input: ApplyMemoryOpsInput!) {
   applyMemoryOps(input: $input) {
     __typename
@@ -270,12 +252,12 @@ mutation ApplyMemoryOps($input: ApplyMemoryOpsInput!) {
     ...Problem
   }
 }
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
 """
-    + PROBLEM
-)
 
-PROVENANCE = (
-    """
+PROVENANCE = """
 query Provenance($id: ID!, $depth: Int, $direction: Direction) {
   provenance(id: $id, depth: $depth, direction: $direction) {
     root { ...NodeFields }
@@ -285,12 +267,18 @@ query Provenance($id: ID!, $depth: Int, $direction: Direction) {
     pathsTruncated
   }
 }
+fragment NodeFields on Node {
+  __typename id
+  ... on Message { content }
+  ... on Memory { content }
+  ... on MemUnit { summary }
+  ... on Session { title }
+  ... on User { name }
+  ... on Entity { name }
+}
 """
-    + NODE_FIELDS
-)
 
-REFLECT = (
-    """
+REFLECT = """
 mutation Reflect($userId: ID!, $force: Boolean) {
   reflect(userId: $userId, force: $force) {
     __typename
@@ -298,13 +286,25 @@ mutation Reflect($userId: ID!, $force: Boolean) {
     ...Problem
   }
 }
+fragment JobFields on Job {
+  id kind status userIds createdAt startedAt finishedAt attempts error
+  counts { ...JobCountFields }
+  usage { promptTokens completionTokens calls }
+  forgetCounts { ...ForgetCountFields }
+}
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
+fragment JobCountFields on JobCounts {
+  messages memunits memories superseded pending reflections consolidated
+}
+fragment ForgetCountFields on ForgetCounts {
+  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
+  batches levelMoves { fromLevel toLevel count }
+}
 """
-    + JOB_FIELDS
-    + PROBLEM
-)
 
-FORGET = (
-    """
+FORGET = """
 mutation Forget($input: ForgetInput!) {
   forget(input: $input) {
     __typename
@@ -317,10 +317,23 @@ mutation Forget($input: ForgetInput!) {
     ...Problem
   }
 }
+fragment ForgetCountFields on ForgetCounts {
+  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
+  batches levelMoves { fromLevel toLevel count }
+}
+fragment JobFields on Job {
+  id kind status userIds createdAt startedAt finishedAt attempts error
+  counts { ...JobCountFields }
+  usage { promptTokens completionTokens calls }
+  forgetCounts { ...ForgetCountFields }
+}
+fragment Problem on Error {
+  message code ... on InputError { field } ... on NotFoundError { missingId: id }
+}
+fragment JobCountFields on JobCounts {
+  messages memunits memories superseded pending reflections consolidated
+}
 """
-    + JOB_FIELDS
-    + PROBLEM
-)
 
 ALL = (
     VIEWER,
@@ -329,12 +342,12 @@ ALL = (
     USER,
     CREATE_SESSION,
     ADD_MESSAGES,
+    ENTITIES,
     MEMORIZE,
     JOB,
     SEARCH,
     MEMORY,
     MEMORIES,
-    ENTITIES,
     ADD_MEMORY,
     UPDATE_MEMORY,
     DELETE_MEMORY,
@@ -344,4 +357,4 @@ ALL = (
     REFLECT,
     FORGET,
 )
-"""Every document above: what the schema test validates."""
+"""Every document above."""

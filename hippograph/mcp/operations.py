@@ -1,54 +1,32 @@
-"""The GraphQL documents the MCP tools and resources run (one per operation).
+"""The GraphQL documents the MCP tools and resources run (``operations/mcp.graphql``)."""
 
-They select what an agent can act on — ids, text, scores and their
-breakdown, job states — and the error members of every result union, which
-``Gateway.outcome`` turns into tool errors.
-"""
+# Written by `python -m codegen` from operations/mcp.graphql: edit that, then run it again.
 
 from __future__ import annotations
 
-# Every mutation result union ends with these: the error members as data.
-_ERRORS = """
-    ... on Error { code message }
-    ... on InputError { field }
-"""
-
-_JOB = "id kind status userIds createdAt startedAt finishedAt error " + (
-    "counts { messages memunits memories superseded pending reflections consolidated }"
-)
-
-_MEMORY = (
-    "id userId kind content level category importance createdAt validFrom validTo topic sessionId"
-)
-
-CREATE_SESSION = (
-    """
+CREATE_SESSION = """
 mutation McpCreateSession($userId: ID!, $title: String!) {
   createSession(input: {userId: $userId, title: $title}) {
     __typename
     ... on SessionCreated { session { id } }
-    """
-    + _ERRORS
-    + """
+    ...McpProblem
   }
-}"""
-)
+}
+fragment McpProblem on Error { code message ... on InputError { field } }
+"""
 
-DROP_SESSION = (
-    """
+DROP_SESSION = """
 mutation McpDropSession($id: ID!) {
   deleteWithProvenance(input: {id: $id, dryRun: false, expectedDeleted: [$id]}) {
     __typename
     ... on DeletionReport { applied }
-    """
-    + _ERRORS
-    + """
+    ...McpProblem
   }
-}"""
-)
+}
+fragment McpProblem on Error { code message ... on InputError { field } }
+"""
 
-MEMORIZE = (
-    """
+MEMORIZE = """
 mutation McpMemorize($input: MemorizeInput!) {
   memorize(input: $input) {
     __typename
@@ -56,21 +34,27 @@ mutation McpMemorize($input: MemorizeInput!) {
       created
       messages { id seq speaker }
       counts { messages memunits memories superseded pending reflections consolidated }
-      job { """
-    + _JOB
-    + """ }
+      job { ...McpJobFields }
     }
-    """
-    + _ERRORS
-    + """
+    ...McpProblem
   }
-}"""
-)
+}
+fragment McpJobFields on Job {
+  id kind status userIds createdAt startedAt finishedAt error
+  counts { messages memunits memories superseded pending reflections consolidated }
+}
+fragment McpProblem on Error { code message ... on InputError { field } }
+"""
 
-JOB = "query McpJob($id: ID!) { job(id: $id) { " + _JOB + " } }"
+JOB = """
+query McpJob($id: ID!) { job(id: $id) { ...McpJobFields } }
+fragment McpJobFields on Job {
+  id kind status userIds createdAt startedAt finishedAt error
+  counts { messages memunits memories superseded pending reflections consolidated }
+}
+"""
 
-SEARCH = (
-    """
+SEARCH = """
 query McpSearch($userId: ID!, $query: String!, $topK: Int!, $method: SearchMethod!,
                 $filter: MemoryFilterInput, $touch: Boolean!) {
   search(userId: $userId, query: $query, topK: $topK, method: $method, filter: $filter,
@@ -79,9 +63,7 @@ query McpSearch($userId: ID!, $query: String!, $topK: Int!, $method: SearchMetho
     period { label start end }
     hits {
       score similarity level
-      memory { """
-    + _MEMORY
-    + """ }
+      memory { ...McpMemoryFields }
       memUnit { id summary }
       breakdown {
         semantic keyword relevance context timeMatch entity fused recency importance final
@@ -89,23 +71,29 @@ query McpSearch($userId: ID!, $query: String!, $topK: Int!, $method: SearchMetho
       }
     }
   }
-}"""
-)
+}
+fragment McpMemoryFields on Memory {
+  id userId kind content level category importance createdAt validFrom validTo topic sessionId
+}
+"""
 
-APPLY_MEMORY_OPS = (
-    """
-mutation McpMemoryOps($input: ApplyMemoryOpsInput!) {
+APPLY_MEMORY_OPS = """
+mutation McpApplyMemoryOps($input: ApplyMemoryOpsInput!) {
   applyMemoryOps(input: $input) {
     __typename
     ... on MemoryOpsApplied { results { index op memoryId supersededId } }
-    """
-    + _ERRORS
-    + """
+    ...McpProblem
   }
-}"""
-)
+}
+fragment McpProblem on Error { code message ... on InputError { field } }
+"""
 
-MEMORY = "query McpMemory($id: ID!) { memory(id: $id) { " + _MEMORY + " } }"
+MEMORY = """
+query McpMemory($id: ID!) { memory(id: $id) { ...McpMemoryFields } }
+fragment McpMemoryFields on Memory {
+  id userId kind content level category importance createdAt validFrom validTo topic sessionId
+}
+"""
 
 PROVENANCE = """
 query McpProvenance($id: ID!, $depth: Int!, $direction: Direction!) {
@@ -121,25 +109,25 @@ query McpProvenance($id: ID!, $depth: Int!, $direction: Direction!) {
     paths { nodeIds edgeTypes target }
     pathsTruncated
   }
-}"""
+}
+"""
 
-REFLECT = (
-    """
+REFLECT = """
 mutation McpReflect($userId: ID!, $force: Boolean!) {
   reflect(userId: $userId, force: $force) {
     __typename
-    ... on ReflectQueued { job { """
-    + _JOB
-    + """ } }
-    """
-    + _ERRORS
-    + """
+    ... on ReflectQueued { job { ...McpJobFields } }
+    ...McpProblem
   }
-}"""
-)
+}
+fragment McpJobFields on Job {
+  id kind status userIds createdAt startedAt finishedAt error
+  counts { messages memunits memories superseded pending reflections consolidated }
+}
+fragment McpProblem on Error { code message ... on InputError { field } }
+"""
 
-FORGET = (
-    """
+FORGET = """
 mutation McpForget($input: ForgetInput!) {
   forget(input: $input) {
     __typename
@@ -151,12 +139,11 @@ mutation McpForget($input: ForgetInput!) {
       }
       changes { memoryId action weight fromLevel toLevel promoted reason }
     }
-    """
-    + _ERRORS
-    + """
+    ...McpProblem
   }
-}"""
-)
+}
+fragment McpProblem on Error { code message ... on InputError { field } }
+"""
 
 USERS = """
 query McpUsers($first: Int!, $after: String) {
@@ -164,48 +151,46 @@ query McpUsers($first: Int!, $after: String) {
     edges { node { id name createdAt } }
     pageInfo { hasNextPage endCursor }
   }
-}"""
+}
+"""
 
-USER_MEMORIES = (
-    """
+USER_MEMORIES = """
 query McpUserMemories($userId: ID!, $filter: MemoryFilterInput!, $first: Int!) {
   user(id: $userId) { id name createdAt }
   memories(userId: $userId, filter: $filter, first: $first) {
-    edges { node { """
-    + _MEMORY
-    + """ } }
+    edges { node { ...McpMemoryFields } }
   }
-}"""
-)
+}
+fragment McpMemoryFields on Memory {
+  id userId kind content level category importance createdAt validFrom validTo topic sessionId
+}
+"""
 
-CREATE_USER = (
-    """
+CREATE_USER = """
 mutation McpCreateUser($id: ID!, $name: String!) {
   createUser(input: {id: $id, name: $name}) {
     __typename
     ... on UserCreated { user { id name createdAt } }
-    """
-    + _ERRORS
-    + """
+    ...McpProblem
   }
-}"""
-)
+}
+fragment McpProblem on Error { code message ... on InputError { field } }
+"""
 
-MEMORIES = (
-    """
+MEMORIES = """
 query McpMemories($userId: ID!, $filter: MemoryFilterInput!, $first: Int!, $after: String) {
   user(id: $userId) { id }
   memories(userId: $userId, filter: $filter, first: $first, after: $after) {
-    edges { node { """
-    + _MEMORY
-    + """ } }
+    edges { node { ...McpMemoryFields } }
     pageInfo { hasNextPage endCursor }
   }
-}"""
-)
+}
+fragment McpMemoryFields on Memory {
+  id userId kind content level category importance createdAt validFrom validTo topic sessionId
+}
+"""
 
-DELETE_USER = (
-    """
+DELETE_USER = """
 mutation McpDeleteUser($id: ID!, $dryRun: Boolean!) {
   deleteUser(input: {id: $id, dryRun: $dryRun}) {
     __typename
@@ -213,9 +198,27 @@ mutation McpDeleteUser($id: ID!, $dryRun: Boolean!) {
       userId applied otherUsersNodes kept
       counts { sessions messages memUnits memories }
     }
-    """
-    + _ERRORS
-    + """
+    ...McpProblem
   }
-}"""
+}
+fragment McpProblem on Error { code message ... on InputError { field } }
+"""
+
+ALL = (
+    CREATE_SESSION,
+    DROP_SESSION,
+    MEMORIZE,
+    JOB,
+    SEARCH,
+    APPLY_MEMORY_OPS,
+    MEMORY,
+    PROVENANCE,
+    REFLECT,
+    FORGET,
+    USERS,
+    USER_MEMORIES,
+    CREATE_USER,
+    MEMORIES,
+    DELETE_USER,
 )
+"""Every document above."""

@@ -1,8 +1,8 @@
 """The client cannot drift from the schema: its documents, enums and two classes are checked.
 
-Every operation the client sends is validated against ``schema.graphql``
-(which tests/api/test_schema_file.py keeps equal to the running schema),
-every enum it declares must list the schema's values, the sync and async
+Every operation the client sends is validated with the project's other
+documents (tests/test_contract.py); here every enum it declares must list
+the schema's values, the sync and async
 clients must offer the same methods with the same arguments, and every root
 field of the schema is wrapped by the client or left out with its reason.
 """
@@ -13,33 +13,16 @@ import inspect
 from enum import StrEnum
 from pathlib import Path
 
-import pytest
 from graphql import (
     FieldNode,
     GraphQLEnumType,
     OperationDefinitionNode,
     build_schema,
     parse,
-    validate,
 )
 from hippograph_client import AsyncHippoGraph, HippoGraph, enums, operations
 
 SCHEMA = build_schema((Path(__file__).resolve().parents[2] / "schema.graphql").read_text())
-
-
-@pytest.mark.parametrize("document", operations.ALL, ids=lambda d: d.split("(")[0].split()[-1])
-def test_every_operation_the_client_sends_is_valid_against_the_schema(document: str) -> None:
-    assert [str(e) for e in validate(SCHEMA, parse(document))] == []
-
-
-def test_every_document_in_the_operations_module_is_listed() -> None:
-    documents = {
-        name
-        for name, value in vars(operations).items()
-        if isinstance(value, str) and value.lstrip().startswith(("query", "mutation"))
-    }
-    listed = {name for name, value in vars(operations).items() if value in operations.ALL}
-    assert documents == listed
 
 
 def test_the_clients_enums_are_the_schemas() -> None:

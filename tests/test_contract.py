@@ -1,0 +1,55 @@
+"""The one folder of operations: every document the project sends, valid and carried to code.
+
+``operations/`` holds each GraphQL operation the Python client, MCP and the
+load benchmark send; ``schema.graphql`` is the schema served
+(tests/api/test_schema_file.py). Here every operation is validated against
+it, and the modules ``python -m codegen`` writes from them are checked to be
+in step, so a schema change that breaks a consumer fails in one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from graphql import build_schema, parse, validate
+
+from codegen.__main__ import OPERATIONS, ROOT, stale
+from codegen.documents import Operation, operations
+
+SCHEMA = build_schema((ROOT / "schema.graphql").read_text(encoding="utf-8"))
+FILES = sorted(OPERATIONS.glob("*.graphql"))
+ALL = [(path.name, op) for path in FILES for op in operations(path)]
+
+
+@pytest.mark.parametrize(("file", "op"), ALL, ids=[f"{f}:{op.name}" for f, op in ALL])
+def test_every_operation_is_valid_against_the_schema(file: str, op: Operation) -> None:
+    assert [str(e) for e in validate(SCHEMA, parse(op.document))] == [], file
+
+
+def test_operation_names_are_unique_across_the_folder() -> None:
+    names = [op.name for _, op in ALL]
+    assert len(names) == len(set(names))
+    assert {f for f, _ in ALL} == {"client.graphql", "mcp.graphql", "load.graphql"}
+
+
+def test_the_written_modules_are_in_step_with_the_folder_and_the_schema() -> None:
+    assert [str(p.relative_to(ROOT)) for p in stale()] == [], "run: python -m codegen"
+
+
+def test_an_operation_carries_the_fragments_it_spreads_and_no_others(tmp_path: Path) -> None:
+    path = tmp_path / "ops.graphql"
+    path.write_text(
+        "fragment A on User { id ...B }\nfragment B on User { name }\n"
+        "fragment C on User { createdAt }\n"
+        "query One { user(id: 1) { ...A } }\nquery Two { user(id: 2) { id } }\n"
+    )
+    one, two = operations(path)
+    assert one.document == (
+        "query One { user(id: 1) { ...A } }\n"
+        "fragment A on User { id ...B }\nfragment B on User { name }\n"
+    )
+    assert two.document == "query Two { user(id: 2) { id } }\n"
+    path.write_text("query { viewer { name } }\n")
+    with pytest.raises(ValueError, match="needs a name"):
+        operations(path)
