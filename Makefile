@@ -43,7 +43,7 @@ lint: install-dev
 	$(BIN)/mypy
 	$(BIN)/python -m codegen --check
 
-## The modules written from schema.graphql and operations/ (the client's and MCP's documents, the enums)
+## The client's enums, written from schema.graphql
 generate: install-dev
 	$(BIN)/python -m codegen
 

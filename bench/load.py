@@ -36,8 +36,8 @@ from bench.common import (
     print_json,
     serve_env,
 )
-from codegen.documents import operations
 from graph.embedded import free_port
+from hippograph.graphql_documents import operations
 
 ADMIN_KEY = "hg_load-test-admin-key-0123456789"
 

@@ -1,11 +1,9 @@
-"""The API contract's code: Python modules written from ``schema.graphql`` and ``operations/``.
+"""The client's enums, written from ``schema.graphql`` (``python -m codegen``).
 
-Every GraphQL document the project sends lives in ``operations/`` as
-``.graphql`` (one file per consumer: the Python client, MCP, the load
-benchmark); ``schema.graphql`` is the running schema (tests/api keeps it
-so). ``python -m codegen`` writes from them the modules that carry them to
-code which cannot read the repository at run time: the client's documents
-and enums (its wheel ships alone) and MCP's documents (the server's image
-holds its package only). ``python -m codegen --check`` (run by ``make
-lint``) fails when a written module is out of step.
+The client's wheel ships alone, without graphql-core, so what it needs of
+the schema is written into Python: its ``StrEnum`` classes. Its documents
+need no writing: they are ``.graphql`` in its package, part of the project's
+one folder of operations (``operations/``, validated by
+tests/test_contract.py). ``python -m codegen --check`` (run by ``make lint``)
+fails when the written module is out of step with the schema.
 """

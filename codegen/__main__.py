@@ -9,7 +9,7 @@ from pathlib import Path
 
 from graphql import build_schema
 
-from codegen.render import documents_module, enums_module
+from codegen.render import enums_module
 
 ROOT = Path(__file__).resolve().parent.parent
 OPERATIONS = ROOT / "operations"
@@ -19,16 +19,7 @@ def targets() -> dict[Path, Callable[[], str]]:
     """Each written module and how to make its text."""
     schema = build_schema((ROOT / "schema.graphql").read_text(encoding="utf-8"))
     return {
-        ROOT / "client/hippograph_client/operations.py": lambda: documents_module(
-            OPERATIONS / "client.graphql",
-            "Every GraphQL document the client sends (``operations/client.graphql``).",
-        ),
         ROOT / "client/hippograph_client/enums.py": lambda: enums_module(schema),
-        ROOT / "hippograph/mcp/operations.py": lambda: documents_module(
-            OPERATIONS / "mcp.graphql",
-            "The GraphQL documents the MCP tools and resources run (``operations/mcp.graphql``).",
-            prefix="Mcp",
-        ),
     }
 
 

@@ -3,29 +3,10 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 from graphql import GraphQLEnumType, GraphQLSchema
 
-from codegen.documents import constant, operations
-
 _NOTICE = "# Written by `python -m codegen` from {source}: edit that, then run it again.\n"
-
-
-def documents_module(path: Path, doc: str, prefix: str = "") -> str:
-    """A module with one string constant per operation of ``path`` and ``ALL``."""
-    ops = operations(path)
-    lines = [
-        f'"""{doc}"""',
-        "",
-        _NOTICE.format(source=f"operations/{path.name}"),
-        "from __future__ import annotations",
-    ]
-    for op in ops:
-        lines += ["", f'{constant(op.name, prefix)} = """', op.document.rstrip("\n"), '"""']
-    lines += ["", "ALL = ("] + [f"    {constant(op.name, prefix)}," for op in ops] + [")"]
-    lines += ['"""Every document above."""', ""]
-    return "\n".join(lines)
 
 
 def enums_module(schema: GraphQLSchema) -> str:

@@ -1,10 +1,12 @@
 """The one folder of operations: every document the project sends, valid and carried to code.
 
 ``operations/`` holds each GraphQL operation the Python client, MCP and the
-load benchmark send; ``schema.graphql`` is the schema served
+load benchmark send (the client's and MCP's files are links to the copies
+their packages ship); ``schema.graphql`` is the schema served
 (tests/api/test_schema_file.py). Here every operation is validated against
-it, and the modules ``python -m codegen`` writes from them are checked to be
-in step, so a schema change that breaks a consumer fails in one place.
+it, the client's own reading of its file is held to graphql-core's, and the
+enums ``python -m codegen`` writes are checked to be in step, so a schema
+change that breaks a consumer fails in one place.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from graphql import build_schema, parse, validate
+from hippograph_client import operations as client_operations
 
 from codegen.__main__ import OPERATIONS, ROOT, stale
-from codegen.documents import Operation, operations
+from hippograph.graphql_documents import Operation, operations
 
 SCHEMA = build_schema((ROOT / "schema.graphql").read_text(encoding="utf-8"))
 FILES = sorted(OPERATIONS.glob("*.graphql"))
@@ -33,7 +36,21 @@ def test_operation_names_are_unique_across_the_folder() -> None:
     assert {f for f, _ in ALL} == {"client.graphql", "mcp.graphql", "load.graphql"}
 
 
-def test_the_written_modules_are_in_step_with_the_folder_and_the_schema() -> None:
+def test_the_packages_ship_the_folders_files() -> None:
+    assert (OPERATIONS / "client.graphql").resolve() == (
+        ROOT / "client/hippograph_client/operations.graphql"
+    )
+    assert (OPERATIONS / "mcp.graphql").resolve() == ROOT / "hippograph/mcp/operations.graphql"
+
+
+def test_the_client_reads_its_file_as_graphql_core_does() -> None:
+    path = OPERATIONS / "client.graphql"
+    ours = client_operations.documents(path.read_text(encoding="utf-8"))
+    assert ours == {op.name: op.document for op in operations(path)}
+    assert tuple(ours.values()) == client_operations.ALL
+
+
+def test_the_written_enums_are_in_step_with_the_schema() -> None:
     assert [str(p.relative_to(ROOT)) for p in stale()] == [], "run: python -m codegen"
 
 

@@ -1,360 +1,80 @@
-"""Every GraphQL document the client sends (``operations/client.graphql``)."""
+"""Every GraphQL document the client sends, read from ``operations.graphql`` beside this module.
 
-# Written by `python -m codegen` from operations/client.graphql: edit that, then run it again.
+That file is the client's part of the project's one folder of operations
+(``operations/client.graphql`` links to it, and tests/test_contract.py
+validates each operation there against the schema). An operation is sent
+with the fragments it spreads, which a small scanner finds here, so the
+client needs no GraphQL library.
+"""
 
 from __future__ import annotations
 
-VIEWER = """
-query Viewer { viewer { keyId admin userIds } }
-"""
+import re
+from importlib.resources import files
 
-CREATE_API_KEY = """
-mutation CreateApiKey($input: CreateApiKeyInput!) {
-  createApiKey(input: $input) {
-    __typename
-    ... on ApiKeyCreated { id key name admin userIds createdAt }
-    ...Problem
-  }
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
+_START = re.compile(r"\b(query|mutation|fragment)\s+([_A-Za-z]\w*)")
+_SPREAD = re.compile(r"\.\.\.\s*([_A-Za-z]\w*)")
+_COMMENT = re.compile(r"#[^\n]*")
 
-CREATE_USER = """
-mutation CreateUser($input: CreateUserInput!) {
-  createUser(input: $input) {
-    __typename
-    ... on UserCreated { user { ...UserFields } }
-    ...Problem
-  }
-}
-fragment UserFields on User { id name createdAt }
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
 
-USER = """
-query User($id: ID!) { user(id: $id) { ...UserFields } }
-fragment UserFields on User { id name createdAt }
-"""
+def _definitions(source: str) -> dict[str, tuple[str, str]]:
+    """Each top-level definition by name: its keyword and its text (the file's own
+    documents hold no string with a brace or a ``#`` in it)."""
+    source = _COMMENT.sub("", source)
+    found: dict[str, tuple[str, str]] = {}
+    at = 0
+    while (start := _START.search(source, at)) is not None:
+        depth, end = 0, source.index("{", start.end())
+        while True:
+            depth += {"{": 1, "}": -1}.get(source[end], 0)
+            end += 1
+            if depth == 0:
+                break
+        found[start.group(2)] = (start.group(1), source[start.start() : end])
+        at = end
+    return found
 
-CREATE_SESSION = """
-mutation CreateSession($input: CreateSessionInput!) {
-  createSession(input: $input) {
-    __typename
-    ... on SessionCreated { session { ...SessionFields } }
-    ...Problem
-  }
-}
-fragment SessionFields on Session { id userId title startedAt }
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
 
-ADD_MESSAGES = """
-mutation AddMessages($input: AddMessagesInput!) {
-  addMessages(input: $input) {
-    __typename
-    ... on MessagesAdded { messages { ...MessageFields } created existing }
-    ...Problem
-  }
-}
-fragment MessageFields on Message { id sessionId userId speaker role content ts seq clientId }
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
+def documents(source: str) -> dict[str, str]:
+    """Each operation of ``source`` by name, followed by every fragment it spreads."""
+    definitions = _definitions(source)
+    found: dict[str, str] = {}
+    for name, (keyword, text) in definitions.items():
+        if keyword == "fragment":
+            continue
+        needed: list[str] = []
+        todo = _SPREAD.findall(text)
+        while todo:  # fragments spread by fragments too, each once
+            spread = todo.pop(0)
+            if spread != "on" and spread not in needed:
+                needed.append(spread)
+                todo.extend(_SPREAD.findall(definitions[spread][1]))
+        found[name] = "\n".join([text] + [definitions[n][1] for n in needed]) + "\n"
+    return found
 
-ENTITIES = """
-query Entities($userId: ID!, $first: Int, $after: String) {
-  entities(userId: $userId, first: $first, after: $after) {
-    edges { node { id userId name norm kind mentionCount } }
-    pageInfo { hasNextPage endCursor }
-  }
-}
-"""
 
-MEMORIZE = """
-mutation Memorize($input: MemorizeInput!) {
-  memorize(input: $input) {
-    __typename
-    ... on Memorized {
-      messages { ...MessageFields }
-      created
-      counts { ...JobCountFields }
-      job { ...JobFields }
-    }
-    ...Problem
-  }
-}
-fragment MessageFields on Message { id sessionId userId speaker role content ts seq clientId }
-fragment JobCountFields on JobCounts {
-  messages memunits memories superseded pending reflections consolidated
-}
-fragment JobFields on Job {
-  id kind status userIds createdAt startedAt finishedAt attempts error
-  counts { ...JobCountFields }
-  usage { promptTokens completionTokens calls }
-  forgetCounts { ...ForgetCountFields }
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-fragment ForgetCountFields on ForgetCounts {
-  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
-  batches levelMoves { fromLevel toLevel count }
-}
-"""
+_DOCUMENTS = documents(files(__package__).joinpath("operations.graphql").read_text("utf-8"))
 
-JOB = """
-query Job($id: ID!) { job(id: $id) { ...JobFields } }
-fragment JobFields on Job {
-  id kind status userIds createdAt startedAt finishedAt attempts error
-  counts { ...JobCountFields }
-  usage { promptTokens completionTokens calls }
-  forgetCounts { ...ForgetCountFields }
-}
-fragment JobCountFields on JobCounts {
-  messages memunits memories superseded pending reflections consolidated
-}
-fragment ForgetCountFields on ForgetCounts {
-  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
-  batches levelMoves { fromLevel toLevel count }
-}
-"""
+VIEWER = _DOCUMENTS["Viewer"]
+CREATE_API_KEY = _DOCUMENTS["CreateApiKey"]
+CREATE_USER = _DOCUMENTS["CreateUser"]
+USER = _DOCUMENTS["User"]
+CREATE_SESSION = _DOCUMENTS["CreateSession"]
+ADD_MESSAGES = _DOCUMENTS["AddMessages"]
+ENTITIES = _DOCUMENTS["Entities"]
+MEMORIZE = _DOCUMENTS["Memorize"]
+JOB = _DOCUMENTS["Job"]
+SEARCH = _DOCUMENTS["Search"]
+MEMORY = _DOCUMENTS["Memory"]
+MEMORIES = _DOCUMENTS["Memories"]
+ADD_MEMORY = _DOCUMENTS["AddMemory"]
+UPDATE_MEMORY = _DOCUMENTS["UpdateMemory"]
+DELETE_MEMORY = _DOCUMENTS["DeleteMemory"]
+DELETE_USER = _DOCUMENTS["DeleteUser"]
+APPLY_MEMORY_OPS = _DOCUMENTS["ApplyMemoryOps"]
+PROVENANCE = _DOCUMENTS["Provenance"]
+REFLECT = _DOCUMENTS["Reflect"]
+FORGET = _DOCUMENTS["Forget"]
 
-SEARCH = """
-query Search(
-  $userId: ID!, $query: String!, $topK: Int, $method: SearchMethod, $scoring: ScoringInput,
-  $mode: SearchMode, $filter: MemoryFilterInput, $candidates: Int, $radius: Float,
-  $touch: Boolean, $target: SearchTarget
-) {
-  search(
-    userId: $userId, query: $query, topK: $topK, method: $method, scoring: $scoring,
-    mode: $mode, filter: $filter, candidates: $candidates, radius: $radius, touch: $touch,
-    target: $target
-  ) {
-    method strategy mode fallback touched
-    period { label start end month }
-    hits {
-      level score similarity
-      memory { ...MemoryFields }
-      memUnit { ...MemUnitFields }
-      breakdown {
-        semantic keyword relevance context timeMatch entity fused recency importance final
-        vectorRank keywordRank methods fallback
-      }
-    }
-  }
-}
-fragment MemoryFields on Memory {
-  id userId kind content originalContent level category importance source verified
-  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
-  deletedAt aboutStart aboutEnd
-}
-fragment MemUnitFields on MemUnit {
-  id userIds sessionId groupId summary narrative subject participants keywords ts sourceType
-}
-"""
-
-MEMORY = """
-query Memory($id: ID!) { memory(id: $id) { ...MemoryFields } }
-fragment MemoryFields on Memory {
-  id userId kind content originalContent level category importance source verified
-  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
-  deletedAt aboutStart aboutEnd
-}
-"""
-
-MEMORIES = """
-query Memories($userId: ID!, $filter: MemoryFilterInput, $first: Int, $after: String) {
-  memories(userId: $userId, filter: $filter, first: $first, after: $after) {
-    edges { node { ...MemoryFields } }
-    pageInfo { hasNextPage endCursor }
-  }
-}
-fragment MemoryFields on Memory {
-  id userId kind content originalContent level category importance source verified
-  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
-  deletedAt aboutStart aboutEnd
-}
-"""
-
-ADD_MEMORY = """
-mutation AddMemory($input: AddMemoryInput!) { addMemory(input: $input) {
-    __typename
-    ... on MemoryPayload { memory { ...MemoryFields } }
-    ...Problem
-} }
-fragment MemoryFields on Memory {
-  id userId kind content originalContent level category importance source verified
-  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
-  deletedAt aboutStart aboutEnd
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
-
-UPDATE_MEMORY = """
-mutation UpdateMemory($input: UpdateMemoryInput!) { updateMemory(input: $input) {
-    __typename
-    ... on MemoryPayload { memory { ...MemoryFields } }
-    ...Problem
-} }
-fragment MemoryFields on Memory {
-  id userId kind content originalContent level category importance source verified
-  createdAt lastAccessedAt accessCount validFrom validTo consolidated domain topic sessionId
-  deletedAt aboutStart aboutEnd
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
-
-DELETE_MEMORY = """
-mutation DeleteMemory($input: DeleteMemoryInput!) {
-  deleteMemory(input: $input) {
-    __typename
-    ... on MemoryDeleted { id hard }
-    ...Problem
-  }
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
-
-DELETE_USER = """
-mutation DeleteUser($input: DeleteUserInput!) {
-  deleteUser(input: $input) {
-    __typename
-    ... on UserDeletion {
-      userId applied otherUsersNodes kept
-      counts { sessions messages memUnits memories }
-    }
-    ...Problem
-  }
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
-
-APPLY_MEMORY_OPS = """
-mutation ApplyMemoryOps($input: ApplyMemoryOpsInput!) {
-  applyMemoryOps(input: $input) {
-    __typename
-    ... on MemoryOpsApplied { results { index op memoryId supersededId } }
-    ...Problem
-  }
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-"""
-
-PROVENANCE = """
-query Provenance($id: ID!, $depth: Int, $direction: Direction) {
-  provenance(id: $id, depth: $depth, direction: $direction) {
-    root { ...NodeFields }
-    nodes { ...NodeFields }
-    edges { source type target }
-    paths { nodeIds edgeTypes target }
-    pathsTruncated
-  }
-}
-fragment NodeFields on Node {
-  __typename id
-  ... on Message { content }
-  ... on Memory { content }
-  ... on MemUnit { summary }
-  ... on Session { title }
-  ... on User { name }
-  ... on Entity { name }
-}
-"""
-
-REFLECT = """
-mutation Reflect($userId: ID!, $force: Boolean) {
-  reflect(userId: $userId, force: $force) {
-    __typename
-    ... on ReflectQueued { job { ...JobFields } }
-    ...Problem
-  }
-}
-fragment JobFields on Job {
-  id kind status userIds createdAt startedAt finishedAt attempts error
-  counts { ...JobCountFields }
-  usage { promptTokens completionTokens calls }
-  forgetCounts { ...ForgetCountFields }
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-fragment JobCountFields on JobCounts {
-  messages memunits memories superseded pending reflections consolidated
-}
-fragment ForgetCountFields on ForgetCounts {
-  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
-  batches levelMoves { fromLevel toLevel count }
-}
-"""
-
-FORGET = """
-mutation Forget($input: ForgetInput!) {
-  forget(input: $input) {
-    __typename
-    ... on ForgetReport {
-      userId policy strategy dryRun asOf changesTruncated
-      counts { ...ForgetCountFields }
-      changes { memoryId action weight fromLevel toLevel promoted reason }
-    }
-    ... on ForgetQueued { job { ...JobFields } }
-    ...Problem
-  }
-}
-fragment ForgetCountFields on ForgetCounts {
-  scanned exempt unchanged changed promoted fuzzed restored softDeleted hardDeleted cascaded
-  batches levelMoves { fromLevel toLevel count }
-}
-fragment JobFields on Job {
-  id kind status userIds createdAt startedAt finishedAt attempts error
-  counts { ...JobCountFields }
-  usage { promptTokens completionTokens calls }
-  forgetCounts { ...ForgetCountFields }
-}
-fragment Problem on Error {
-  message code ... on InputError { field } ... on NotFoundError { missingId: id }
-}
-fragment JobCountFields on JobCounts {
-  messages memunits memories superseded pending reflections consolidated
-}
-"""
-
-ALL = (
-    VIEWER,
-    CREATE_API_KEY,
-    CREATE_USER,
-    USER,
-    CREATE_SESSION,
-    ADD_MESSAGES,
-    ENTITIES,
-    MEMORIZE,
-    JOB,
-    SEARCH,
-    MEMORY,
-    MEMORIES,
-    ADD_MEMORY,
-    UPDATE_MEMORY,
-    DELETE_MEMORY,
-    DELETE_USER,
-    APPLY_MEMORY_OPS,
-    PROVENANCE,
-    REFLECT,
-    FORGET,
-)
-"""Every document above."""
+ALL = tuple(_DOCUMENTS.values())
+"""Every operation of the file, as sent."""

@@ -1,8 +1,14 @@
-"""Operations read from a ``.graphql`` file: each with the fragments it spreads."""
+"""Operations read from a ``.graphql`` file: each with the fragments it spreads.
+
+MCP reads its documents with it (``hippograph/mcp/operations.py``), the load
+benchmark its own, and tests/test_contract.py every file of ``operations/``.
+The client, which needs no GraphQL library, scans its one file itself
+(``hippograph_client.operations``); the contract test holds the two to the
+same documents.
+"""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,10 +69,3 @@ def operations(path: Path) -> list[Operation]:
         parts = [_text(source, definition)] + [_text(source, fragments[n]) for n in needed]
         found.append(Operation(definition.name.value, "\n".join(parts) + "\n"))
     return found
-
-
-def constant(name: str, prefix: str = "") -> str:
-    """The Python name of an operation: ``McpApplyMemoryOps`` → ``APPLY_MEMORY_OPS``
-    (``prefix`` "Mcp")."""
-    bare = name.removeprefix(prefix)
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", bare).upper()
