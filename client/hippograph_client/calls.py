@@ -1,7 +1,7 @@
 """One ``Call`` per API operation: the request to send and how to read its answer.
 
-Both clients run the same calls; all they add is the I/O (``httpx.Client``
-or ``httpx.AsyncClient``), so the sync and async clients cannot drift apart.
+The async client runs them (all it adds is the I/O, over ``httpx.AsyncClient``),
+and the sync client runs the async client's methods, so the two cannot drift apart.
 """
 
 from __future__ import annotations

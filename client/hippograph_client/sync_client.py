@@ -1,50 +1,39 @@
-"""``HippoGraph``: the API from plain (blocking) code, over ``httpx.Client``."""
+"""``HippoGraph``: the API from plain (blocking) code, a thin layer over ``AsyncHippoGraph``.
+
+Each method runs the async client's method of the same name on an event
+loop the client keeps on a thread of its own, and waits for it: one
+implementation of every operation, its errors and its job waiting, for both
+ways of calling. The loop's thread also lets a blocking caller that is
+itself inside a running loop (a notebook, a framework's sync handler) use it.
+"""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
+import asyncio
+import functools
+import threading
+from collections.abc import Callable, Coroutine
 from types import TracebackType
-from typing import Self, TypeVar, Unpack
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
-import httpx
-
-from hippograph_client import calls
+from hippograph_client.async_client import AsyncHippoGraph
 from hippograph_client.calls import Call
-from hippograph_client.enums import Direction
-from hippograph_client.inputs import MemoryFilter, MemoryOp, NewMessage
-from hippograph_client.job_results import (
-    ForgetResult,
-    Job,
-    MemorizeResult,
-    ReflectResult,
-)
-from hippograph_client.options import (
-    ForgetOptions,
-    MemorizeOptions,
-    MemoryEdit,
-    MemoryOptions,
-    SearchOptions,
-)
-from hippograph_client.results import (
-    ApiKey,
-    EntityPage,
-    Memory,
-    MemoryDeleted,
-    MemoryOpsResult,
-    MemoryPage,
-    MessagesAdded,
-    Provenance,
-    SearchResult,
-    Session,
-    User,
-    UserDeletion,
-    Viewer,
-)
-from hippograph_client.transport import DEFAULT_TIMEOUT, answer, endpoint, headers, unreachable
-from hippograph_client.waiting import DEFAULT_JOB_TIMEOUT, JobWait, check_timeout
+from hippograph_client.transport import DEFAULT_TIMEOUT
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def _blocking(
+    method: Callable[Concatenate[AsyncHippoGraph, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[HippoGraph, P], T]:
+    """The async client's ``method`` as a blocking one, with its signature and docstring."""
+
+    def call(self: HippoGraph, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._wait(method(self._async, *args, **kwargs))
+
+    functools.update_wrapper(call, method)  # its name, docstring and signature
+    return call
 
 
 class HippoGraph:
@@ -52,27 +41,28 @@ class HippoGraph:
 
     ``url`` is the server's address (``http://127.0.0.1:8000``) or its
     GraphQL endpoint. Use it as ``with HippoGraph(url, key) as hg:``, or
-    call ``close()``. Pass ``http`` to reuse an ``httpx.Client`` of yours
-    (its timeouts, proxies, transport); the client then leaves closing it
-    to you.
-
-    It has the methods of ``AsyncHippoGraph``, with the same arguments,
-    results and errors, built from the same calls (``calls.py``); only the
-    I/O differs.
+    call ``close()``. It has the methods of ``AsyncHippoGraph``, with the
+    same arguments, results and errors (they are its methods, run to the
+    end); only ``close`` differs.
     """
 
-    def __init__(
-        self,
-        url: str,
-        key: str,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        http: httpx.Client | None = None,
-    ) -> None:
-        self.url = endpoint(url)
-        self._headers = headers(key)
-        self._owned = http is None
-        self._http = http if http is not None else httpx.Client(timeout=timeout)
+    def __init__(self, url: str, key: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self._async = AsyncHippoGraph(url, key, timeout=timeout)  # refuses a blank key first
+        self.url = self._async.url
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="hippograph-client", daemon=True
+        )
+        self._thread.start()
+
+    def _wait(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run ``work`` on the client's loop and wait for its result (or its exception)."""
+        future = asyncio.run_coroutine_threadsafe(work, self._loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()  # an interrupted caller leaves nothing running behind it
+            raise
 
     def __enter__(self) -> Self:
         return self
@@ -86,171 +76,38 @@ class HippoGraph:
         self.close()
 
     def close(self) -> None:
-        """Close the HTTP client, unless it was handed in."""
-        if self._owned:
-            self._http.close()
+        """Close the HTTP client and stop the client's loop (closing twice does nothing)."""
+        if self._loop.is_closed():
+            return
+        try:
+            self._wait(self._async.aclose())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
 
     def run(self, call: Call[T]) -> T:
         """Send one operation and read its answer."""
-        try:
-            response = self._http.post(self.url, json=call.body(), headers=self._headers)
-        except httpx.TransportError as exc:
-            raise unreachable(self.url, exc) from exc
-        return answer(call, response)
+        return self._wait(self._async.run(call))
 
-    def viewer(self) -> Viewer:
-        """Who this client's key is: admin, or limited to some user ids."""
-        return self.run(calls.viewer())
-
-    def create_api_key(
-        self, name: str, *, user_ids: Sequence[str] = (), admin: bool = False
-    ) -> ApiKey:
-        """A new key, limited to ``user_ids`` unless ``admin`` (admin keys only)."""
-        return self.run(calls.create_api_key(name, user_ids, admin))
-
-    def create_user(self, id: str, name: str) -> User:
-        """Create a user; ``id`` is yours (1-128 of ``A-Za-z0-9_.:@-``)."""
-        return self.run(calls.create_user(id, name))
-
-    def delete_user(self, id: str, *, dry_run: bool = True) -> UserDeletion:
-        """Forget a user and everything derived only from them; by default only report it
-        (``dry_run``): what would go, and how much of it is other users'."""
-        return self.run(calls.delete_user(id, dry_run))
-
-    def user(self, id: str) -> User | None:
-        """A user, or None if it does not exist or is not this key's."""
-        return self.run(calls.user(id))
-
-    def create_session(self, user_id: str, title: str | None = None) -> Session:
-        """Start a session (a conversation) for a user."""
-        return self.run(calls.create_session(user_id, title))
-
-    def add_messages(self, session_id: str, messages: Sequence[NewMessage]) -> MessagesAdded:
-        """Store messages without deriving memories; ``memorize`` sent the same
-        messages later (with their client ids) derives them.
-
-        A message with a ``client_id`` already stored is not stored again: it is
-        among ``messages`` and counted in ``existing``.
-        """
-        return self.run(calls.add_messages(session_id, messages))
-
-    def memorize(
-        self,
-        user_id: str | Sequence[str],
-        session_id: str,
-        messages: Sequence[NewMessage],
-        *,
-        wait: bool = True,
-        job_timeout: float = DEFAULT_JOB_TIMEOUT,
-        **options: Unpack[MemorizeOptions],
-    ) -> MemorizeResult:
-        """Remember a conversation: store the messages, derive MemUnits and memories.
-
-        The server does small inputs at once and queues large ones (or any,
-        with ``queue=True``). With ``wait`` (the default) a queued job is
-        polled until it finishes, at most ``job_timeout`` seconds: ``JobFailed``
-        if it fails, ``JobTimeout`` (naming the job) if it is still running.
-        """
-        if wait:
-            check_timeout(job_timeout)
-        result = self.run(calls.memorize(user_id, session_id, messages, options))
-        if wait and result.job is not None:
-            return calls.memorized_by(result, self.wait_for_job(result.job.id, job_timeout))
-        return result
-
-    def job(self, id: str) -> Job | None:
-        """A job's current state, or None if it does not exist or is not this key's."""
-        return self.run(calls.job(id))
-
-    def wait_for_job(self, id: str, job_timeout: float = DEFAULT_JOB_TIMEOUT) -> Job:
-        """Poll a job until it succeeds (its final state); see ``JobWait`` for the errors."""
-        waiting = JobWait(id, job_timeout)
-        while True:
-            job = self.job(id)
-            delay = waiting.after(job)
-            if delay is None:
-                assert job is not None  # after() raised otherwise
-                return job
-            time.sleep(delay)
-
-    def search(self, user_id: str, query: str, **options: Unpack[SearchOptions]) -> SearchResult:
-        """A user's memories that matter for ``query``, best first, each with its breakdown."""
-        return self.run(calls.search(user_id, query, options))
-
-    def memory(self, id: str) -> Memory | None:
-        """A memory, or None if it does not exist or is not this key's."""
-        return self.run(calls.memory(id))
-
-    def memories(
-        self,
-        user_id: str,
-        *,
-        filter: MemoryFilter | None = None,
-        first: int | None = None,
-        after: str | None = None,
-    ) -> MemoryPage:
-        """One page of a user's memories, newest first (``after``: a page's ``end_cursor``)."""
-        return self.run(calls.memories(user_id, filter, first, after))
-
-    def entities(
-        self, user_id: str, *, first: int | None = None, after: str | None = None
-    ) -> EntityPage:
-        """One page of the people, places, things and dates a user's memories mention, by id."""
-        return self.run(calls.entities(user_id, first, after))
-
-    def add_memory(self, user_id: str, content: str, **options: Unpack[MemoryOptions]) -> Memory:
-        """Store a memory, with what it was derived from."""
-        return self.run(calls.add_memory(user_id, content, options))
-
-    def update_memory(self, id: str, **edit: Unpack[MemoryEdit]) -> Memory:
-        """Edit a memory; new content makes a new version (returned) that supersedes it."""
-        return self.run(calls.update_memory(id, edit))
-
-    def delete_memory(self, id: str, *, hard: bool = False) -> MemoryDeleted:
-        """Delete a memory: marked deleted, or with ``hard`` removed with its edges."""
-        return self.run(calls.delete_memory(id, hard))
-
-    def apply_memory_ops(self, user_id: str, ops: Sequence[MemoryOp]) -> MemoryOpsResult:
-        """Apply an agent's memory operations in one transaction: all of them or none."""
-        return self.run(calls.apply_memory_ops(user_id, ops))
-
-    def provenance(
-        self, id: str, *, depth: int | None = None, direction: Direction | None = None
-    ) -> Provenance | None:
-        """A memory's, MemUnit's or message's provenance subgraph (None if not this key's)."""
-        return self.run(calls.provenance(id, depth, direction))
-
-    def reflect(
-        self,
-        user_id: str,
-        *,
-        force: bool = False,
-        wait: bool = False,
-        job_timeout: float = DEFAULT_JOB_TIMEOUT,
-    ) -> ReflectResult:
-        """Queue a reflect run (``force`` skips the cooldown); with ``wait``, until it ends."""
-        if wait:
-            check_timeout(job_timeout)
-        result = self.run(calls.reflect(user_id, force))
-        if wait:
-            return ReflectResult(job=self.wait_for_job(result.job.id, job_timeout))
-        return result
-
-    def forget(
-        self,
-        user_id: str,
-        *,
-        wait: bool = False,
-        job_timeout: float = DEFAULT_JOB_TIMEOUT,
-        **options: Unpack[ForgetOptions],
-    ) -> ForgetResult:
-        """Run the forgetting policy: its report, or with ``queue=True`` its job.
-
-        With ``wait`` a queued run is polled until it finishes (as ``memorize``).
-        """
-        if wait:
-            check_timeout(job_timeout)
-        result = self.run(calls.forget(user_id, options))
-        if wait and result.job is not None:
-            return ForgetResult(job=self.wait_for_job(result.job.id, job_timeout))
-        return result
+    viewer = _blocking(AsyncHippoGraph.viewer)
+    create_api_key = _blocking(AsyncHippoGraph.create_api_key)
+    create_user = _blocking(AsyncHippoGraph.create_user)
+    delete_user = _blocking(AsyncHippoGraph.delete_user)
+    user = _blocking(AsyncHippoGraph.user)
+    create_session = _blocking(AsyncHippoGraph.create_session)
+    add_messages = _blocking(AsyncHippoGraph.add_messages)
+    memorize = _blocking(AsyncHippoGraph.memorize)
+    job = _blocking(AsyncHippoGraph.job)
+    wait_for_job = _blocking(AsyncHippoGraph.wait_for_job)
+    search = _blocking(AsyncHippoGraph.search)
+    memory = _blocking(AsyncHippoGraph.memory)
+    memories = _blocking(AsyncHippoGraph.memories)
+    entities = _blocking(AsyncHippoGraph.entities)
+    add_memory = _blocking(AsyncHippoGraph.add_memory)
+    update_memory = _blocking(AsyncHippoGraph.update_memory)
+    delete_memory = _blocking(AsyncHippoGraph.delete_memory)
+    apply_memory_ops = _blocking(AsyncHippoGraph.apply_memory_ops)
+    provenance = _blocking(AsyncHippoGraph.provenance)
+    reflect = _blocking(AsyncHippoGraph.reflect)
+    forget = _blocking(AsyncHippoGraph.forget)

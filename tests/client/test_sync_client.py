@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -226,6 +227,16 @@ def test_bad_input_raises_bad_user_input_and_changes_nothing(admin: HippoGraph) 
         admin.memorize("gus", session, LISBON, job_timeout=0)
     assert admin.memories("gus", first=200) == before
     assert admin.user("gus2") is None
+
+
+async def test_the_blocking_client_works_inside_a_running_event_loop(live: LiveServer) -> None:
+    # A notebook or a framework's sync handler calls it with a loop running:
+    # the client's own loop, on its own thread, does the work.
+    before = threading.active_count()
+    with HippoGraph(live.url, live.admin_key) as hg:
+        assert hg.viewer().admin
+    hg.close()  # twice: nothing more to do
+    assert threading.active_count() == before  # its thread is gone
 
 
 def test_a_wrong_key_is_unauthenticated(live: LiveServer) -> None:
