@@ -39,6 +39,7 @@ from hippograph.search_plan import SearchPlan, plan_search
 from hippograph.services.candidates import CandidateFetcher, EntityQuery, Fetched
 from hippograph.services.common_terms import CommonTerms
 from hippograph.services.counts import CachedCounts
+from hippograph.services.known_users import KnownUsers
 from hippograph.services.memories import MemoryStore, MemUnitStore
 from hippograph.services.refreshed import Refreshed
 from hippograph.services.search_store import EntityWalkStore, SearchStore
@@ -122,6 +123,7 @@ class SearchService:
     _unit_counts: CachedCounts = field(init=False)
     _fetcher: CandidateFetcher = field(init=False)
     _speakers: Refreshed[str, list[str]] = field(init=False)
+    _known_users: KnownUsers = field(init=False)
     # The entity graph's walk (HYBRID's third signal); None: no walk.
     _entities: EntityWalkStore | None = None
 
@@ -138,6 +140,7 @@ class SearchService:
         )
         self._fetcher = CandidateFetcher(self._store, common, self._entities)
         self._speakers = Refreshed(self._recent_speakers, self._settings.count_cache_ttl_s)
+        self._known_users = KnownUsers(self._users, self._settings.count_cache_ttl_s)
 
     def _check(self, request: SearchRequest) -> str:
         require_count(request.top_k, "topK", 1, self._limits.max_top_k)
@@ -179,7 +182,7 @@ class SearchService:
             weights = replace(request.weights, entity_weight=self._settings.entity_weight)
             request = replace(request, weights=weights)
         query = self._check(request)
-        user = await self._users.require_user(principal, request.user_id)
+        user, read_now = await self._known_users.get(principal, request.user_id)
         request = replace(request, user_id=user.id, query=query)
         now = self._clock()
         mode = resolve_mode(request.mode, query)
@@ -216,6 +219,8 @@ class SearchService:
             ranked = ranking(candidates + around)
         ranked = one_per_statement(ranked)[: request.top_k]
         hits = await self._fetch(principal, request.target, ranked)
+        if not hits and not read_now:  # a user deleted since is not found, as before
+            user = await self._known_users.confirm(principal, user.id)
         touched = False
         if request.touch and request.target is SearchTarget.MEMORY and hits:
             touched = await self._store.touch([h.id for h in hits], now)
