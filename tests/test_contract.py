@@ -1,8 +1,8 @@
 """The one folder of operations: every document the project sends, valid and carried to code.
 
-``operations/`` holds each GraphQL operation the Python client, MCP and the
-load benchmark send (the client's and MCP's files are links to the copies
-their packages ship); ``schema.graphql`` is the schema served
+``operations/`` holds each GraphQL operation the Python client, MCP, the
+/explore page and the load benchmark send (the first three are links to the
+files their packages ship or serve); ``schema.graphql`` is the schema served
 (tests/api/test_schema_file.py). Here every operation is validated against
 it, the client's own reading of its file is held to graphql-core's, and the
 enums ``python -m codegen`` writes are checked to be in step, so a schema
@@ -33,7 +33,12 @@ def test_every_operation_is_valid_against_the_schema(file: str, op: Operation) -
 def test_operation_names_are_unique_across_the_folder() -> None:
     names = [op.name for _, op in ALL]
     assert len(names) == len(set(names))
-    assert {f for f, _ in ALL} == {"client.graphql", "mcp.graphql", "load.graphql"}
+    assert {f for f, _ in ALL} == {
+        "client.graphql",
+        "mcp.graphql",
+        "explore.graphql",
+        "load.graphql",
+    }
 
 
 def test_the_packages_ship_the_folders_files() -> None:
@@ -41,6 +46,8 @@ def test_the_packages_ship_the_folders_files() -> None:
         ROOT / "client/hippograph_client/operations.graphql"
     )
     assert (OPERATIONS / "mcp.graphql").resolve() == ROOT / "hippograph/mcp/operations.graphql"
+    served = ROOT / "hippograph/server/static/explore.graphql"  # /explore fetches it
+    assert (OPERATIONS / "explore.graphql").resolve() == served
 
 
 def test_the_client_reads_its_file_as_graphql_core_does() -> None:

@@ -1,7 +1,7 @@
 // The /explore page: draws the provenance subgraph of a memory with cytoscape.js
 // and its dagre (layered) layout, both vendored under /static/vendor.
 //
-// Nothing is fetched but /graphql. Memory text reaches the page in two ways
+// Nothing is fetched but /graphql and the page's own queries (explore.graphql). Memory text reaches the page in two ways
 // only: as canvas labels (cytoscape draws text, it never parses it) and
 // through textContent on elements made with createElement, never innerHTML,
 // so a memory can hold any markup without it running or becoming elements.
@@ -9,31 +9,24 @@
 
 (() => {
   const KEY_STORAGE = "hippograph.explore.apiKey";
-  const NODE_FIELDS = `fragment Fields on Node {
-  __typename
-  id
-  ... on Memory {
-    kind content originalContent level category importance source verified
-    createdAt lastAccessedAt accessCount validFrom validTo consolidated topic domain
-    levelHistory { at fromLevel toLevel }
+  // The queries are GraphQL in explore.graphql beside this file (part of the
+  // project's one folder of operations): fetched once, each sent with the
+  // fragment it spreads.
+  let documents = null;
+  async function operation(name) {
+    if (documents === null) {
+      const response = await fetch("/static/explore.graphql");
+      if (!response.ok) throw new Error(`Could not load the page's queries (HTTP ${response.status})`);
+      const source = (await response.text()).replace(/#[^\n]*/g, "");
+      const starts = [...source.matchAll(/^(query|fragment)\s+(\w+)/gm)];
+      documents = {};
+      starts.forEach((start, i) => {
+        const end = i + 1 < starts.length ? starts[i + 1].index : source.length;
+        documents[start[2]] = source.slice(start.index, end).trim();
+      });
+    }
+    return `${documents[name]}\n${documents.Fields}`;
   }
-  ... on MemUnit { summary narrative subject participants keywords ts sourceType sessionId }
-  ... on Message { speaker role content ts seq sessionId }
-}`;
-  const EXPLORE = `query Explore($id: ID!) {
-  provenance(id: $id, depth: 4, direction: DOWN) {
-    root { id }
-    nodes { ...Fields }
-    edges { source type target }
-  }
-}
-${NODE_FIELDS}`;
-  // A node's neighbours both ways: what it was made from, and what was made from it.
-  const EXPAND = `query Expand($id: ID!) {
-  down: provenance(id: $id, depth: 1, direction: DOWN) { nodes { ...Fields } edges { source type target } }
-  up: provenance(id: $id, depth: 1, direction: UP) { nodes { ...Fields } edges { source type target } }
-}
-${NODE_FIELDS}`;
   // One colour per GraphQL type; one per edge type (edge labels show on hover only,
   // so the colour and the legend say the type without labels piling up).
   const COLOURS = {
@@ -474,7 +467,7 @@ ${NODE_FIELDS}`;
     }
     setStatus("loading", `Loading ${id}…`);
     try {
-      const { provenance } = await request(EXPLORE, { id }, key);
+      const { provenance } = await request(await operation("Explore"), { id }, key);
       if (mine !== generation) return;
       if (!provenance) {
         hideDrawing();
@@ -503,7 +496,7 @@ ${NODE_FIELDS}`;
     const mine = generation; // a new drawing meanwhile makes this answer stale
     setStatus("loading", `Expanding ${id}…`);
     try {
-      const { down, up } = await request(EXPAND, { id }, keyInput.value.trim());
+      const { down, up } = await request(await operation("Expand"), { id }, keyInput.value.trim());
       if (mine !== generation) return;
       if (!down || !up) {
         setStatus("error", `${id}: not found or not yours.`);
