@@ -1,8 +1,8 @@
 """The one folder of operations: every document the project sends, valid and carried to code.
 
 ``operations/`` holds each GraphQL operation the Python client, MCP, the
-/explore page and the load benchmark send (the first three are links to the
-files their packages ship or serve); ``schema.graphql`` is the schema served
+/explore page and the load benchmark send, and the examples the docs show
+(links to the files the packages ship or serve, and to docs/examples); ``schema.graphql`` is the schema served
 (tests/api/test_schema_file.py). Here every operation is validated against
 it, the client's own reading of its file is held to graphql-core's, and the
 enums ``python -m codegen`` writes are checked to be in step, so a schema
@@ -21,8 +21,9 @@ from codegen.__main__ import OPERATIONS, ROOT, stale
 from hippograph.graphql_documents import Operation, operations
 
 SCHEMA = build_schema((ROOT / "schema.graphql").read_text(encoding="utf-8"))
-FILES = sorted(OPERATIONS.glob("*.graphql"))
-ALL = [(path.name, op) for path in FILES for op in operations(path)]
+# operations/examples links to docs/examples: the operations a reader pastes.
+FILES = sorted(OPERATIONS.glob("*.graphql")) + sorted((OPERATIONS / "examples").glob("*.graphql"))
+ALL = [(str(path.relative_to(OPERATIONS)), op) for path in FILES for op in operations(path)]
 
 
 @pytest.mark.parametrize(("file", "op"), ALL, ids=[f"{f}:{op.name}" for f, op in ALL])
@@ -30,15 +31,13 @@ def test_every_operation_is_valid_against_the_schema(file: str, op: Operation) -
     assert [str(e) for e in validate(SCHEMA, parse(op.document))] == [], file
 
 
-def test_operation_names_are_unique_across_the_folder() -> None:
-    names = [op.name for _, op in ALL]
-    assert len(names) == len(set(names))
-    assert {f for f, _ in ALL} == {
-        "client.graphql",
-        "mcp.graphql",
-        "explore.graphql",
-        "load.graphql",
-    }
+def test_each_consumer_has_its_file_and_names_each_operation_once() -> None:
+    for path in FILES:
+        names = [op.name for op in operations(path)]
+        assert len(names) == len(set(names)), path.name
+    files = {f for f, _ in ALL}
+    assert {"client.graphql", "mcp.graphql", "explore.graphql", "load.graphql"} <= files
+    assert len([f for f in files if f.startswith("examples/")]) >= 5
 
 
 def test_the_packages_ship_the_folders_files() -> None:
