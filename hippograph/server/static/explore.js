@@ -1,8 +1,8 @@
 // The /explore page: draws the provenance subgraph of a memory with cytoscape.js
 // and its dagre (layered) layout, both vendored under /static/vendor.
 //
-// Nothing is fetched but /graphql and the page's own queries (explore.graphql). Memory text reaches the page in two ways
-// only: as canvas labels (cytoscape draws text, it never parses it) and
+// Nothing is fetched but /graphql and the page's own queries (explore.graphql).
+// Memory text reaches the page in two ways only: as canvas labels (cytoscape draws text, it never parses it) and
 // through textContent on elements made with createElement, never innerHTML,
 // so a memory can hold any markup without it running or becoming elements.
 "use strict";
@@ -16,7 +16,9 @@
   async function operation(name) {
     if (documents === null) {
       const response = await fetch("/static/explore.graphql");
-      if (!response.ok) throw new Error(`Could not load the page's queries (HTTP ${response.status})`);
+      if (!response.ok) {
+        throw new Error(`Could not load the page's queries (HTTP ${response.status})`);
+      }
       const source = (await response.text()).replace(/#[^\n]*/g, "");
       const starts = [...source.matchAll(/^(query|fragment)\s+(\w+)/gm)];
       documents = {};
