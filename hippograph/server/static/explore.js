@@ -2,9 +2,10 @@
 // and its dagre (layered) layout, both vendored under /static/vendor.
 //
 // Nothing is fetched but /graphql and the page's own queries (explore.graphql).
-// Memory text reaches the page in two ways only: as canvas labels (cytoscape draws text, it never parses it) and
-// through textContent on elements made with createElement, never innerHTML,
-// so a memory can hold any markup without it running or becoming elements.
+// Memory text reaches the page in two ways only: as canvas labels (cytoscape
+// draws text, it never parses it) and through textContent on elements made
+// with createElement, never innerHTML, so a memory can hold any markup
+// without it running or becoming elements.
 "use strict";
 
 (() => {
