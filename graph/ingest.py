@@ -168,7 +168,12 @@ class IngestGraph:
             if profile:
                 rows = await fetch(tx, SUPERSEDE_PROFILE, {"rows": profile})
                 superseded = int(rows[0]["superseded"]) if rows else 0
-            return IngestCounts(memunits=len(units), memories=len(memories), superseded=superseded)
+            return IngestCounts(
+                memunits=len(units),
+                memories=len(memories),
+                superseded=superseded,
+                created=tuple(m.id for m, _, _ in memories),
+            )
 
         return await self._graph.write(work, merge_only=True)
 

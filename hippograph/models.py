@@ -334,6 +334,9 @@ class IngestCounts:
     memunits: int
     memories: int
     superseded: int
+    # The ids of the memories it created: the others of the batch existed
+    # (a replay, or a repeat linked as one more source).
+    created: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

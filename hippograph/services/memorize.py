@@ -289,8 +289,9 @@ class MemorizeService:
             memunits += written.memunits
             memories += written.memories
             superseded += written.superseded
-            if written.memories:
-                await self._events.memories_added(m for m, _, _ in batch.memories)
+            if written.created:  # not the ones that existed: a repeat is no news
+                new = set(written.created)
+                await self._events.memories_added(m for m, _, _ in batch.memories if m.id in new)
                 await self._reflect_later(batch)
         usage = Usage()
         for _, extraction_usage in drafts:

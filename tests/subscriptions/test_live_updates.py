@@ -131,6 +131,37 @@ def test_a_memorize_job_is_followed_to_its_end_and_its_memories_arrive(
     assert server.subscribers() == 0  # closing the connection ended its subscription
 
 
+def test_a_repeat_memorized_again_is_not_announced_as_a_new_memory(
+    server: Server, http: Http
+) -> None:
+    session = _user(http, "dora")
+    messages = [{"speaker": s, "content": c} for s, c in CONVERSATION]
+    memorize: dict[str, Any] = {
+        "input": {"userIds": ["dora"], "sessionId": session, "messages": messages}
+    }
+
+    def stored() -> set[str]:
+        edges = http.ok(MEMORIES, {"userId": "dora"})["memories"]["edges"]
+        return {m["node"]["id"] for m in edges}
+
+    with live(server, ADMIN_KEY) as ws:
+        ws.subscribe("mem", MEMORY_ADDED, {"userId": "dora"})
+        server.wait_for_subscribers(1)
+        http.ok(MEMORIZE, memorize)
+        first = stored()
+        assert {_data(ws.next_for("mem"), "memoryAdded")["id"] for _ in first} == first
+        # The same turns again, and one new, in one call: each old turn is one
+        # more source of what exists, not news; only the new one is announced.
+        cat = {"speaker": "Caroline", "content": "I adopted a grey cat called Miso on Sunday."}
+        memorize["input"]["messages"] = [*messages, cat]
+        http.ok(MEMORIZE, memorize)
+        new = stored() - first
+        assert new
+        assert {_data(ws.next_for("mem"), "memoryAdded")["id"] for _ in new} == new
+        tea = _add(http, "dora", "Dora drinks green tea")
+        assert _data(ws.next_for("mem"), "memoryAdded")["id"] == tea
+
+
 def test_new_memories_reach_their_users_subscribers_and_nobody_else(
     server: Server, http: Http
 ) -> None:
