@@ -20,7 +20,7 @@ The lookup keeps to the search's rule for the vector side: a user with at
 most ``exact_scan_max`` memories is compared exactly, their vectors read
 once for the whole call (``memory_vectors``) and the cosines taken here; a
 larger user goes through the vector index, oversampled for their share, one
-query per turn (:func:`hippograph.search_plan.plan_vector`,
+query per turn (:func:`hippograph.search_plan.plan_search`,
 :func:`hippograph.services.candidates.nearest`). What it costs memorize is
 in docs/memorize.md.
 """
@@ -42,8 +42,9 @@ from hippograph.extraction.restatements import (
     says_again,
 )
 from hippograph.models import Memory, MemoryFilter, MemoryKind, MemoryLevel, MemorySource
+from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
-from hippograph.search_plan import OVERSAMPLE, Counts, KeywordPlan, SearchPlan, plan_vector
+from hippograph.search_plan import Counts, plan_search
 from hippograph.services.candidates import nearest
 from hippograph.services.counts import CachedCounts
 from hippograph.services.memories import MemoryStore
@@ -128,22 +129,20 @@ class SaidBefore:
         if owned <= self._settings.exact_scan_max:  # one read for the whole call
             stored = await self._store.memory_vectors(user_id, _QUOTED, now)
             return _closest([s.vector for s in said], stored, threshold)
-        counts = Counts(owned=owned, total=await self._counts.get(None))
-        plan = SearchPlan(
-            user_id,
-            False,
-            SearchMethod.VECTOR,
-            _QUOTED,
-            now,
-            KeywordPlan((), True, 0, 0, None),
-            plan_vector(
-                _LOOKED_AT,
-                counts,
-                OVERSAMPLE * 2,
-                self._store.scoped_vector_index(),
-                threshold,
-                self._settings,
-            ),
+        plan = plan_search(
+            user_id=user_id,
+            units=False,
+            method=SearchMethod.VECTOR,
+            mode=SearchMode.NORMAL,
+            terms=(),
+            memory_filter=_QUOTED,
+            now=now,
+            top_k=_LOOKED_AT,
+            candidates=_LOOKED_AT,
+            radius=threshold,
+            counts=Counts(owned=owned, total=await self._counts.get(None)),
+            index_scoped=self._store.scoped_vector_index(),
+            settings=self._settings,
         )
         return [
             [(h.id, h.similarity or 0.0) for h in await nearest(self._store, plan, s.vector)]

@@ -220,7 +220,7 @@ class SearchService:
         ranked = one_per_statement(ranked)[: request.top_k]
         hits = await self._fetch(principal, request.target, ranked)
         if not hits and not read_now:  # a user deleted since is not found, as before
-            user = await self._known_users.confirm(principal, user.id)
+            await self._known_users.confirm(principal, user.id)
         touched = False
         if request.touch and request.target is SearchTarget.MEMORY and hits:
             touched = await self._store.touch([h.id for h in hits], now)
