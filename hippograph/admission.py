@@ -45,6 +45,17 @@ class Admitted:
     bucket: str
 
 
+IN_PROCESS = "hippograph.admitted"
+"""The ASGI scope key under which a request made inside this process carries the
+``Admitted`` caller it acts for (the MCP tools' client, hippograph/mcp/inprocess.py).
+
+That caller was admitted at its own door (``/mcp``, or the stdio process's
+key), and spent its rate there once per tool call; the operations the tool
+sends are not admitted again. No request from the network can carry it: a
+server fills the scope from HTTP, never with keys of its own choosing.
+"""
+
+
 class Refused(Exception):
     """A caller turned away: the HTTP status it maps to, a code and a message."""
 

@@ -104,6 +104,22 @@ def test_jobs_do_not_import_the_web_layer() -> None:
     assert offenders == {}
 
 
+def test_mcp_reaches_the_api_only_through_the_client() -> None:
+    # Its tools are calls of the typed client over an in-process transport:
+    # no schema, resolvers, services or graph of its own to drift from the API.
+    below = ("schema", "resolvers", "graph", "jobs", "hippograph.services", "hippograph.graph")
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(bad)
+        for path in (ROOT / "hippograph" / "mcp").rglob("*.py")
+        if (
+            bad := {
+                m for m in _modules(path) if any(m == b or m.startswith(f"{b}.") for b in below)
+            }
+        )
+    }
+    assert offenders == {}
+
+
 def test_the_graph_does_not_import_the_services_above_it() -> None:
     # The services declare what they need from the graph (Protocols beside
     # them); the graph implements it and is handed anything else it needs

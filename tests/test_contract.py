@@ -1,7 +1,7 @@
 """The one folder of operations: every document the project sends, valid and carried to code.
 
-``operations/`` holds each GraphQL operation the Python client, MCP, the
-/explore page and the load benchmark send, and the examples the docs show
+``operations/`` holds each GraphQL operation the Python client (and so MCP,
+whose tools are calls of it), the /explore page and the load benchmark send, and the examples the docs show
 (links to the files the packages ship or serve, and to docs/examples); ``schema.graphql`` is the schema served
 (tests/api/test_schema_file.py). Here every operation is validated against
 it, the client's own reading of its file is held to graphql-core's, and the
@@ -36,7 +36,7 @@ def test_each_consumer_has_its_file_and_names_each_operation_once() -> None:
         names = [op.name for op in operations(path)]
         assert len(names) == len(set(names)), path.name
     files = {f for f, _ in ALL}
-    assert {"client.graphql", "mcp.graphql", "explore.graphql", "load.graphql"} <= files
+    assert {"client.graphql", "explore.graphql", "load.graphql"} <= files
     assert len([f for f in files if f.startswith("examples/")]) >= 5
 
 
@@ -44,7 +44,6 @@ def test_the_packages_ship_the_folders_files() -> None:
     assert (OPERATIONS / "client.graphql").resolve() == (
         ROOT / "client/hippograph_client/operations.graphql"
     )
-    assert (OPERATIONS / "mcp.graphql").resolve() == ROOT / "hippograph/mcp/operations.graphql"
     served = ROOT / "hippograph/server/static/explore.graphql"  # /explore fetches it
     assert (OPERATIONS / "explore.graphql").resolve() == served
 

@@ -65,6 +65,7 @@ from hippograph_client.job_results import (
 from hippograph_client.results import (
     ApiKey,
     DeletionCounts,
+    DeletionReport,
     Entity,
     EntityPage,
     Memory,
@@ -86,6 +87,7 @@ from hippograph_client.results import (
     TimePeriod,
     User,
     UserDeletion,
+    UserPage,
     Viewer,
 )
 from hippograph_client.sync_client import HippoGraph
@@ -96,6 +98,7 @@ __all__ = [
     "BadUserInput",
     "Conflict",
     "DeletionCounts",
+    "DeletionReport",
     "Direction",
     "EdgeType",
     "Entity",
@@ -160,5 +163,6 @@ __all__ = [
     "Unavailable",
     "User",
     "UserDeletion",
+    "UserPage",
     "Viewer",
 ]

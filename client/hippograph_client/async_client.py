@@ -28,6 +28,7 @@ from hippograph_client.options import (
 )
 from hippograph_client.results import (
     ApiKey,
+    DeletionReport,
     EntityPage,
     Memory,
     MemoryDeleted,
@@ -39,10 +40,11 @@ from hippograph_client.results import (
     Session,
     User,
     UserDeletion,
+    UserPage,
     Viewer,
 )
 from hippograph_client.transport import DEFAULT_TIMEOUT, answer, endpoint, headers, unreachable
-from hippograph_client.waiting import DEFAULT_JOB_TIMEOUT, JobWait, check_timeout
+from hippograph_client.waiting import DEFAULT_JOB_TIMEOUT, JobWait, check_timeout, outcome
 
 T = TypeVar("T")
 
@@ -121,6 +123,10 @@ class AsyncHippoGraph:
         """A user, or None if it does not exist or is not this key's."""
         return await self.run(calls.user(id))
 
+    async def users(self, *, first: int | None = None, after: str | None = None) -> UserPage:
+        """One page of the users this key may see (every user for an admin key)."""
+        return await self.run(calls.users(first, after))
+
     async def create_session(self, user_id: str, title: str | None = None) -> Session:
         """Start a session (a conversation) for a user."""
         return await self.run(calls.create_session(user_id, title))
@@ -163,13 +169,22 @@ class AsyncHippoGraph:
         return await self.run(calls.job(id))
 
     async def wait_for_job(self, id: str, job_timeout: float = DEFAULT_JOB_TIMEOUT) -> Job:
-        """Poll a job until it succeeds (its final state); see ``JobWait`` for the errors."""
-        waiting = JobWait(id, job_timeout)
+        """Poll a job until it succeeds (its final state); see ``outcome`` for the errors."""
+        check_timeout(job_timeout)
+        return outcome(id, await self.settle_job(id, job_timeout), job_timeout)
+
+    async def settle_job(self, id: str, seconds: float) -> Job | None:
+        """A job once it has finished, or its state after ``seconds`` (None: no such job).
+
+        It never raises for the job's own sake: a failed job is returned
+        failed, one still running is returned as it is (an agent asked to
+        wait only so long). ``wait_for_job`` is this, with errors for both.
+        """
+        waiting = JobWait(seconds)
         while True:
             job = await self.job(id)
-            delay = waiting.after(job)
+            delay = waiting.pause(job)
             if delay is None:
-                assert job is not None  # after() raised otherwise
                 return job
             await asyncio.sleep(delay)
 
@@ -209,6 +224,14 @@ class AsyncHippoGraph:
     async def update_memory(self, id: str, **edit: Unpack[MemoryEdit]) -> Memory:
         """Edit a memory; new content makes a new version (returned) that supersedes it."""
         return await self.run(calls.update_memory(id, edit))
+
+    async def delete_with_provenance(
+        self, id: str, *, dry_run: bool = True, expected_deleted: Sequence[str] | None = None
+    ) -> DeletionReport:
+        """Delete a message, MemUnit or session with what was derived only from it; by
+        default only report it (``dry_run``). ``expected_deleted``: the ids a dry run
+        listed; if the deletion would now remove anything else, ``Conflict``, nothing gone."""
+        return await self.run(calls.delete_with_provenance(id, dry_run, expected_deleted))
 
     async def delete_memory(self, id: str, *, hard: bool = False) -> MemoryDeleted:
         """Delete a memory: marked deleted, or with ``hard`` removed with its edges."""

@@ -32,6 +32,7 @@ from hippograph_client.options import (
 )
 from hippograph_client.results import (
     ApiKey,
+    DeletionReport,
     EntityPage,
     Memory,
     MemoryDeleted,
@@ -44,6 +45,7 @@ from hippograph_client.results import (
     Session,
     User,
     UserDeletion,
+    UserPage,
     Viewer,
 )
 
@@ -122,6 +124,25 @@ def delete_user(id: str, dry_run: bool) -> Call[UserDeletion]:
 def user(id: str) -> Call[User | None]:
     """A user, or None."""
     return Call(ops.USER, {"id": id}, "user", _optional(User))
+
+
+def users(first: int | None, after: str | None) -> Call[UserPage]:
+    """One page of the users the key may see."""
+    variables = variables_of({"first": first, "after": after})
+    return Call(ops.USERS, variables, "users", lambda v: decode(UserPage, v))
+
+
+def delete_with_provenance(
+    id: str, dry_run: bool, expected_deleted: Sequence[str] | None
+) -> Call[DeletionReport]:
+    """A node deleted with what was derived only from it (or, dry, what that would remove)."""
+    fields = {"id": id, "dry_run": dry_run, "expected_deleted": expected_deleted}
+    return Call(
+        ops.DELETE_WITH_PROVENANCE,
+        {"input": variables_of(fields)},
+        "deleteWithProvenance",
+        lambda v: decode(DeletionReport, success(v)),
+    )
 
 
 def create_session(user_id: str, title: str | None) -> Call[Session]:

@@ -1,4 +1,5 @@
-"""Reading the API's JSON into the client's frozen dataclasses, by their field types.
+"""Reading the API's JSON into the client's frozen dataclasses, by their field types,
+and writing them back as JSON.
 
 Each result type declares its fields once, snake_case, typed; the JSON key
 is the camelCase of the field name. One reader walks the type hints, so a
@@ -70,3 +71,24 @@ def value_of(hint: Any, raw: Any) -> Any:
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return decode(hint, raw)
     return raw
+
+
+def encode(value: Any) -> Any:
+    """A client value as JSON: camelCase keys, enums by value, times in ISO 8601.
+
+    ``decode``'s inverse for the types that read a plain object (a page
+    reads a connection but writes its own fields: ``memories``,
+    ``hasNextPage``, ``endCursor``). Unlike a request's variables, a value
+    that is None stays: an answer says what it does not know.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {camel(f.name): encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [encode(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: encode(item) for key, item in value.items()}
+    return value

@@ -173,6 +173,20 @@ class EntityPage:
 
 
 @dataclass(frozen=True)
+class UserPage:
+    """One page of the users a key may see; ``end_cursor`` asks for the next."""
+
+    users: tuple[User, ...]
+    has_next_page: bool
+    end_cursor: str | None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> UserPage:
+        """The page from a ``UserConnection``."""
+        return cls(*_connection(User, data))
+
+
+@dataclass(frozen=True)
 class MemoryPage:
     """One page of a user's memories, newest first; ``end_cursor`` asks for the next."""
 
@@ -202,6 +216,32 @@ class DeletionCounts:
     messages: int
     mem_units: int
     memories: int
+
+
+@dataclass(frozen=True)
+class DeletionReport:
+    """What deleting ``root`` removes (``applied``: removed; else only reported).
+
+    ``deleted`` and ``kept`` are node ids: what goes, and what was derived
+    from it but stays because it has other sources too.
+    """
+
+    root: str
+    applied: bool
+    deleted: tuple[str, ...]
+    kept: tuple[str, ...]
+    counts: DeletionCounts
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DeletionReport:
+        """The report from a ``DeletionReport`` whose nodes select their ids."""
+        return cls(
+            root=data["root"],
+            applied=bool(data["applied"]),
+            deleted=tuple(node["id"] for node in data["deleted"]),
+            kept=tuple(node["id"] for node in data["kept"]),
+            counts=decode(DeletionCounts, data["counts"]),
+        )
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Waiting for a job: when to ask again and when to give up (no I/O: both clients use it)."""
+"""Waiting for a job: when to ask again, when to stop, and what the end means (no I/O:
+both clients use it)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ from collections.abc import Callable
 
 from hippograph_client.enums import JobStatus
 from hippograph_client.errors import JobFailed, JobTimeout, NotFound
-from hippograph_client.job_results import (
-    Job,
-)
+from hippograph_client.job_results import Job
 
 DEFAULT_JOB_TIMEOUT = 120.0
 """Seconds the client waits for a job by default."""
 
 FIRST_DELAY = 0.05
 LONGEST_DELAY = 1.0
+
+FINISHED = frozenset({JobStatus.SUCCEEDED, JobStatus.FAILED})
+"""A job in one of these states will not change again."""
 
 
 def check_timeout(timeout: float) -> None:
@@ -25,33 +27,38 @@ def check_timeout(timeout: float) -> None:
 
 
 class JobWait:
-    """The polling of one job: delays from 50 ms doubling to 1 s, within ``timeout``."""
+    """The polling of one job: delays from 50 ms doubling to 1 s, within ``seconds``."""
 
-    def __init__(
-        self, job_id: str, timeout: float, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        check_timeout(timeout)
-        self.job_id = job_id
-        self.timeout = timeout
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        if not seconds >= 0:
+            raise ValueError(f"a wait is zero or more seconds, not {seconds!r}")
         self._clock = clock
-        self._deadline = clock() + timeout
+        self._deadline = clock() + seconds
         self._delay = FIRST_DELAY
 
-    def after(self, job: Job | None) -> float | None:
-        """Seconds to wait before asking again, or None when ``job`` succeeded.
-
-        Raises ``JobFailed`` for a failed job, ``NotFound`` if the job is gone
-        (or not this key's), and ``JobTimeout`` once the time is up.
-        """
-        if job is None:
-            raise NotFound("NOT_FOUND", f"job {self.job_id!r} not found", id=self.job_id)
-        if job.status is JobStatus.SUCCEEDED:
+    def pause(self, job: Job | None) -> float | None:
+        """Seconds to wait before asking again; None when there is nothing to wait for
+        (no such job, a finished one) or the time is up."""
+        if job is None or job.status in FINISHED:
             return None
-        if job.status is JobStatus.FAILED:
-            raise JobFailed(job)
         left = self._deadline - self._clock()
         if left <= 0:
-            raise JobTimeout(self.job_id, job.status.value, self.timeout)
+            return None
         delay = min(self._delay, left)
         self._delay = min(self._delay * 2, LONGEST_DELAY)
         return delay
+
+
+def outcome(job_id: str, job: Job | None, timeout: float) -> Job:
+    """``job`` as a wait for its success ends: the job if it succeeded, else why not.
+
+    Raises ``NotFound`` if the job is gone (or not this key's), ``JobFailed``
+    for a failed job, and ``JobTimeout`` for one still running.
+    """
+    if job is None:
+        raise NotFound("NOT_FOUND", f"job {job_id!r} not found", id=job_id)
+    if job.status is JobStatus.FAILED:
+        raise JobFailed(job)
+    if job.status is not JobStatus.SUCCEEDED:
+        raise JobTimeout(job_id, job.status.value, timeout)
+    return job

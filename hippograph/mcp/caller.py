@@ -1,11 +1,11 @@
 """Who is calling a tool: the key of the HTTP request, or the key the process was given.
 
-Over HTTP every request is authenticated before it reaches the MCP layer
-(``http.py`` leaves the principal in the request's scope, as ``/graphql``
-does); the tool reads it from the request the SDK hands it. Over stdio there
-is one client and one key, given at start (``HIPPOGRAPH_API_KEY``); it is
-authenticated again on each call (KeyService caches the lookup), so a key
-revoked while the client runs stops working as it would over HTTP.
+Over HTTP every request is admitted before it reaches the MCP layer
+(``http.py`` leaves the ``Admitted`` caller in the request's scope); the tool
+reads it from the request the SDK hands it. Over stdio there is one client
+and one key, given at start (``HIPPOGRAPH_API_KEY``); it is admitted again on
+each call (KeyService caches the lookup), so a key revoked while the client
+runs stops working as it would over HTTP.
 """
 
 from __future__ import annotations
@@ -16,41 +16,39 @@ from typing import Any
 
 from mcp.server.mcpserver import Context as McpContext
 
-from hippograph.auth import Principal
-from hippograph.errors import Unauthenticated
-from hippograph.services import Services
+from hippograph.admission import Admitted, KeyChecker, Refused, admit
 
-# Where http.py leaves the authenticated principal in the request's ASGI scope:
-# the same key the GraphQL view uses.
-PRINCIPAL_STATE_KEY = "principal"
+# Where http.py leaves the admitted caller in the request's ASGI scope.
+ADMITTED_STATE_KEY = "admitted"
 
 
-def request_principal(request: Any) -> Principal | None:
-    """The principal http.py authenticated for this HTTP request, if any."""
+def request_admitted(request: Any) -> Admitted | None:
+    """The caller http.py admitted for this HTTP request, if any."""
     scope = getattr(request, "scope", None)
     if not isinstance(scope, dict):
         return None
-    principal = scope.get("state", {}).get(PRINCIPAL_STATE_KEY)
-    return principal if isinstance(principal, Principal) else None
+    admitted = scope.get("state", {}).get(ADMITTED_STATE_KEY)
+    return admitted if isinstance(admitted, Admitted) else None
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Resolves a tool call's principal.
+    """Resolves a tool call's caller.
 
     ``key`` is the stdio process's key; the HTTP server has none, so a call that
-    somehow reached it without an authenticated request is refused, never served
+    somehow reached it without an admitted request is refused, never served
     as someone else.
     """
 
-    services: Callable[[], Services]
+    keys: Callable[[], KeyChecker]
     key: str | None = None
 
-    async def principal(self, ctx: McpContext[Any, Any]) -> Principal:
-        """The principal of the call ``ctx`` belongs to; ``Unauthenticated`` if none."""
-        principal = request_principal(ctx.request_context.request)
-        if principal is not None:
-            return principal
+    async def admitted(self, ctx: McpContext[Any, Any]) -> Admitted:
+        """The caller of the call ``ctx`` belongs to; ``Refused`` if there is none."""
+        admitted = request_admitted(ctx.request_context.request)
+        if admitted is not None:
+            return admitted
         if self.key is None:
-            raise Unauthenticated("send an API key: Authorization: Bearer <key>")
-        return await self.services().keys.authenticate(self.key)
+            raise Refused(401, "UNAUTHENTICATED", "send an API key: Authorization: Bearer <key>")
+        # No rate over stdio: one client, one process.
+        return await admit(self.keys(), None, f"Bearer {self.key}", None, anonymous=False)

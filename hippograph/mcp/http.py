@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
 from hippograph.admission import Refused
-from hippograph.mcp.caller import PRINCIPAL_STATE_KEY
+from hippograph.mcp.caller import ADMITTED_STATE_KEY
 from hippograph.ratelimit import RateLimiter
 from hippograph.server.doors import admit_request
 from hippograph.server.refusals import refusal, refused_answer
@@ -118,5 +118,5 @@ class MCPEndpoint:
             admitted = await admit_request(request, self.limiter, anonymous=False)
         except Refused as exc:
             return refused_answer(exc)
-        request.scope.setdefault("state", {})[PRINCIPAL_STATE_KEY] = admitted.principal
+        request.scope.setdefault("state", {})[ADMITTED_STATE_KEY] = admitted
         return None

@@ -1,19 +1,17 @@
-"""Builds the MCP server: HippoGraph's tools and resources over one gateway."""
+"""Builds the MCP server: HippoGraph's declared tools and its resources, each a call of
+the typed client, in process, as the caller."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import strawberry
 from mcp.server.mcpserver import MCPServer
 
+from hippograph.mcp import memory_tools, tools, user_tools
 from hippograph.mcp.caller import Caller
-from hippograph.mcp.gateway import Gateway
+from hippograph.mcp.inprocess import InProcess
 from hippograph.mcp.resources import register_resources
-from hippograph.mcp.toolkit import Tools
-from hippograph.mcp.tools import register_tools
-from hippograph.services import Services
+from hippograph.mcp.toolkit import Declared, bind
 
 INSTRUCTIONS = (
     "HippoGraph is long-term memory. Call memorize with new conversation turns, search "
@@ -22,15 +20,13 @@ INSTRUCTIONS = (
     "memory came from. list_users names the users your key may see."
 )
 
+TOOLS: tuple[Declared, ...] = (*tools.TOOLS, *memory_tools.TOOLS, *user_tools.TOOLS)
+"""Every tool the server offers."""
 
-def build_server(
-    schema: strawberry.Schema, services: Callable[[], Services], *, key: str | None = None
-) -> MCPServer[Any]:
-    """An MCP server running every operation on ``schema`` with ``services``.
 
-    ``key`` is the stdio process's API key; without it (over HTTP) each request
-    brings its own, authenticated before the request reaches the server.
-    """
+def build_server(connect: InProcess, caller: Caller) -> MCPServer[Any]:
+    """An MCP server whose tools and resources reach the API through ``connect``,
+    acting for the caller ``caller`` finds for each call."""
     server: MCPServer[Any] = MCPServer(
         "hippograph",
         title="HippoGraph",
@@ -39,8 +35,11 @@ def build_server(
         # nothing else configured the root logger.
         log_level="WARNING",
     )
-    gateway = Gateway(schema=schema, services=services)
-    caller = Caller(services=services, key=key)
-    register_tools(server, Tools(gateway=gateway, caller=caller))
-    register_resources(server, gateway, caller)
+    for declared in TOOLS:
+        server.add_tool(
+            bind(declared, connect, caller),
+            description=declared.description,
+            annotations=declared.annotations,
+        )
+    register_resources(server, connect, caller)
     return server

@@ -15,11 +15,13 @@ import sys
 from collections.abc import Iterator
 
 from hippograph.admission import Refused, admit
+from hippograph.mcp.caller import Caller
+from hippograph.mcp.inprocess import InProcess
 from hippograph.mcp.key import StartRefused
 from hippograph.mcp.server import build_server
 from hippograph.runtime import Runtime
+from hippograph.server.app import create_app
 from hippograph.settings import Settings
-from schema.build import build_schema
 
 
 @contextlib.contextmanager
@@ -46,7 +48,10 @@ async def serve_stdio(settings: Settings, key: str) -> None:
             await admit(runtime.services.keys, None, f"Bearer {key}", None, anonymous=False)
         except Refused as exc:
             raise StartRefused(f"the API key was refused: {exc.message}") from exc
-        server = build_server(build_schema(settings.limits), lambda: runtime.services, key=key)
+        # The tools reach the API through the app, in process, as this key.
+        app = create_app(runtime=runtime)
+        caller = Caller(keys=lambda: runtime.services.keys, key=key)
+        server = build_server(InProcess(lambda: app), caller)
         await server.run_stdio_async()
     finally:
         await runtime.stop()

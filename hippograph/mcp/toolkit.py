@@ -1,25 +1,33 @@
-"""What the MCP tools share: who is calling, how an operation runs and answers,
-how a job is waited for, and the parameter types an agent reads."""
+"""How a tool is declared, and how a declaration becomes a tool the SDK serves.
+
+A tool is a plain async function whose first parameter is the typed client
+(``AsyncHippoGraph``) and whose others are what an agent sends, typed and
+described (the SDK derives the input schema from them). It returns a client
+value, or a dict of them. ``@tool`` declares it with its description and
+hints; ``bind`` gives the SDK a function of the agent's arguments that opens
+a client as the caller, runs the tool, and answers its value as JSON, or a
+client error as an ``isError`` result with GraphQL's code.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import time
+import inspect
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
+from hippograph_client import HippoGraphError
+from hippograph_client.decode import encode
 from mcp.server.mcpserver import Context
-from mcp_types import CallToolResult
-from pydantic import BaseModel, Field
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
 
-from hippograph.auth import Principal
-from hippograph.errors import HippoError
-from hippograph.mcp import operations as ops
+from hippograph.admission import Refused
 from hippograph.mcp.caller import Caller
-from hippograph.mcp.gateway import Gateway, ToolFailure
-from hippograph.mcp.results import failed, succeeded
+from hippograph.mcp.inprocess import InProcess
+
+ToolFunction = Callable[..., Awaitable[Any]]
 
 UserId = Annotated[
     str, Field(description="The user whose memories these are (list_users names them).")
@@ -34,116 +42,76 @@ WaitSeconds = Annotated[
         "current state (0: answer at once; poll with get_job).",
     ),
 ]
-MemoryKind = Literal["EPISODIC", "SEMANTIC", "PROFILE", "EVENT", "REFLECTION"]
-
-FINISHED = {"SUCCEEDED", "FAILED"}
-_POLL_FIRST_S = 0.1
-_POLL_MAX_S = 1.0
-
-
 After = Annotated[str | None, Field(description="The endCursor of the previous page.")]
 
 
-def page_of(connection: dict[str, Any], name: str) -> dict[str, Any]:
-    """A GraphQL connection as a tool answers it: its nodes under ``name``, and its pageInfo."""
-    return {
-        name: [edge["node"] for edge in connection["edges"]],
-        "pageInfo": connection["pageInfo"],
-    }
-
-
-class MessageIn(BaseModel):
-    """One turn of the conversation to remember."""
-
-    speaker: str = Field(description="Who said it (a name).")
-    content: str = Field(description="What was said.")
-    role: Literal["USER", "ASSISTANT", "SYSTEM", "TOOL"] = Field(
-        default="USER", description="The speaker's role."
-    )
-    ts: str | None = Field(
-        default=None,
-        description="When it was said, ISO 8601 with an offset (2024-05-08T13:56:00+00:00); "
-        "default now.",
-    )
-    client_id: str | None = Field(
-        default=None, description="Your id for this message: sending it again stores nothing."
-    )
-
-    def as_input(self) -> dict[str, Any]:
-        """The GraphQL ``MessageInput``."""
-        return {
-            "speaker": self.speaker,
-            "content": self.content,
-            "role": self.role,
-            "ts": self.ts,
-            "clientId": self.client_id,
-        }
-
-
 @dataclass(frozen=True)
-class Tools:
-    """The tools' shared machinery: who is calling, and how to run an operation."""
+class Declared:
+    """A tool: its function, what an agent reads about it, and its hints."""
 
-    gateway: Gateway
-    caller: Caller
+    fn: ToolFunction
+    description: str
+    annotations: ToolAnnotations
 
-    async def answer(
-        self,
-        ctx: Context[Any, Any],
-        work: Callable[[Principal], Awaitable[dict[str, Any]]],
-    ) -> CallToolResult:
-        """Run ``work`` as the caller; an expected error becomes an ``isError`` result."""
+    @property
+    def name(self) -> str:
+        """The tool's name: its function's."""
+        return self.fn.__name__
+
+
+def tool(
+    description: str, *, read_only: bool = False, destructive: bool = False
+) -> Callable[[ToolFunction], Declared]:
+    """Declare the decorated function a tool (read-only tools are never destructive)."""
+    hints = (
+        ToolAnnotations(read_only_hint=True)
+        if read_only
+        else ToolAnnotations(read_only_hint=False, destructive_hint=destructive)
+    )
+    return lambda fn: Declared(fn, description, hints)
+
+
+def succeeded(value: Any) -> CallToolResult:
+    """A tool's value as structured content, and as JSON text for clients that read only text."""
+    data = encode(value)
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def failed(code: str, message: str, field: str | None = None) -> CallToolResult:
+    """An error result (``isError``): ``CODE: message`` as text, and the parts as data."""
+    error = {"code": code, "message": message} | ({} if field is None else {"field": field})
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{code}: {message}")],
+        structured_content={"error": error},
+        is_error=True,
+    )
+
+
+def bind(declared: Declared, connect: InProcess, caller: Caller) -> Callable[..., Any]:
+    """The function the SDK calls for ``declared``: the tool's own parameters but the
+    client, and the SDK's ``Context`` (the request, hence the caller)."""
+    fn = declared.fn
+    _client, *parameters = inspect.signature(fn, eval_str=True).parameters.values()
+
+    async def call(ctx: Context[Any, Any], **arguments: Any) -> CallToolResult:
         try:
-            principal = await self.caller.principal(ctx)
-            return succeeded(await work(principal))
-        except ToolFailure as failure:
-            return failed(failure)
-        except HippoError as exc:
-            return failed(ToolFailure(exc.code, exc.message))
+            admitted = await caller.admitted(ctx)
+            async with connect.client(admitted) as client:
+                return succeeded(await fn(client, **arguments))
+        except HippoGraphError as exc:
+            return failed(exc.code, exc.message, exc.field)
+        except Refused as exc:
+            return failed(exc.code, exc.message)
 
-    async def settle(
-        self, principal: Principal, job: dict[str, Any] | None, wait_s: float
-    ) -> dict[str, Any] | None:
-        """``job`` as it is once finished, or after ``wait_s`` (its state then)."""
-        if job is None or job["status"] in FINISHED or wait_s <= 0:
-            return job
-        deadline = time.monotonic() + wait_s
-        pause = _POLL_FIRST_S
-        while True:
-            await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
-            found = (await self.gateway.run(principal, ops.JOB, {"id": job["id"]}))["job"]
-            job = found if found is not None else job
-            if job["status"] in FINISHED or time.monotonic() >= deadline:
-                return job
-            pause = min(pause * 2, _POLL_MAX_S)
-
-    async def drop_session(self, principal: Principal, session_id: str) -> None:
-        """Delete the empty session a failed call started (nothing else, ever)."""
-        # expectedDeleted: should the session hold anything by now, nothing is
-        # deleted (a conflict), and the session stays with what it holds.
-        with contextlib.suppress(ToolFailure):
-            await self.gateway.outcome(
-                principal, ops.DROP_SESSION, {"id": session_id}, "deleteWithProvenance"
-            )
-
-    async def memory_ops(
-        self, principal: Principal, user_id: str, op: dict[str, Any]
-    ) -> dict[str, Any]:
-        """Apply one memory operation; the result of it."""
-        data = await self.gateway.outcome(
-            principal,
-            ops.APPLY_MEMORY_OPS,
-            {"input": {"userId": user_id, "ops": [op]}},
-            "applyMemoryOps",
-        )
-        result: dict[str, Any] = data["results"][0]
-        return result
-
-    async def memory(self, principal: Principal, memory_id: str | None) -> dict[str, Any] | None:
-        """The memory ``memory_id`` as the caller sees it."""
-        if memory_id is None:
-            return None
-        found: dict[str, Any] | None = (
-            await self.gateway.run(principal, ops.MEMORY, {"id": memory_id})
-        )["memory"]
-        return found
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [*parameters, context], return_annotation=CallToolResult
+    )
+    call.__annotations__ = {p.name: p.annotation for p in parameters} | {
+        "ctx": Context,
+        "return": CallToolResult,
+    }
+    return call

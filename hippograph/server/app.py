@@ -14,7 +14,9 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
+from hippograph.mcp.caller import Caller
 from hippograph.mcp.http import MCPEndpoint, session_manager
+from hippograph.mcp.inprocess import InProcess
 from hippograph.mcp.server import build_server
 from hippograph.ratelimit import RateLimiter
 from hippograph.runtime import Runtime
@@ -84,11 +86,13 @@ def create_app(
     settings = settings or (runtime.settings if runtime else Settings())
 
     schema = build_schema(settings.limits)
-    # The MCP tools run their operations on the same schema, with the runtime
-    # the lifespan starts (looked up per call: it does not exist yet).
-    mcp = session_manager(
-        build_server(schema, lambda: app.state.runtime.services), settings.api.host
+    # The MCP tools are calls of the typed client to this app's /graphql, in
+    # process (looked up per call, as the runtime the lifespan starts: neither
+    # exists yet).
+    tools = build_server(
+        InProcess(lambda: app), Caller(keys=lambda: app.state.runtime.services.keys)
     )
+    mcp = session_manager(tools, settings.api.host)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -129,4 +133,7 @@ def create_app(
         ],
         lifespan=lifespan,
     )
+    if runtime is not None:
+        # Served before (or without) its lifespan: in process, by stdio's MCP tools.
+        app.state.runtime = runtime
     return app

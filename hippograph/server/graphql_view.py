@@ -22,7 +22,7 @@ from strawberry.schema import BaseSchema
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UNSET, UnsetType
 
-from hippograph.admission import Refused
+from hippograph.admission import IN_PROCESS, Admitted, Refused
 from hippograph.auth import Principal
 from hippograph.ratelimit import RateLimiter
 from hippograph.server.doors import admit_request
@@ -158,12 +158,18 @@ class HippoGraphQL(GraphQL[Context, None]):
         await response(scope, receive, send)
 
     async def _admit(self, request: Request) -> Response | None:
-        """Authenticate and rate-limit ``request`` (hippograph.admission); a response if refused."""
-        try:
-            admitted = await admit_request(request, self.limiter, anonymous=True)
-        except Refused as exc:
-            retry = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s else None
-            return _error(exc.status, exc.code, exc.message, retry)
+        """Authenticate and rate-limit ``request`` (hippograph.admission); a response if refused.
+
+        A request made in this process for a caller admitted elsewhere (an
+        MCP tool's) acts as that caller, admitted once (``IN_PROCESS``).
+        """
+        admitted = request.scope.get(IN_PROCESS)
+        if not isinstance(admitted, Admitted):
+            try:
+                admitted = await admit_request(request, self.limiter, anonymous=True)
+            except Refused as exc:
+                retry = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s else None
+                return _error(exc.status, exc.code, exc.message, retry)
         if admitted.principal is not None:
             request.scope.setdefault("state", {})["principal"] = admitted.principal
         return None

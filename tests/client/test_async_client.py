@@ -8,6 +8,7 @@ import pytest
 from hippograph_client import (
     AsyncHippoGraph,
     BadUserInput,
+    Conflict,
     Direction,
     ForgetPolicy,
     JobStatus,
@@ -132,3 +133,51 @@ async def test_the_async_client_forgets_a_user(admin: AsyncHippoGraph) -> None:
     assert await admin.user("kit") is None
     with pytest.raises(NotFound):
         await admin.delete_user("kit", dry_run=False)
+
+
+async def test_the_async_client_pages_users_and_deletes_a_session_with_its_provenance(
+    admin: AsyncHippoGraph, live: LiveServer
+) -> None:
+    await admin.create_user("max", "Max")
+    await admin.create_user("nia", "Nia")
+    ids: list[str] = []
+    page = await admin.users(first=1)
+    while True:
+        assert len(page.users) <= 1
+        ids += [u.id for u in page.users]
+        if not page.has_next_page:
+            break
+        page = await admin.users(first=1, after=page.end_cursor)
+    assert {"max", "nia"} <= set(ids)
+    assert len(ids) == len(set(ids))
+    maxs = await admin.create_api_key("max's app", user_ids=["max"])
+    async with AsyncHippoGraph(live.url, maxs.key) as max_:
+        assert [u.id for u in (await max_.users()).users] == ["max"]
+
+    session = await admin.create_session("max", "chat")
+    stored = await admin.add_messages(session.id, CELLO[:1])
+    dry = await admin.delete_with_provenance(session.id)
+    assert (dry.root, dry.applied) == (session.id, False)
+    assert set(dry.deleted) == {session.id, stored.messages[0].id}
+    assert (dry.counts.sessions, dry.counts.messages) == (1, 1)
+    with pytest.raises(Conflict):  # it would delete more than the caller expected
+        await admin.delete_with_provenance(session.id, dry_run=False, expected_deleted=[session.id])
+    done = await admin.delete_with_provenance(
+        session.id, dry_run=False, expected_deleted=list(dry.deleted)
+    )
+    assert done.applied
+    with pytest.raises(NotFound):
+        await admin.delete_with_provenance(session.id)
+
+
+async def test_settle_job_answers_a_job_as_it_stands_without_raising(
+    admin: AsyncHippoGraph,
+) -> None:
+    await admin.create_user("oz", "Oz")
+    await admin.add_memory("oz", "Oz sails on weekends", importance=0.9)
+    queued = (await admin.reflect("oz", force=True)).job
+    finished = await admin.settle_job(queued.id, 60)
+    assert finished is not None
+    assert finished.status in {JobStatus.SUCCEEDED, JobStatus.FAILED}
+    assert await admin.settle_job(queued.id, 0) == await admin.job(queued.id)
+    assert await admin.settle_job("job_01J0000000000000000000000Z", 1) is None

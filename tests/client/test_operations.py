@@ -62,14 +62,11 @@ def test_the_sync_and_async_clients_offer_the_same_methods() -> None:
 UNWRAPPED = {
     "subscription.jobUpdated": "a WebSocket subscription; the client speaks HTTP (wait_for_job polls)",
     "subscription.memoryAdded": "a WebSocket subscription; the client speaks HTTP",
-    "query.users": "an admin's listing of every user; an agent knows its users' ids",
     "query.session": "read back through a memory's sessionId or provenance",
     "query.message": "provenance returns the messages a memory came from",
     "query.memUnit": "provenance returns the MemUnits a memory came from",
     "query.entity": "entities() pages through a user's entities with the same fields",
     "mutation.revokeApiKey": "key administration belongs to the admin's tools (hippograph keys)",
-    "mutation.deleteWithProvenance": "a cascade with a dry-run handshake, for an operator; "
-    "delete_memory and delete_user cover an agent's deletions",
 }
 
 

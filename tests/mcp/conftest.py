@@ -11,17 +11,18 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import httpx
 import pytest
 from mcp import Client
 from mcp_types import CallToolResult, TextContent
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.mcp.gateway import Gateway
+from hippograph.mcp.caller import Caller
+from hippograph.mcp.inprocess import InProcess
 from hippograph.mcp.server import build_server
 from hippograph.runtime import Runtime
-from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.server.app import create_app
 from hippograph.settings import Settings
-from schema.build import build_schema
 from tests.api.conftest import ADMIN_KEY, make_settings
 from tests.graphs import GraphBackend, TestDatabase
 
@@ -43,18 +44,16 @@ class World:
         self.database = database
         self.settings = runtime.settings
         self.alice_key = alice_key
-        self.gateway = Gateway(
-            schema=build_schema(runtime.settings.limits), services=lambda: runtime.services
-        )
+        self.app = create_app(runtime=runtime)
 
     def client(self, key: str) -> Client:
-        """The SDK's client, connected in-process to a server acting as ``key``.
+        """The SDK's client, connected in-process to a server acting as ``key`` (as stdio's).
 
         Entered by the test itself (``async with``): the client's task group must
         be left by the task that entered it, which a fixture's teardown is not.
         """
-        schema = build_schema(self.settings.limits)
-        return Client(build_server(schema, lambda: self.runtime.services, key=key))
+        caller = Caller(keys=lambda: self.runtime.services.keys, key=key)
+        return Client(build_server(InProcess(lambda: self.app), caller))
 
     def as_admin(self) -> Client:
         """An in-process client acting as the admin key."""
@@ -70,8 +69,19 @@ class World:
         assert created["createUser"]["__typename"] == "UserCreated", created
 
     async def admin(self, document: str, variables: dict[str, Any] | None = None) -> Any:
-        """Run a GraphQL operation as admin: to set up, and to check what a tool did."""
-        return await self.gateway.run(SETTINGS_ADMIN, document, variables)
+        """Run a GraphQL operation as admin over the app's /graphql: to set up, and to
+        check what a tool did."""
+        transport = httpx.ASGITransport(app=self.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            response = await http.post(
+                "/graphql",
+                json={"query": document, "variables": variables or {}},
+                headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+            )
+        body = response.json()
+        assert response.status_code == 200, body
+        assert not body.get("errors"), body
+        return body["data"]
 
 
 @pytest.fixture(scope="module")

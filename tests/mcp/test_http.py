@@ -174,3 +174,41 @@ def test_a_keys_rate_limit_is_one_budget_for_graphql_and_mcp(world: World) -> No
     assert second.status_code == 429
     assert int(second.headers["retry-after"]) > 0
     assert second.json()["error"]["code"] == "RATE_LIMITED"
+
+
+async def test_a_tool_call_spends_its_keys_budget_once_whatever_it_sends_inside(
+    world: World,
+) -> None:
+    # A budget of one request: memorize's own operations (a session, the
+    # memorize, its job) run in process for the caller /mcp admitted, so they
+    # spend nothing more; the next request of the key is over the budget.
+    api = world.settings.api.model_copy(update={"rate_limit_per_s": 0.01, "rate_limit_burst": 1})
+    app = create_app(world.settings.model_copy(update={"api": api}), runtime=world.runtime)
+    auth = {"Authorization": f"Bearer {world.alice_key}"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {
+            "name": "memorize",
+            "arguments": {
+                "user_id": "alice",
+                "messages": [{"speaker": "alice", "content": "I paint on Saturdays."}],
+            },
+        },
+    }
+    # The app on this test's loop (the runtime's graph driver belongs to it),
+    # with its lifespan: the MCP session manager runs there.
+    transport = httpx2.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client,
+    ):
+        answer = await client.post("/mcp", json=call, headers={**MCP_HEADERS, **auth})
+        after = await client.post("/graphql", json={"query": "{ viewer { admin } }"}, headers=auth)
+
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["result"]
+    assert result["isError"] is False, result
+    assert result["structuredContent"]["created"] == 1
+    assert after.status_code == 429

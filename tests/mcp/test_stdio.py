@@ -134,5 +134,5 @@ async def test_a_desktop_clients_default_the_embedded_graph_in_the_child(tmp_pat
     async with Client(server, read_timeout_seconds=180, message_handler=watch) as admin:
         users = data(await admin.call_tool("list_users", {}))
 
-    assert users == {"users": [], "pageInfo": {"hasNextPage": False, "endCursor": None}}
+    assert users == {"users": [], "hasNextPage": False, "endCursor": None}
     assert unreadable == []
