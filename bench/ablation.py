@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ from hippograph.services.search import SearchRequest, SearchTarget
 from hippograph.settings import GraphSettings, Settings
 
 SIGNALS = {"context": "context_weight", "time": "time_weight", "entities": "entity_weight"}
-WEIGHT_NAMES = {f.name for f in fields(ScoringWeights)}
+WEIGHT_NAMES = set(ScoringWeights.model_fields)
 DENSE = "dense"
 
 

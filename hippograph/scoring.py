@@ -44,6 +44,9 @@ from enum import StrEnum
 
 from hippograph.querytime import TimeWindow
 
+# The knobs every stage below reads; re-exported: callers know them as scoring's.
+from hippograph.scoring_weights import ScoringWeights as ScoringWeights
+
 # Memories that summarise others: an episode its MemUnit, a reflection its facts.
 SUMMARY_KINDS = frozenset({"episodic", "reflection"})
 
@@ -62,27 +65,6 @@ class ScoringStrategy(StrEnum):
     WEIGHTED = "weighted"
     MULTIPLICATIVE = "multiplicative"
     RRF = "rrf"
-
-
-@dataclass(frozen=True, slots=True)
-class ScoringWeights:
-    """Every knob of the ranking, with the seeds' defaults."""
-
-    alpha: float = 0.5  # relevance (note 001)
-    beta: float = 0.2  # recency (note 001)
-    gamma: float = 0.3  # importance (note 001)
-    decay_rate: float = 0.99  # per hour since last access (note 001)
-    vector_weight: float = 0.6  # HYBRID: share of the semantic score
-    rrf_k: int = 60
-    # With the turns around the best hits joining the candidates; chosen on
-    # both dev files and both granularities (docs/retrieval.md, docs/decisions/)
-    context_weight: float = 0.35
-    time_weight: float = 0.1
-    # None: the server's default (HIPPOGRAPH_SEARCH__ENTITY_WEIGHT), set by the search service.
-    entity_weight: float | None = None
-    # What a summary's relevance counts for (episodes, reflections): at equal
-    # relevance the statements it covers rank first (docs/retrieval.md).
-    summary_weight: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)

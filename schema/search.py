@@ -7,6 +7,7 @@ from datetime import datetime
 import strawberry
 
 from hippograph import scoring
+from hippograph.scoring_weights import scoring_weights
 from hippograph.services import search as service
 from schema.enums import MemoryLevel, ScoringStrategy, SearchMethod, SearchMode
 from schema.mapping import from_domain
@@ -50,8 +51,8 @@ class ScoringInput:
     )
 
     def weights(self) -> scoring.ScoringWeights:
-        """The domain's weights."""
-        return scoring.ScoringWeights(
+        """The domain's weights (``InvalidInput`` naming the first one out of range)."""
+        return scoring_weights(
             alpha=self.alpha,
             beta=self.beta,
             gamma=self.gamma,

@@ -46,7 +46,7 @@ from hippograph.services.search_store import EntityWalkStore, SearchStore
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings, SearchSettings
 from hippograph.text import query_terms
-from hippograph.validation import require_count, require_filter, require_fraction, require_text
+from hippograph.validation import require_count, require_filter, require_text
 from hippograph.vector_math import unit
 
 # How many messages of the latest sessions are read for their speakers.
@@ -149,21 +149,6 @@ class SearchService:
             math.isfinite(request.radius) and -1.0 <= request.radius <= 1.0
         ):
             raise InvalidInput("radius must be a cosine similarity between -1 and 1", "radius")
-        w = request.weights
-        for name in (
-            "alpha",
-            "beta",
-            "gamma",
-            "vector_weight",
-            "context_weight",
-            "time_weight",
-            "entity_weight",
-            "summary_weight",
-        ):
-            require_fraction(getattr(w, name), f"scoring.{name}")
-        if not (math.isfinite(w.decay_rate) and 0.0 < w.decay_rate <= 1.0):
-            raise InvalidInput("scoring.decayRate must be in (0, 1]", "scoring.decayRate")
-        require_count(w.rrf_k, "scoring.rrfK", 1, 1000)
         f = request.filter
         if request.target is SearchTarget.MEMUNIT and any(
             v is not None for v in (f.kinds, f.levels, f.categories, f.min_importance, f.domain)
@@ -179,8 +164,8 @@ class SearchService:
     async def search(self, principal: Principal, request: SearchRequest) -> SearchResult:
         """Rank a visible user's memories (or MemUnits) for ``request.query``."""
         if request.weights.entity_weight is None:
-            weights = replace(request.weights, entity_weight=self._settings.entity_weight)
-            request = replace(request, weights=weights)
+            default = {"entity_weight": self._settings.entity_weight}
+            request = replace(request, weights=request.weights.model_copy(update=default))
         query = self._check(request)
         user, read_now = await self._known_users.get(principal, request.user_id)
         request = replace(request, user_id=user.id, query=query)

@@ -109,7 +109,7 @@ def test_search_explains_the_entity_signal_and_weight_zero_turns_it_off(api: Api
     default = api.ok(SEARCH, {"userId": "caro", "q": query, "w": None})["search"]["hits"]
     assert [h["breakdown"] for h in default] == [h["breakdown"] for h in off]
     [error] = api.post(SEARCH, {"userId": "caro", "q": query, "w": 1.5})["errors"]
-    assert error["extensions"]["field"] == "scoring.entity_weight"
+    assert error["extensions"]["field"] == "scoring.entityWeight"
 
 
 PROVENANCE = """
