@@ -1,4 +1,4 @@
-"""A search candidate as the graph returns it (one row of a list), and as ranking reads it.
+"""A search candidate as the graph returns it (one typed row of a list), and as ranking reads it.
 
 Shared by search's candidate queries (graph/search.py) and the entity walk
 (graph/entities.py), which return the same memory row.
@@ -7,9 +7,11 @@ Shared by search's candidate queries (graph/search.py) and the entity walk
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from graph.records import parse_utc
+from graph.rows import RowCodec
 from hippograph.scoring import Candidate
 
 # Candidates carry only what ranking reads; the few hits that make the cut are
@@ -21,51 +23,74 @@ from hippograph.scoring import Candidate
 # maps with datetimes, 1.3 ms as one list of lists with strings (measured at
 # 100k memories, 2026-11-24) — on two cores that time is taken from the
 # graph server and the model, which run beside it.
-# Memory row: id, importance, created_at, last_accessed_at, session_id, seq,
-# about_start, about_end, kind (what ranking reads of a memory; the entity
-# walk returns the same row), then score.
-MEMORY_ROW = (
-    "m.id, m.importance, toString(m.created_at), toString(m.last_accessed_at),"
-    " m.session_id, m.seq, toString(m.about_start), toString(m.about_end), m.kind"
-)
-_FIELDS_M = MEMORY_ROW + ", score"
-# MemUnit row: id, ts, session_id, score.
-_FIELDS_N = "n.id, toString(n.ts), n.session_id, score"
-CANDIDATES_M = "collect([" + _FIELDS_M + "]) AS rows"
-CANDIDATES_N = "collect([" + _FIELDS_N + "]) AS rows"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    """What ranking reads of a memory (a candidate's row is this, then its score)."""
+
+    id: str
+    importance: float
+    created_at: datetime
+    last_accessed_at: datetime
+    session_id: str | None
+    seq: int | None
+    about_start: datetime | None
+    about_end: datetime | None
+    kind: str | None
+
+    def candidate(
+        self, similarity: float | None = None, keyword_score: float | None = None
+    ) -> Candidate:
+        """The ranking candidate this row describes."""
+        start, end = self.about_start, self.about_end
+        return Candidate(
+            id=self.id,
+            importance=self.importance,
+            created_at=self.created_at,
+            last_accessed_at=self.last_accessed_at,
+            session_id=self.session_id,
+            seq=self.seq,
+            about=(start, end) if start is not None and end is not None else None,
+            kind=self.kind,
+            similarity=similarity,
+            keyword_score=keyword_score,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class UnitRow:
+    """What ranking reads of a MemUnit (importance 0.5, last accessed when it happened)."""
+
+    id: str
+    ts: datetime
+    session_id: str | None
+
+    def candidate(
+        self, similarity: float | None = None, keyword_score: float | None = None
+    ) -> Candidate:
+        """The ranking candidate this row describes."""
+        return Candidate(
+            id=self.id,
+            importance=0.5,
+            created_at=self.ts,
+            last_accessed_at=self.ts,
+            session_id=self.session_id,
+            similarity=similarity,
+            keyword_score=keyword_score,
+        )
+
+
+MEMORY_ROW = RowCodec(MemoryRow, "m")
+UNIT_ROW = RowCodec(UnitRow, "n")
+# Each candidate row is the record's items, then the query's score.
+CANDIDATES_M = f"collect([{MEMORY_ROW.items}, score]) AS rows"
+CANDIDATES_N = f"collect([{UNIT_ROW.items}, score]) AS rows"
 
 
 def candidate(
     row: Sequence[Any], unit: bool, similarity: float | None, keyword_score: float | None = None
 ) -> Candidate:
-    """A ranking candidate from a candidate row (MemUnits: importance 0.5)."""
-    if unit:
-        at = parse_utc(row[1])
-        return Candidate(
-            id=row[0],
-            importance=0.5,
-            created_at=at,
-            last_accessed_at=at,
-            session_id=row[2],
-            similarity=similarity,
-            keyword_score=keyword_score,
-        )
-    return memory_candidate(row, similarity, keyword_score)
-
-
-def memory_candidate(
-    row: Sequence[Any], similarity: float | None = None, keyword_score: float | None = None
-) -> Candidate:
-    """A ranking candidate from a ``MEMORY_ROW`` (anything after it is ignored)."""
-    return Candidate(
-        id=row[0],
-        importance=float(row[1]),
-        created_at=parse_utc(row[2]),
-        last_accessed_at=parse_utc(row[3]),
-        session_id=row[4],
-        seq=row[5],
-        about=(parse_utc(row[6]), parse_utc(row[7])) if row[6] and row[7] else None,
-        kind=row[8],
-        similarity=similarity,
-        keyword_score=keyword_score,
-    )
+    """A ranking candidate from a candidate row of a memory or (``unit``) a MemUnit."""
+    codec: RowCodec[MemoryRow] | RowCodec[UnitRow] = UNIT_ROW if unit else MEMORY_ROW
+    return codec.read(row).candidate(similarity, keyword_score)

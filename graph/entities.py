@@ -25,7 +25,7 @@ from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
-from graph.candidate_rows import MEMORY_ROW, memory_candidate
+from graph.candidate_rows import MEMORY_ROW
 from graph.cypher import VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
 from graph.filters import FILTER_M, filter_params
@@ -104,7 +104,7 @@ PRUNE = cypher(
 # end, is Neo4j's degree lookup, where counting only those from memories
 # would walk them all. A seed's degree is then the memories it reached.
 # A walked memory's row is a search candidate's (graph/search.py).
-_ROW = MEMORY_ROW
+_ROW = MEMORY_ROW.items
 WALK = cypher(
     "entities.WALK",
     "UNWIND $ids AS id MATCH (e:Entity {id: id}) WHERE e.user_id = $user_id "
@@ -275,7 +275,7 @@ class EntityGraph:
             (
                 entity,
                 int(degree),
-                [memory_candidate(r) for r in rows],
+                [MEMORY_ROW.read(r).candidate() for r in rows],
             )
             for entity, degree, rows in seeds
         ]
