@@ -14,9 +14,11 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --n
 # written last by web/build-assets.mjs, after every file it copies
 VENDOR := hippograph/server/static/vendor/.built
 
-# The graph servers `make test` runs the suite on, one pytest run each
-# (`make test GRAPHS=arcadedb` for a quicker inner loop).
+# The graph servers `make test` runs the suite on, one pytest run each, side
+# by side (`make test GRAPHS=arcadedb` for a quicker inner loop; TEST_JOBS=1
+# runs them one after the other).
 GRAPHS ?= arcadedb neo4j-5.26 neo4j-2026
+TEST_JOBS ?= 3
 NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))
 
 .PHONY: run test check install install-dev install-llm assets model models test-deps neo4j lint generate bench bench-llm clean
@@ -27,10 +29,7 @@ run: install assets model
 
 ## Install everything the tests need, then lint, type-check and run the whole suite on each server
 test: install-dev install-llm assets models test-deps neo4j lint
-	@for graph in $(GRAPHS); do \
-		echo "=== pytest --graph $$graph"; \
-		$(BIN)/pytest --graph $$graph || exit 1; \
-	done
+	$(BIN)/python -m tests.each_server --jobs $(TEST_JOBS) --pytest "$(BIN)/pytest" $(GRAPHS)
 
 ## The inner loop: lint, type checks and the tests not marked slow, on the embedded graph.
 # It installs no system packages: the slow tests (Redis, Chromium, child processes) wait for make test.

@@ -1,0 +1,81 @@
+"""``python -m tests.each_server GRAPH...``: the suite on each graph server, side by side.
+
+``make test`` runs one pytest per server (``--graph``). The embedded
+ArcadeDB run holds the whole suite; a Neo4j run holds the store's contract
+and the few tests kept on every server (tests/conftest.py). Much of a run
+is waiting (on a child process, a server, a socket), so the runs go
+side by side rather than one after the other: each run's output is read
+as it comes, prefixed with its server, and the summary says each one's
+time and outcome. The exit status is the first failing run's, or 0.
+
+``--jobs 1`` runs them one at a time (for a machine with one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one server's run ended."""
+
+    graph: str
+    status: int
+    seconds: float
+    last_line: str
+
+
+async def _run(graph: str, pytest: Sequence[str], slots: asyncio.Semaphore) -> Outcome:
+    async with slots:
+        started = time.monotonic()
+        process = await asyncio.create_subprocess_exec(
+            *pytest,
+            f"--graph={graph}",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        assert process.stdout is not None
+        last = ""
+        async for raw in process.stdout:
+            line = raw.decode("utf-8", "replace").rstrip()
+            if line:
+                last = line
+            print(f"[{graph}] {line}", flush=True)
+        status = await process.wait()
+        return Outcome(graph, status, time.monotonic() - started, last)
+
+
+async def run_all(graphs: Sequence[str], pytest: Sequence[str], jobs: int) -> list[Outcome]:
+    """Every server's run, at most ``jobs`` at a time, in the order given."""
+    slots = asyncio.Semaphore(jobs)
+    return list(await asyncio.gather(*(_run(g, pytest, slots) for g in graphs)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the suite on each server named; 0 when every run passed."""
+    parser = argparse.ArgumentParser(prog="python -m tests.each_server", description=__doc__)
+    parser.add_argument("graphs", nargs="+", help="arcadedb, neo4j-5.26, neo4j-2026")
+    parser.add_argument("--jobs", type=int, default=3, help="runs at a time (default 3)")
+    parser.add_argument(
+        "--pytest", default=f"{sys.executable} -m pytest", help="the pytest command"
+    )
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    started = time.monotonic()
+    outcomes = asyncio.run(run_all(args.graphs, args.pytest.split(), args.jobs))
+    print(f"=== {len(outcomes)} runs in {time.monotonic() - started:.0f} s", flush=True)
+    for o in outcomes:
+        verdict = "passed" if o.status == 0 else f"FAILED (exit {o.status})"
+        print(f"=== {o.graph}: {verdict} in {o.seconds:.0f} s: {o.last_line}", flush=True)
+    return next((o.status for o in outcomes if o.status != 0), 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
