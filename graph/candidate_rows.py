@@ -7,11 +7,10 @@ Shared by search's candidate queries (graph/search.py) and the entity walk
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from graph.rows import RowCodec
+from graph.records import parse_utc
+from graph.rows import AsText, RowCodec
 from hippograph.scoring import Candidate
 
 # Candidates carry only what ranking reads; the few hits that make the cut are
@@ -25,18 +24,17 @@ from hippograph.scoring import Candidate
 # graph server and the model, which run beside it.
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryRow:
-    """What ranking reads of a memory (a candidate's row is this, then its score)."""
+class MemoryRow(NamedTuple):
+    """What ranking reads of a memory, as sent (a candidate's row is this, then its score)."""
 
     id: str
     importance: float
-    created_at: datetime
-    last_accessed_at: datetime
+    created_at: AsText
+    last_accessed_at: AsText
     session_id: str | None
     seq: int | None
-    about_start: datetime | None
-    about_end: datetime | None
+    about_start: AsText | None
+    about_end: AsText | None
     kind: str | None
 
     def candidate(
@@ -46,35 +44,36 @@ class MemoryRow:
         start, end = self.about_start, self.about_end
         return Candidate(
             id=self.id,
-            importance=self.importance,
-            created_at=self.created_at,
-            last_accessed_at=self.last_accessed_at,
+            importance=float(self.importance),  # a server may send 1 for 1.0
+            created_at=parse_utc(self.created_at),
+            last_accessed_at=parse_utc(self.last_accessed_at),
             session_id=self.session_id,
             seq=self.seq,
-            about=(start, end) if start is not None and end is not None else None,
+            about=(parse_utc(start), parse_utc(end)) if start and end else None,
             kind=self.kind,
             similarity=similarity,
             keyword_score=keyword_score,
         )
 
 
-@dataclass(frozen=True, slots=True)
-class UnitRow:
-    """What ranking reads of a MemUnit (importance 0.5, last accessed when it happened)."""
+class UnitRow(NamedTuple):
+    """What ranking reads of a MemUnit, as sent (importance 0.5, last accessed when it
+    happened)."""
 
     id: str
-    ts: datetime
+    ts: AsText
     session_id: str | None
 
     def candidate(
         self, similarity: float | None = None, keyword_score: float | None = None
     ) -> Candidate:
         """The ranking candidate this row describes."""
+        at = parse_utc(self.ts)
         return Candidate(
             id=self.id,
             importance=0.5,
-            created_at=self.ts,
-            last_accessed_at=self.ts,
+            created_at=at,
+            last_accessed_at=at,
             session_id=self.session_id,
             similarity=similarity,
             keyword_score=keyword_score,

@@ -1,63 +1,63 @@
-"""Typed rows: a record read from one positional row of a ``collect([...])`` list.
+"""Typed rows: a named tuple read from one positional row of a ``collect([...])`` list.
 
 Queries that return many small rows return them as ONE record holding a list
 of lists, with datetimes as text (graph/candidate_rows.py says why: the
 driver's per-record and per-temporal decoding cost the event loop most of
 the time). ``RowCodec`` keeps that wire shape and gives it a type: the
-row's Cypher list items and their reading are both derived from a frozen
-dataclass's fields, in order, as ``RecordCodec`` (graph/codec.py) derives
-a record's projection, so a column is named once, where it is declared,
-and no reader counts positions.
+row's Cypher list items are derived from a ``NamedTuple``'s fields, in
+order, as ``RecordCodec`` (graph/codec.py) derives a record's projection,
+so a column is named once, where it is declared, and no reader counts
+positions. A field of type ``AsText`` is sent as ``toString(...)`` (a
+datetime, as the server writes it: ``graph.records.parse_utc`` reads it).
+
+The row holds the values as they came, made in one step
+(``NamedTuple._make``): a few hundred rows per query are read on the event
+loop, and converting each column there cost twice the old positional
+reading; the row's user converts what it reads.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import types
-from collections.abc import Callable, Sequence
-from datetime import datetime
-from typing import Any, Generic, TypeVar, Union, get_args, get_origin, get_type_hints
+from collections.abc import Sequence
+from typing import Annotated, Any, Generic, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from graph.records import parse_utc
-
-R = TypeVar("R")
+R = TypeVar("R", bound=tuple[Any, ...])
 
 
-def _column(hint: Any) -> tuple[Callable[[Any], Any], bool]:
-    """How to read a column of type ``hint``, and whether it is sent as text (a datetime)."""
+class _Text:
+    """The marker of a column sent as text."""
+
+
+AS_TEXT = _Text()
+AsText = Annotated[str, AS_TEXT]
+"""A column sent as Cypher's ``toString`` of the property (a datetime, as its server writes it)."""
+
+
+def _as_text(hint: Any) -> bool:
+    """Whether a field of type ``hint`` (``AsText`` or ``AsText | None``) is sent as text."""
     if get_origin(hint) in (Union, types.UnionType):
-        [inner] = [a for a in get_args(hint) if a is not type(None)]
-        read, as_text = _column(inner)
-        return (lambda v: None if v is None else read(v)), as_text
-    if hint is datetime:
-        return parse_utc, True
-    if hint in (str, int, float, bool):
-        return hint, False
-    raise TypeError(f"no row rule for {hint!r}")
+        return any(_as_text(arg) for arg in get_args(hint))
+    return get_origin(hint) is Annotated and AS_TEXT in hint.__metadata__
 
 
 class RowCodec(Generic[R]):
-    """One kind of row: its Cypher list items for ``variable``, and its reading."""
+    """One kind of row (a ``NamedTuple``): its Cypher list items for ``variable``, its reading."""
 
     def __init__(self, record: type[R], variable: str) -> None:
-        hints = get_type_hints(record)
-        names = [f.name for f in dataclasses.fields(record)]  # type: ignore[arg-type]
-        columns = [_column(hints[name]) for name in names]
-        self._record = record
-        self._names = names
-        self._readers = [read for read, _ in columns]
+        hints = get_type_hints(record, include_extras=True)
+        names: tuple[str, ...] = record._fields  # type: ignore[attr-defined]
+        self._make = record._make  # type: ignore[attr-defined]
         self.width = len(names)
         """How many leading items of a row are the record's."""
         self.items = ", ".join(
-            f"toString({variable}.{name})" if as_text else f"{variable}.{name}"
-            for name, (_, as_text) in zip(names, columns, strict=True)
+            f"toString({variable}.{name})" if _as_text(hints[name]) else f"{variable}.{name}"
+            for name in names
         )
         """The record's items of a Cypher list, in field order (``m.id, m.importance, …``)."""
 
     def read(self, row: Sequence[Any]) -> R:
-        """The record from a row's leading ``width`` items (what follows is the caller's)."""
-        values = {
-            name: read(raw)
-            for name, read, raw in zip(self._names, self._readers, row[: self.width], strict=True)
-        }
-        return self._record(**values)
+        """The record from a row's leading ``width`` items (what follows is the caller's);
+        a row with fewer is a ``TypeError``."""
+        found: R = self._make(row[: self.width])
+        return found
