@@ -79,6 +79,10 @@ class VectorPlan:
     # past the last, or when there are none, the exact scan answers.
     index_sizes: tuple[int, ...]
     radius: float | None
+    # The exact scan returns each of the user's items that passes the filter
+    # (k is at least their count): the keyword hits' cosines come with it,
+    # and only a hit it did not return (an item newer than the count) is asked.
+    whole: bool = False
 
     @property
     def exact(self) -> bool:
@@ -133,7 +137,7 @@ def plan_vector(
 ) -> VectorPlan:
     """The exact scan for a small user, otherwise the index oversampled for the user's share."""
     if counts.owned <= settings.exact_scan_max:
-        return VectorPlan(k, (), radius)
+        return VectorPlan(k, (), radius, whole=k >= counts.owned)
     total = counts.owned if index_scoped else max(counts.total, counts.owned)
     wanted = oversample * k
     first = max(math.ceil(wanted), math.ceil(wanted * total / counts.owned))

@@ -5,6 +5,8 @@ server while the query is being embedded; the vector side starts when the
 vector is ready, and so does a small query for the cosine of the keyword
 hits (HYBRID fuses both scores for every candidate). On two cores this puts
 the embedding and the full-text search side by side instead of end to end.
+A small user's exact scan returns all their memories with their cosines,
+so theirs come from it, and that query is not sent.
 
 HYBRID memory searches also walk the entity graph from the query's entities
 (:mod:`hippograph.entity_signal`), starting at once like the keyword side;
@@ -126,6 +128,26 @@ class CandidateFetcher:
             return await self._store.unit_cosines(ids, vector)
         return await self._store.cosines(ids, vector)
 
+    async def _similarities(
+        self,
+        plan: SearchPlan,
+        ids: Sequence[str],
+        vector: Sequence[float],
+        vector_task: asyncio.Future[list[Candidate]],
+    ) -> dict[str, float]:
+        """The cosine of each of ``ids`` to the query.
+
+        Asked of the graph while the vector side still runs, unless that side
+        scans every item of the user (``VectorPlan.whole``): then it brings
+        them (the exact scan's cosines, on the same scale), and only an id it
+        did not return is asked, after it.
+        """
+        if not plan.vector.whole:
+            return await self._cosines(plan, ids, vector)
+        known = {c.id: c.similarity for c in await vector_task if c.similarity is not None}
+        missing = [i for i in ids if i not in known]
+        return known | (await self._cosines(plan, missing, vector) if missing else {})
+
     async def neighbours(
         self, plan: SearchPlan, positions: Sequence[tuple[str, int]], vector: Sequence[float]
     ) -> list[Candidate]:
@@ -175,7 +197,7 @@ class CandidateFetcher:
                     assert entities is not None
                     walk_only = [m for m in walked if m not in keyword_ids][: entities.keep]
                 ids = [c.id for c in by_keyword] + walk_only
-                similarity = await self._cosines(plan, ids, vector)
+                similarity = await self._similarities(plan, ids, vector, vector_task)
                 by_keyword = [replace(c, similarity=similarity.get(c.id)) for c in by_keyword]
                 for mid in walk_only:
                     walked[mid] = replace(walked[mid], similarity=similarity.get(mid))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from graph.store import GraphStore
 from hippograph.models import IndexedText, MemoryFilter, Sources
 from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
 from hippograph.search_plan import Counts, plan_search
-from hippograph.services.candidates import nearest
+from hippograph.services.candidates import CandidateFetcher, nearest
+from hippograph.services.common_terms import CommonTerms
 from hippograph.settings import SearchSettings
 from tests.support import T0, add_user, memory, unit_vector
 
@@ -48,3 +51,50 @@ async def test_an_index_too_small_for_the_pool_falls_back_to_the_exact_scan(
     exact = await store.search.vector_exact("ann", query, 15, plan.memory_filter, T0)
     assert len(served) == 15
     assert [h.id for h in served] == [h.id for h in exact]
+
+
+async def test_a_keyword_hit_a_whole_scan_left_out_gets_its_cosine_after_it(
+    store: GraphStore,
+) -> None:
+    # The cached count says one memory, so the exact scan of one covers the
+    # user (VectorPlan.whole) and brings the keyword hits' cosines. Three are
+    # there by now: the keyword side's hit is not the scan's, and its cosine
+    # is asked for after the scan, on the scan's scale.
+    await add_user(store, "ann")
+    for i, text in enumerate(["ann memory", "ann memory", "ann zebra"]):
+        record = memory("ann", text)
+        await store.memories.add(record, IndexedText(unit_vector(i), text), Sources())
+    plan = plan_search(
+        user_id="ann",
+        units=False,
+        method=SearchMethod.HYBRID,
+        mode=SearchMode.REVIEW,
+        terms=["zebra"],
+        memory_filter=MemoryFilter(),
+        now=T0,
+        top_k=1,
+        candidates=1,
+        radius=None,
+        counts=Counts(owned=1, total=1),
+        index_scoped=store.search.scoped_vector_index(),
+        settings=SearchSettings(),
+    )
+    assert plan.vector.whole
+    settings = SearchSettings()
+    common = CommonTerms(
+        store.search.sample_search_text,
+        share=settings.common_term_share,
+        sample_size=settings.term_sample_size,
+        ttl_s=settings.term_sample_ttl_s,
+    )
+    query = unit_vector(0)
+
+    async def embed() -> list[float]:
+        return query
+
+    fetched = await CandidateFetcher(store.search, common).fetch(plan, embed)
+    [scanned] = fetched.by_vector
+    [zebra] = fetched.by_keyword
+    assert scanned.id != zebra.id
+    expected = sum(a * b for a, b in zip(unit_vector(2), query, strict=True))
+    assert zebra.similarity == pytest.approx(expected, abs=1e-4)
