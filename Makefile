@@ -43,7 +43,7 @@ lint: install-dev
 	$(BIN)/mypy
 	$(BIN)/python -m codegen --check
 
-## The client's enums, written from schema.graphql
+## The client's enums and input objects, written from schema.graphql
 generate: install-dev
 	$(BIN)/python -m codegen
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from graphql import build_schema
 
-from codegen.render import enums_module
+from codegen.render import enums_module, inputs_module
 
 ROOT = Path(__file__).resolve().parent.parent
 OPERATIONS = ROOT / "operations"
@@ -20,6 +20,7 @@ def targets() -> dict[Path, Callable[[], str]]:
     schema = build_schema((ROOT / "schema.graphql").read_text(encoding="utf-8"))
     return {
         ROOT / "client/hippograph_client/enums.py": lambda: enums_module(schema),
+        ROOT / "client/hippograph_client/input_types.py": lambda: inputs_module(schema),
     }
 
 

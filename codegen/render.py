@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import textwrap
 
-from graphql import GraphQLEnumType, GraphQLSchema
+from graphql import (
+    GraphQLEnumType,
+    GraphQLInputField,
+    GraphQLInputObjectType,
+    GraphQLInputType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLScalarType,
+    GraphQLSchema,
+    Undefined,
+)
 
 _NOTICE = "# Written by `python -m codegen` from {source}: edit that, then run it again.\n"
 
@@ -36,3 +46,87 @@ def _docstring(text: str) -> list[str]:
         return [f'    """{words}"""']
     wrapped = textwrap.wrap(words, 92, initial_indent="    ", subsequent_indent="    ")
     return ['    """', *wrapped, '    """']
+
+
+# The schema's input objects a caller of the client builds, by the name the
+# client gives each (the rest it builds itself from a method's arguments).
+CLIENT_INPUTS = {
+    "MessageInput": "NewMessage",
+    "MemoryOpInput": "MemoryOpFields",
+    "MemoryFilterInput": "MemoryFilter",
+    "ScoringInput": "Scoring",
+}
+_SCALARS = {
+    "ID": "str",
+    "String": "str",
+    "Int": "int",
+    "Float": "float",
+    "Boolean": "bool",
+    "DateTime": "datetime",
+}
+
+
+def _python_type(kind: GraphQLInputType, enums: set[str]) -> str:
+    """A nullable-stripped GraphQL input type as the Python type the client holds."""
+    inner = kind.of_type if isinstance(kind, GraphQLNonNull) else kind
+    if isinstance(inner, GraphQLList):
+        return f"tuple[{_python_type(inner.of_type, enums)}, ...]"
+    if isinstance(inner, GraphQLEnumType):
+        enums.add(inner.name)
+        return inner.name
+    if isinstance(inner, GraphQLScalarType) and inner.name in _SCALARS:
+        return _SCALARS[inner.name]
+    raise TypeError(f"no Python type for {inner!r}")
+
+
+def _has_default(field: GraphQLInputField) -> bool:
+    """Whether the schema gives the field a default (graphql-core 3.3 keeps an SDL's on the
+    field's syntax node)."""
+    node = field.ast_node
+    return field.default_value is not Undefined or (
+        node is not None and node.default_value is not None
+    )
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+def inputs_module(schema: GraphQLSchema) -> str:
+    """``CLIENT_INPUTS`` as frozen dataclasses: a field the schema requires (non-null, no
+    default) is required, in the schema's order; every other is ``None`` by default, which
+    the client leaves out of the variables, so the server's default applies."""
+    enums: set[str] = set()
+    classes: list[str] = []
+    for schema_name, name in CLIENT_INPUTS.items():
+        kind = schema.type_map[schema_name]
+        assert isinstance(kind, GraphQLInputObjectType), schema_name
+        required: list[str] = []
+        optional: list[str] = []
+        for field_name, field in kind.fields.items():
+            python = _python_type(field.type, enums)
+            needed = isinstance(field.type, GraphQLNonNull) and not _has_default(field)
+            if needed:
+                required.append(f"    {_snake(field_name)}: {python}")
+            else:
+                optional.append(f"    {_snake(field_name)}: {python} | None = None")
+        about = (kind.description or schema_name).rstrip(".")
+        doc = f"{about} (GraphQL's {schema_name}); unset members keep the server's defaults."
+        classes += ["", "", "@dataclass(frozen=True)", f"class {name}:", *_docstring(doc), ""]
+        classes += required + optional
+    lines = [
+        '"""The schema\'s input objects the client sends, as frozen dataclasses."""',
+        "",
+        _NOTICE.format(source="schema.graphql"),
+        "from __future__ import annotations",
+        "",
+        "from dataclasses import dataclass",
+        "from datetime import datetime",
+        "",
+        "from hippograph_client.enums import (",
+        *[f"    {name}," for name in sorted(enums)],
+        ")",
+        *classes,
+        "",
+    ]
+    return "\n".join(lines)

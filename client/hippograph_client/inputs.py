@@ -1,22 +1,31 @@
-"""What the client sends: typed inputs, each turned into the API's variables."""
+"""What the client sends: typed inputs, each turned into the API's variables.
+
+The input objects themselves (``NewMessage``, ``MemoryFilter``, ``Scoring``
+and ``MemoryOp``'s fields) are written from the schema by ``python -m
+codegen`` into ``input_types.py``; here are the builders an agent reads
+(``MemoryOp.add`` …) and how any input becomes JSON.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import fields, is_dataclass
 from datetime import datetime
 from enum import Enum
 from typing import Any
 
 from hippograph_client.decode import camel
-from hippograph_client.enums import (
-    MemoryCategory,
-    MemoryKind,
-    MemoryLevel,
-    MemoryOpKind,
-    Role,
-    ScoringStrategy,
-)
+from hippograph_client.enums import MemoryKind, MemoryOpKind
+from hippograph_client.input_types import MemoryFilter, MemoryOpFields, NewMessage, Scoring
+
+__all__ = [
+    "MemoryFilter",
+    "MemoryOp",
+    "NewMessage",
+    "Scoring",
+    "to_json",
+    "variables_of",
+]
 
 
 def variables_of(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -41,34 +50,11 @@ def to_json(raw: Any) -> Any:
     return raw
 
 
-@dataclass(frozen=True)
-class NewMessage:
-    """A message to memorize; ``ts`` needs a time zone (defaults to now on the server).
-
-    ``client_id`` makes a replay idempotent: sent again, the message is not stored twice.
-    """
-
-    speaker: str
-    content: str
-    role: Role | None = None
-    ts: datetime | None = None
-    client_id: str | None = None
-
-
-@dataclass(frozen=True)
-class MemoryOp:
+class MemoryOp(MemoryOpFields):
     """One memory operation of an agent.
 
     Build it with ``MemoryOp.add``, ``update``, ``boost``, ``delete`` or ``skip``.
     """
-
-    op: MemoryOpKind
-    id: str | None = None
-    content: str | None = None
-    kind: MemoryKind | None = None
-    importance: float | None = None
-    hard: bool | None = None
-    client_id: str | None = None
 
     @classmethod
     def add(
@@ -103,37 +89,3 @@ class MemoryOp:
     def skip(cls) -> MemoryOp:
         """SKIP: nothing, recorded for the agent's log."""
         return cls(MemoryOpKind.SKIP)
-
-
-@dataclass(frozen=True)
-class MemoryFilter:
-    """Which memories a list or a search returns; unset members keep the server's defaults."""
-
-    kinds: tuple[MemoryKind, ...] | None = None
-    levels: tuple[MemoryLevel, ...] | None = None
-    categories: tuple[MemoryCategory, ...] | None = None
-    session_id: str | None = None
-    min_importance: float | None = None
-    created_after: datetime | None = None
-    created_before: datetime | None = None
-    domain: str | None = None
-    include_consolidated: bool | None = None
-    include_superseded: bool | None = None
-    include_deleted: bool | None = None
-
-
-@dataclass(frozen=True)
-class Scoring:
-    """How search scores hits; unset members keep the server's defaults."""
-
-    strategy: ScoringStrategy | None = None
-    alpha: float | None = None
-    beta: float | None = None
-    gamma: float | None = None
-    decay_rate: float | None = None
-    vector_weight: float | None = None
-    rrf_k: int | None = None
-    context_weight: float | None = None
-    time_weight: float | None = None
-    entity_weight: float | None = None
-    summary_weight: float | None = None
