@@ -53,11 +53,6 @@ class Declared:
     description: str
     annotations: ToolAnnotations
 
-    @property
-    def name(self) -> str:
-        """The tool's name: its function's."""
-        return self.fn.__name__
-
 
 def tool(
     description: str, *, read_only: bool = False, destructive: bool = False
