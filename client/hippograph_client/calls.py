@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
-from hippograph_client import operations as ops
 from hippograph_client.decode import decode
 from hippograph_client.enums import Direction
 from hippograph_client.errors import from_error_member
@@ -23,6 +22,7 @@ from hippograph_client.job_results import (
     MemorizeResult,
     ReflectResult,
 )
+from hippograph_client.operations import document
 from hippograph_client.options import (
     ForgetOptions,
     MemorizeOptions,
@@ -50,6 +50,30 @@ from hippograph_client.results import (
 )
 
 T = TypeVar("T")
+
+# The operations, by their names in operations.graphql (each with its fragments).
+ADD_MEMORY = document("AddMemory")
+ADD_MESSAGES = document("AddMessages")
+APPLY_MEMORY_OPS = document("ApplyMemoryOps")
+CREATE_API_KEY = document("CreateApiKey")
+CREATE_SESSION = document("CreateSession")
+CREATE_USER = document("CreateUser")
+DELETE_MEMORY = document("DeleteMemory")
+DELETE_USER = document("DeleteUser")
+DELETE_WITH_PROVENANCE = document("DeleteWithProvenance")
+ENTITIES = document("Entities")
+FORGET = document("Forget")
+JOB = document("Job")
+MEMORIES = document("Memories")
+MEMORIZE = document("Memorize")
+MEMORY = document("Memory")
+PROVENANCE = document("Provenance")
+REFLECT = document("Reflect")
+SEARCH = document("Search")
+UPDATE_MEMORY = document("UpdateMemory")
+USER = document("User")
+USERS = document("Users")
+VIEWER = document("Viewer")
 
 
 @dataclass(frozen=True)
@@ -92,19 +116,19 @@ def _optional(cls: type[T]) -> Callable[[Any], T | None]:
 
 def viewer() -> Call[Viewer]:
     """Who the key is."""
-    return Call(ops.VIEWER, {}, "viewer", lambda v: decode(Viewer, v))
+    return Call(VIEWER, {}, "viewer", lambda v: decode(Viewer, v))
 
 
 def create_api_key(name: str, user_ids: Sequence[str], admin: bool) -> Call[ApiKey]:
     """A new key (admin keys only)."""
     variables = {"input": variables_of({"name": name, "user_ids": user_ids, "admin": admin})}
-    return Call(ops.CREATE_API_KEY, variables, "createApiKey", lambda v: decode(ApiKey, success(v)))
+    return Call(CREATE_API_KEY, variables, "createApiKey", lambda v: decode(ApiKey, success(v)))
 
 
 def create_user(id: str, name: str) -> Call[User]:
     """A new user."""
     return Call(
-        ops.CREATE_USER,
+        CREATE_USER,
         {"input": {"id": id, "name": name}},
         "createUser",
         lambda v: decode(User, success(v)["user"]),
@@ -114,7 +138,7 @@ def create_user(id: str, name: str) -> Call[User]:
 def delete_user(id: str, dry_run: bool) -> Call[UserDeletion]:
     """A user forgotten (or, as a dry run, what forgetting them would remove)."""
     return Call(
-        ops.DELETE_USER,
+        DELETE_USER,
         {"input": {"id": id, "dryRun": dry_run}},
         "deleteUser",
         lambda v: decode(UserDeletion, success(v)),
@@ -123,13 +147,13 @@ def delete_user(id: str, dry_run: bool) -> Call[UserDeletion]:
 
 def user(id: str) -> Call[User | None]:
     """A user, or None."""
-    return Call(ops.USER, {"id": id}, "user", _optional(User))
+    return Call(USER, {"id": id}, "user", _optional(User))
 
 
 def users(first: int | None, after: str | None) -> Call[UserPage]:
     """One page of the users the key may see."""
     variables = variables_of({"first": first, "after": after})
-    return Call(ops.USERS, variables, "users", lambda v: decode(UserPage, v))
+    return Call(USERS, variables, "users", lambda v: decode(UserPage, v))
 
 
 def delete_with_provenance(
@@ -138,7 +162,7 @@ def delete_with_provenance(
     """A node deleted with what was derived only from it (or, dry, what that would remove)."""
     fields = {"id": id, "dry_run": dry_run, "expected_deleted": expected_deleted}
     return Call(
-        ops.DELETE_WITH_PROVENANCE,
+        DELETE_WITH_PROVENANCE,
         {"input": variables_of(fields)},
         "deleteWithProvenance",
         lambda v: decode(DeletionReport, success(v)),
@@ -149,7 +173,7 @@ def create_session(user_id: str, title: str | None) -> Call[Session]:
     """A new session for a user."""
     variables = {"input": variables_of({"user_id": user_id, "title": title})}
     return Call(
-        ops.CREATE_SESSION,
+        CREATE_SESSION,
         variables,
         "createSession",
         lambda v: decode(Session, success(v)["session"]),
@@ -159,15 +183,13 @@ def create_session(user_id: str, title: str | None) -> Call[Session]:
 def add_messages(session_id: str, messages: Sequence[NewMessage]) -> Call[MessagesAdded]:
     """Store messages without deriving memories from them."""
     variables = {"input": variables_of({"session_id": session_id, "messages": messages})}
-    return Call(
-        ops.ADD_MESSAGES, variables, "addMessages", lambda v: decode(MessagesAdded, success(v))
-    )
+    return Call(ADD_MESSAGES, variables, "addMessages", lambda v: decode(MessagesAdded, success(v)))
 
 
 def entities(user_id: str, first: int | None, after: str | None) -> Call[EntityPage]:
     """One page of a user's entities."""
     variables = variables_of({"user_id": user_id, "first": first, "after": after})
-    return Call(ops.ENTITIES, variables, "entities", lambda v: decode(EntityPage, v))
+    return Call(ENTITIES, variables, "entities", lambda v: decode(EntityPage, v))
 
 
 def _memorized(value: Mapping[str, Any]) -> MemorizeResult:
@@ -192,7 +214,7 @@ def memorize(
     user_ids = [user_id] if isinstance(user_id, str) else list(user_id)
     fields = {"user_ids": user_ids, "session_id": session_id, "messages": messages, **given}
     variables = {"input": {**variables_of(fields), **variables_of({"async": queue})}}
-    return Call(ops.MEMORIZE, variables, "memorize", _memorized)
+    return Call(MEMORIZE, variables, "memorize", _memorized)
 
 
 def memorized_by(result: MemorizeResult, finished: Job) -> MemorizeResult:
@@ -202,18 +224,18 @@ def memorized_by(result: MemorizeResult, finished: Job) -> MemorizeResult:
 
 def job(id: str) -> Call[Job | None]:
     """A job, or None."""
-    return Call(ops.JOB, {"id": id}, "job", _optional(Job))
+    return Call(JOB, {"id": id}, "job", _optional(Job))
 
 
 def search(user_id: str, query: str, options: SearchOptions) -> Call[SearchResult]:
     """A user's memories that matter for ``query``."""
     variables = variables_of({"user_id": user_id, "query": query, **_known(options, SearchOptions)})
-    return Call(ops.SEARCH, variables, "search", lambda v: decode(SearchResult, v))
+    return Call(SEARCH, variables, "search", lambda v: decode(SearchResult, v))
 
 
 def memory(id: str) -> Call[Memory | None]:
     """A memory, or None."""
-    return Call(ops.MEMORY, {"id": id}, "memory", _optional(Memory))
+    return Call(MEMORY, {"id": id}, "memory", _optional(Memory))
 
 
 def memories(
@@ -221,7 +243,7 @@ def memories(
 ) -> Call[MemoryPage]:
     """One page of a user's memories."""
     variables = variables_of({"user_id": user_id, "filter": filter, "first": first, "after": after})
-    return Call(ops.MEMORIES, variables, "memories", lambda v: decode(MemoryPage, v))
+    return Call(MEMORIES, variables, "memories", lambda v: decode(MemoryPage, v))
 
 
 def _memory_payload(value: Mapping[str, Any]) -> Memory:
@@ -232,19 +254,19 @@ def add_memory(user_id: str, content: str, options: MemoryOptions) -> Call[Memor
     """A new memory."""
     fields = {"user_id": user_id, "content": content, **_known(options, MemoryOptions)}
     variables = {"input": variables_of(fields)}
-    return Call(ops.ADD_MEMORY, variables, "addMemory", _memory_payload)
+    return Call(ADD_MEMORY, variables, "addMemory", _memory_payload)
 
 
 def update_memory(id: str, edit: MemoryEdit) -> Call[Memory]:
     """An edited memory (its new version when the content changed)."""
     variables = {"input": variables_of({"id": id, **_known(edit, MemoryEdit)})}
-    return Call(ops.UPDATE_MEMORY, variables, "updateMemory", _memory_payload)
+    return Call(UPDATE_MEMORY, variables, "updateMemory", _memory_payload)
 
 
 def delete_memory(id: str, hard: bool) -> Call[MemoryDeleted]:
     """A deleted memory."""
     return Call(
-        ops.DELETE_MEMORY,
+        DELETE_MEMORY,
         {"input": {"id": id, "hard": hard}},
         "deleteMemory",
         lambda v: decode(MemoryDeleted, success(v)),
@@ -255,7 +277,7 @@ def apply_memory_ops(user_id: str, memory_ops: Sequence[MemoryOp]) -> Call[Memor
     """An agent's operations, all or nothing."""
     variables = {"input": variables_of({"user_id": user_id, "ops": memory_ops})}
     return Call(
-        ops.APPLY_MEMORY_OPS,
+        APPLY_MEMORY_OPS,
         variables,
         "applyMemoryOps",
         lambda v: decode(MemoryOpsResult, success(v)),
@@ -265,13 +287,13 @@ def apply_memory_ops(user_id: str, memory_ops: Sequence[MemoryOp]) -> Call[Memor
 def provenance(id: str, depth: int | None, direction: Direction | None) -> Call[Provenance | None]:
     """The provenance subgraph of a node, or None."""
     variables = variables_of({"id": id, "depth": depth, "direction": direction})
-    return Call(ops.PROVENANCE, variables, "provenance", _optional(Provenance))
+    return Call(PROVENANCE, variables, "provenance", _optional(Provenance))
 
 
 def reflect(user_id: str, force: bool) -> Call[ReflectResult]:
     """A queued reflect run."""
     return Call(
-        ops.REFLECT,
+        REFLECT,
         {"userId": user_id, "force": force},
         "reflect",
         lambda v: ReflectResult(job=decode(Job, success(v)["job"])),
@@ -290,4 +312,4 @@ def forget(user_id: str, options: ForgetOptions) -> Call[ForgetResult]:
     given = dict(_known(options, ForgetOptions))
     queue = given.pop("queue", None)
     variables = {"input": variables_of({"user_id": user_id, **given, "async": queue})}
-    return Call(ops.FORGET, variables, "forget", _forgotten)
+    return Call(FORGET, variables, "forget", _forgotten)

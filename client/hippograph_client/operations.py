@@ -1,6 +1,7 @@
 """Every GraphQL document the client sends, read from ``operations.graphql`` beside this module.
 
-That file is the client's part of the project's one folder of operations
+Each ``Call`` of ``calls.py`` names its operation there. That file is the
+client's part of the project's one folder of operations
 (``operations/client.graphql`` links to it, and tests/test_contract.py
 validates each operation there against the schema). An operation is sent
 with the fragments it spreads, which a small scanner finds here, so the
@@ -55,28 +56,11 @@ def documents(source: str) -> dict[str, str]:
 
 _DOCUMENTS = documents(files(__package__).joinpath("operations.graphql").read_text("utf-8"))
 
-VIEWER = _DOCUMENTS["Viewer"]
-CREATE_API_KEY = _DOCUMENTS["CreateApiKey"]
-CREATE_USER = _DOCUMENTS["CreateUser"]
-USER = _DOCUMENTS["User"]
-USERS = _DOCUMENTS["Users"]
-CREATE_SESSION = _DOCUMENTS["CreateSession"]
-ADD_MESSAGES = _DOCUMENTS["AddMessages"]
-ENTITIES = _DOCUMENTS["Entities"]
-MEMORIZE = _DOCUMENTS["Memorize"]
-JOB = _DOCUMENTS["Job"]
-SEARCH = _DOCUMENTS["Search"]
-MEMORY = _DOCUMENTS["Memory"]
-MEMORIES = _DOCUMENTS["Memories"]
-ADD_MEMORY = _DOCUMENTS["AddMemory"]
-UPDATE_MEMORY = _DOCUMENTS["UpdateMemory"]
-DELETE_MEMORY = _DOCUMENTS["DeleteMemory"]
-DELETE_USER = _DOCUMENTS["DeleteUser"]
-DELETE_WITH_PROVENANCE = _DOCUMENTS["DeleteWithProvenance"]
-APPLY_MEMORY_OPS = _DOCUMENTS["ApplyMemoryOps"]
-PROVENANCE = _DOCUMENTS["Provenance"]
-REFLECT = _DOCUMENTS["Reflect"]
-FORGET = _DOCUMENTS["Forget"]
-
 ALL = tuple(_DOCUMENTS.values())
 """Every operation of the file, as sent."""
+
+
+def document(name: str) -> str:
+    """The operation ``name`` of the file, with its fragments (``KeyError`` if it has none:
+    ``calls.py`` asks for each at import, so a misspelt name fails at once)."""
+    return _DOCUMENTS[name]
