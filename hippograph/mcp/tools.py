@@ -1,8 +1,11 @@
 """The conversation tools: memorize, search, provenance, reflect, forget, and a job's state.
 
 Each is a call of the typed client (``hippograph/mcp/toolkit.py`` says how it
-becomes a tool). Values the schema checks (lengths, ranges, ids, times) are
-left to it, so a tool refuses exactly what the API refuses, with the same code.
+becomes a tool). Values the schema checks (lengths, ranges, ids) are left to
+it, so a tool refuses what the API refuses, with the same code. A message's
+time is read here, since the client sends times, not text: one that cannot
+be read is ``BAD_USER_INPUT`` naming ``messages[i].ts``, before anything is
+stored.
 """
 
 from __future__ import annotations
