@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
 
 from hippograph.errors import InvalidInput
 
@@ -42,11 +43,6 @@ class ScoringWeights(BaseModel):
     summary_weight: Fraction = 0.5
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
 def scoring_weights(**values: Any) -> ScoringWeights:
     """``ScoringWeights`` of ``values``; the first value out of range as ``InvalidInput``."""
     try:
@@ -54,6 +50,6 @@ def scoring_weights(**values: Any) -> ScoringWeights:
     except ValidationError as exc:
         error = exc.errors()[0]
         name = str(error["loc"][0]) if error["loc"] else "scoring"
-        field = f"scoring.{_camel(name)}"
+        field = f"scoring.{to_camel(name)}"  # the GraphQL input's own name
         message = str(error["msg"]).removeprefix("Input ").removeprefix("input ")
         raise InvalidInput(f"{field}: {message} (got {error['input']!r})", field) from None
