@@ -2,9 +2,11 @@
 
 ``make test`` runs one pytest per server (``--graph``). The embedded
 ArcadeDB run holds the whole suite; a Neo4j run holds the store's contract
-and the few tests kept on every server (tests/conftest.py). Each run's
-output is read as it comes, prefixed with its server, and the summary says
-each one's time and outcome. The exit status is the first failing run's, or 0.
+and the few tests kept on every server (tests/conftest.py). One at a time,
+each run writes pytest's own output, untouched, so whatever reads pytest's
+output (CI's record of the run) reads it as ever; side by side, each line is
+prefixed with its server. The summary says each run's time and outcome. The
+exit status is the first failing run's, or 0.
 
 ``--jobs N`` runs N side by side. Much of a run waits on a child process or
 a server (one of two cores sat idle in the ArcadeDB run), and the three
@@ -31,33 +33,32 @@ class Outcome:
     graph: str
     status: int
     seconds: float
-    last_line: str
 
 
-async def _run(graph: str, pytest: Sequence[str], slots: asyncio.Semaphore) -> Outcome:
+async def _run(
+    graph: str, pytest: Sequence[str], slots: asyncio.Semaphore, prefixed: bool
+) -> Outcome:
     async with slots:
         started = time.monotonic()
+        # Unprefixed, the child writes to our own stdout: pytest's output as it is.
         process = await asyncio.create_subprocess_exec(
             *pytest,
             f"--graph={graph}",
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+            stdout=asyncio.subprocess.PIPE if prefixed else None,
+            stderr=asyncio.subprocess.STDOUT if prefixed else None,
         )
-        assert process.stdout is not None
-        last = ""
-        async for raw in process.stdout:
-            line = raw.decode("utf-8", "replace").rstrip()
-            if line:
-                last = line
-            print(f"[{graph}] {line}", flush=True)
+        if process.stdout is not None:
+            async for raw in process.stdout:
+                print(f"[{graph}] {raw.decode('utf-8', 'replace').rstrip()}", flush=True)
         status = await process.wait()
-        return Outcome(graph, status, time.monotonic() - started, last)
+        return Outcome(graph, status, time.monotonic() - started)
 
 
 async def run_all(graphs: Sequence[str], pytest: Sequence[str], jobs: int) -> list[Outcome]:
     """Every server's run, at most ``jobs`` at a time, in the order given."""
     slots = asyncio.Semaphore(jobs)
-    return list(await asyncio.gather(*(_run(g, pytest, slots) for g in graphs)))
+    prefixed = jobs > 1
+    return list(await asyncio.gather(*(_run(g, pytest, slots, prefixed) for g in graphs)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,10 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--jobs must be at least 1")
     started = time.monotonic()
     outcomes = asyncio.run(run_all(args.graphs, args.pytest.split(), args.jobs))
-    print(f"=== {len(outcomes)} runs in {time.monotonic() - started:.0f} s", flush=True)
+    print(f"each_server: {len(outcomes)} runs in {time.monotonic() - started:.0f} s", flush=True)
     for o in outcomes:
         verdict = "passed" if o.status == 0 else f"FAILED (exit {o.status})"
-        print(f"=== {o.graph}: {verdict} in {o.seconds:.0f} s: {o.last_line}", flush=True)
+        print(f"each_server: {o.graph} {verdict} in {o.seconds:.0f} s", flush=True)
     return next((o.status for o in outcomes if o.status != 0), 0)
 
 
