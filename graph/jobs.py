@@ -51,8 +51,8 @@ GET_JOBS = cypher(
     "UNWIND $ids AS id MATCH (j:Job {id: id}) RETURN j " + JOB_MAP + " AS props",
 )
 # A finished job is not started again, nor a running one while its lease
-# (the job timeout) lasts: a duplicate delivery is then a no-op. A job whose
-# runner died is taken over once the lease has run out.
+# lasts (its runner renews it, RENEW_JOB): a duplicate delivery is then a
+# no-op. A job whose runner died is taken over once the lease has run out.
 # The status is checked only after the job node's write lock is taken (the
 # SET/REMOVE of `_lock`): under Neo4j's read-committed isolation two workers
 # that both read 'queued' first would otherwise both start it, the second
@@ -62,10 +62,17 @@ START_JOB = cypher(
     "MATCH (j:Job {id: $id}) "
     "SET j._lock = true REMOVE j._lock "
     "WITH j "
-    "WHERE j.status = 'queued' OR (j.status = 'running' AND j.started_at < $stale_before) "
-    "SET j.status = 'running', j.started_at = $now, j.attempts = coalesce(j.attempts, 0) + 1, "
-    "j.error = null "
+    "WHERE j.status = 'queued' "
+    "OR (j.status = 'running' AND coalesce(j.renewed_at, j.started_at) < $stale_before) "
+    "SET j.status = 'running', j.started_at = $now, j.renewed_at = $now, "
+    "j.attempts = coalesce(j.attempts, 0) + 1, j.error = null "
     "RETURN j " + JOB_MAP + " AS props",
+)
+# Only the run that holds the lease renews it: its attempt is the job's last.
+RENEW_JOB = cypher(
+    "jobs.RENEW_JOB",
+    "MATCH (j:Job {id: $id}) WHERE j.status = 'running' AND j.attempts = $attempt "
+    "SET j.renewed_at = $now RETURN j.id AS id",
 )
 FINISH_JOB = cypher(
     "jobs.FINISH_JOB",
@@ -162,12 +169,22 @@ class JobGraph:
 
     async def start(self, job_id: str, now: datetime, stale_before: datetime) -> Job | None:
         """Mark a job running (one more attempt); None if it is finished, missing, or
-        running with a lease that started after ``stale_before``."""
+        running with a lease taken or renewed after ``stale_before``."""
 
         async def work(tx: AsyncManagedTransaction) -> Job | None:
             params = {"id": job_id, "now": now, "stale_before": stale_before}
             rows = await fetch(tx, START_JOB, params)
             return self._job(rows[0]["props"]) if rows else None
+
+        return await self._graph.write(work)
+
+    async def renew(self, job_id: str, attempt: int, now: datetime) -> bool:
+        """Extend the lease of run ``attempt``; False if that run no longer holds it
+        (the job finished, went back to the queue, or another run took it over)."""
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            rows = await fetch(tx, RENEW_JOB, {"id": job_id, "attempt": attempt, "now": now})
+            return bool(rows)
 
         return await self._graph.write(work)
 

@@ -356,7 +356,15 @@ class JobSettings(BaseModel):
     mode: Literal["inprocess", "arq"] = "inprocess"
     queue: str = "hippograph"
     poll_delay_s: float = Field(default=0.05, gt=0)
-    timeout_s: float = Field(default=600.0, gt=0)
+    timeout_s: float = Field(
+        default=600.0, gt=0, description="the longest one run of a job may take"
+    )
+    lease_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="how long a job's claim outlives a runner that stopped renewing it (renewed "
+        "every third of it): past it, the next delivery of the job takes it over",
+    )
     max_tries: int = Field(
         default=3,
         ge=1,

@@ -97,6 +97,7 @@ def build_services(
         store.jobs,
         JobHandlers(memorize, reflection, forgetting),
         clock,
+        timedelta(seconds=settings.jobs.lease_s),
         timedelta(seconds=settings.jobs.timeout_s),
         observer,
         events,

@@ -152,7 +152,7 @@ def worker_settings(settings: Settings, *, runtime: Runtime | None = None) -> ty
         "on_startup": _startup,
         "on_shutdown": _shutdown,
         "poll_delay": settings.jobs.poll_delay_s,
-        # A little longer than the job's lease, which the runner enforces and
+        # A little longer than the job's time limit, which the runner enforces and
         # records on the job; arq's would cancel it with nothing recorded.
         "job_timeout": settings.jobs.timeout_s + _GRACE_S,
         "max_tries": settings.jobs.max_tries,

@@ -3,8 +3,12 @@
 A runner (the in-process consumer, an arq worker) hands this a job id; the
 job's record in the graph is the one owner of "is it running": ``start``
 takes the lease (or finds the job finished, or running under a live lease,
-and does nothing), and the lease's length is the job's deadline. Transports
-only deliver ids, as often as they like.
+and does nothing). The run renews its lease every third of its length, so a
+job may run far longer than the lease (up to its own time limit), while a job
+whose runner died is free to the next delivery once the lease runs out. A
+run that finds it no longer holds the lease (another run took the job over
+while this one could not renew) stops without recording anything: the job
+is the other run's. Transports only deliver ids, as often as they like.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ class JobRunner:
     _handle: Handler
     _clock: Clock
     _lease: timedelta
+    # The longest one run may take (HIPPOGRAPH_JOBS__TIMEOUT_S).
+    _time_limit: timedelta
     _observer: JobObserver | None = None
     _events: Announcer = NO_EVENTS
     # How many times a job's work is tried when the graph is unavailable or
@@ -88,6 +94,8 @@ class JobRunner:
         await self._events.job_changed(job)
         started = time.perf_counter()
         finished = await self._attempt(job)
+        if finished is None:
+            return None
         if self._observer is not None:
             self._observer.job_finished(job.kind, finished.status, time.perf_counter() - started)
         return finished
@@ -120,14 +128,49 @@ class JobRunner:
                 await asyncio.sleep(pause)
         raise AssertionError("unreachable: the last try returns or raises")
 
-    async def _attempt(self, job: Job) -> Job:
+    async def _hold(self, job: Job) -> None:
+        """Renew ``job``'s lease every third of it; return once it is lost.
+
+        Lost: the graph says another run holds it, or no renewal has gone
+        through for a whole lease (the graph was away), after which another
+        delivery may already have taken the job over.
+        """
+        lease_s = self._lease.total_seconds()
+        renewed = time.monotonic()
+        while time.monotonic() - renewed < lease_s:
+            await asyncio.sleep(lease_s / 3)
+            try:
+                if not await self._store.renew(job.id, job.attempts, self._clock()):
+                    return
+            except Unavailable as exc:
+                log.warning("job %s: lease not renewed: %s", job.id, exc.message)
+                continue
+            renewed = time.monotonic()
+
+    async def _held(self, job: Job) -> JobResult | None:
+        """The work while its lease is renewed; None if the lease was lost first."""
+        work = asyncio.create_task(self._work(job))
+        hold = asyncio.create_task(self._hold(job))
+        try:
+            await asyncio.wait((work, hold), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            # Whichever is left (both, when this run is cancelled) stops here.
+            for task in (work, hold):
+                task.cancel()
+            await asyncio.gather(work, hold, return_exceptions=True)
+        if work.done() and not work.cancelled():
+            return work.result()
+        return None
+
+    async def _attempt(self, job: Job) -> Job | None:
         job_id = job.id
         try:
-            # The lease is the deadline: past it another delivery may take the
-            # job over, so this run must have been recorded as over by then.
-            result = await asyncio.wait_for(self._work(job), self._lease.total_seconds())
+            result = await asyncio.wait_for(self._held(job), self._time_limit.total_seconds())
+            if result is None:
+                log.warning("job %s: lease lost to another run; this run stops", job_id)
+                return None
         except TimeoutError:
-            message = f"timed out after {self._lease.total_seconds():g} s"
+            message = f"timed out after {self._time_limit.total_seconds():g} s"
             log.warning("job %s %s", job_id, message)
             return await self._finish(job, JobStatus.FAILED, {}, message, {})
         except asyncio.CancelledError:

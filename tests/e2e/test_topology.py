@@ -43,17 +43,19 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
 ADMIN_KEY = "hg_topology-admin-key-for-the-test"
-# What only a test sets: this machine's paths, and a lease short enough that a
-# killed worker's job is taken over within the test (the default is 600 s).
+# What only a test sets: this machine's paths, and a time limit (arq's
+# redelivery follows it) and lease short enough that a killed worker's job is
+# taken over within the test (the defaults are 600 s and 30 s).
 TEST_ONLY = {
     "HIPPOGRAPH_GRAPH__DATA_DIR",
     "HIPPOGRAPH_EMBEDDING__CACHE_DIR",
     "HIPPOGRAPH_JOBS__TIMEOUT_S",
+    "HIPPOGRAPH_JOBS__LEASE_S",
 }
 LEASE_S = 15
 # arq hands a dead worker's job out again once its in-progress mark expires
-# (arq's job timeout, the lease plus jobs/worker.py's grace, and arq's own
-# 10 s); the graph's lease has run out by then.
+# (arq's job timeout, the time limit plus jobs/worker.py's grace, and arq's
+# own 10 s); the graph's lease has run out by then.
 REDELIVERY_S = LEASE_S + 30 + 10
 
 SEARCH = """
@@ -213,6 +215,7 @@ def topology(graph_backend: GraphBackend, tmp_path: Path) -> Iterator[Topology]:
             "HIPPOGRAPH_GRAPH__DATA_DIR": str(tmp_path / "data"),
             "HIPPOGRAPH_EMBEDDING__CACHE_DIR": os.environ["HIPPOGRAPH_EMBEDDING__CACHE_DIR"],
             "HIPPOGRAPH_JOBS__TIMEOUT_S": str(LEASE_S),
+            "HIPPOGRAPH_JOBS__LEASE_S": str(LEASE_S),
         }
         topology.start_api()
         topology.start_worker()

@@ -55,3 +55,32 @@ async def test_two_workers_released_at_once_start_a_job_exactly_once(
     finally:
         for worker in workers:
             await worker.close()
+
+
+async def test_only_the_run_holding_the_lease_renews_it_and_a_renewal_keeps_it(
+    store: GraphStore,
+) -> None:
+    job = Job(
+        id=new_id(IdKind.JOB, T0),
+        status=JobStatus.QUEUED,
+        user_ids=("ann",),
+        params=ReflectJob(user_id="ann", force=True),
+        created_at=T0,
+    )
+    await store.jobs.submit(job)
+    lease = timedelta(seconds=30)
+    assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+    renewed = T0 + timedelta(seconds=25)
+    assert await store.jobs.renew(job.id, 1, renewed)
+    # Past the start's lease but not the renewal's: still held.
+    at = T0 + timedelta(seconds=40)
+    assert await store.jobs.start(job.id, at, at - lease) is None
+    # Past the renewal's lease: taken over, and the old run can no longer renew.
+    at = renewed + lease + timedelta(seconds=1)
+    taken = await store.jobs.start(job.id, at, at - lease)
+    assert taken is not None
+    assert taken.attempts == 2
+    assert not await store.jobs.renew(job.id, 1, at)
+    assert await store.jobs.renew(job.id, 2, at)
+    await store.jobs.finish(job.id, JobStatus.SUCCEEDED, at, {}, None, {})
+    assert not await store.jobs.renew(job.id, 2, at)

@@ -277,6 +277,7 @@ def worker_env(
             # Several workers run at once here: none serves metrics.
             "HIPPOGRAPH_JOBS__METRICS_PORT": "0",
             "HIPPOGRAPH_JOBS__TIMEOUT_S": str(settings.jobs.timeout_s),
+            "HIPPOGRAPH_JOBS__LEASE_S": str(settings.jobs.lease_s),
             "HIPPOGRAPH_REFLECTION__SWEEP_INTERVAL_S": str(settings.reflection.sweep_interval_s),
             "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
             "HIPPOGRAPH_EMBEDDING__CACHE_DIR": os.environ["HIPPOGRAPH_EMBEDDING__CACHE_DIR"],

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 
 from graph.store import GraphStore
+from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
 from hippograph.jobs import Job, JobStatus
 from hippograph.services.job_runner import JobResult, JobRunner
@@ -12,6 +14,22 @@ from hippograph.services.reflection import ReflectJob
 from tests.support import T0
 
 LEASE = timedelta(minutes=10)
+
+
+# Real time for the renewing runs: the lease is renewed every third of it.
+SHORT_LEASE = timedelta(seconds=0.3)
+
+
+async def _submitted(store: GraphStore) -> Job:
+    job = Job(
+        id=new_id(IdKind.JOB, T0),
+        status=JobStatus.QUEUED,
+        user_ids=("ann",),
+        params=ReflectJob(user_id="ann"),
+        created_at=T0,
+    )
+    await store.jobs.submit(job)
+    return job
 
 
 class _Clock:
@@ -30,15 +48,8 @@ async def test_a_delivery_runs_a_job_only_when_its_lease_is_not_live(store: Grap
         return JobResult(counts={"reflections": 1})
 
     clock = _Clock()
-    runner = JobRunner(store.jobs, handle, clock, LEASE)
-    job = Job(
-        id=new_id(IdKind.JOB, T0),
-        status=JobStatus.QUEUED,
-        user_ids=("ann",),
-        params=ReflectJob(user_id="ann"),
-        created_at=T0,
-    )
-    await store.jobs.submit(job)
+    runner = JobRunner(store.jobs, handle, clock, LEASE, LEASE)
+    job = await _submitted(store)
     # A first delivery took the lease (its runner is busy, or died) at T0.
     assert await store.jobs.start(job.id, T0, T0 - LEASE) is not None
 
@@ -57,3 +68,59 @@ async def test_a_delivery_runs_a_job_only_when_its_lease_is_not_live(store: Grap
     # Finished: any later delivery is a no-op.
     assert await runner.run(job.id) is None
     assert ran == [job.id]
+
+
+async def test_a_run_longer_than_its_lease_renews_it_and_keeps_the_job(store: GraphStore) -> None:
+    async def handle(job: Job) -> JobResult:
+        await asyncio.sleep(SHORT_LEASE.total_seconds() * 4)
+        return JobResult(counts={"reflections": 1})
+
+    first = JobRunner(store.jobs, handle, utc_now, SHORT_LEASE, timedelta(minutes=1))
+    second = JobRunner(store.jobs, handle, utc_now, SHORT_LEASE, timedelta(minutes=1))
+    job = await _submitted(store)
+    running = asyncio.create_task(first.run(job.id))
+    # Twice the lease after the start: without renewals it would have run out.
+    await asyncio.sleep(SHORT_LEASE.total_seconds() * 2)
+    assert await second.run(job.id) is None
+    done = await running
+    assert done is not None
+    assert (done.status, done.attempts) == (JobStatus.SUCCEEDED, 1)
+
+
+async def test_a_run_that_lost_its_lease_stops_and_records_nothing(store: GraphStore) -> None:
+    stopped = asyncio.Event()
+
+    async def handle(job: Job) -> JobResult:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            stopped.set()
+            raise
+        return JobResult()
+
+    runner = JobRunner(store.jobs, handle, utc_now, SHORT_LEASE, timedelta(minutes=1))
+    job = await _submitted(store)
+    running = asyncio.create_task(runner.run(job.id))
+    await asyncio.sleep(SHORT_LEASE.total_seconds() / 2)
+    # Another run takes the job over (as after a renewal the graph never saw).
+    now = utc_now()
+    assert await store.jobs.start(job.id, now, now + timedelta(seconds=1)) is not None
+    assert await asyncio.wait_for(running, 5) is None
+    assert stopped.is_set()
+    stored = (await store.jobs.get_jobs([job.id]))[job.id]
+    # The job is the other run's: still running, its attempt, nothing finished.
+    assert (stored.status, stored.attempts, stored.finished_at) == (JobStatus.RUNNING, 2, None)
+
+
+async def test_a_run_past_its_time_limit_fails_however_often_it_renewed(
+    store: GraphStore,
+) -> None:
+    async def handle(job: Job) -> JobResult:
+        await asyncio.sleep(60)
+        return JobResult()
+
+    runner = JobRunner(store.jobs, handle, utc_now, SHORT_LEASE, timedelta(seconds=1))
+    job = await _submitted(store)
+    done = await asyncio.wait_for(runner.run(job.id), 10)
+    assert done is not None
+    assert (done.status, done.error) == (JobStatus.FAILED, "timed out after 1 s")

@@ -49,10 +49,11 @@ from tests.jobs.support import (
 
 pytestmark = pytest.mark.slow  # a redis-server and worker processes of its own
 
-# jobs.timeout_s is a job's lease in the graph and arq's job timeout. In this
-# process (the in-process tests):
+# jobs.lease_s: how long a job's claim in the graph outlives a dead runner,
+# here and in every worker (worker_env passes it on).
 LEASE_S = 3.0
-# In the worker that is killed: arq hands its job out again 10 s after this.
+# jobs.timeout_s sets arq's job timeout too: arq hands the killed worker's
+# job out again once its claim (this, jobs/worker.py's grace and 10 s) expires.
 KILLED_TIMEOUT_S = 5
 TIMEOUT = "HIPPOGRAPH_JOBS__TIMEOUT_S"
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,9 +62,11 @@ PAUSED_WORKER = [sys.executable, "-m", "tests.jobs.paused_worker", "worker"]
 
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
-    """Arq mode (no scheduled sweeps, see arq_settings) with a short lease."""
+    """Arq mode (no scheduled sweeps, see arq_settings) with a short lease and time limit."""
     base = arq_settings(graph_db, tmp_path, redis_server.url)
-    return base.model_copy(update={"jobs": base.jobs.model_copy(update={"timeout_s": LEASE_S})})
+    # The time limit as short as the lease: the timeout test's job outlasts it.
+    jobs = base.jobs.model_copy(update={"lease_s": LEASE_S, "timeout_s": LEASE_S})
+    return base.model_copy(update={"jobs": jobs})
 
 
 @pytest.fixture
