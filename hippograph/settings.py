@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Re-exported: the embedding settings are a part of Settings like any other.
 from hippograph.embedding_settings import EmbeddingSettings as EmbeddingSettings
+from hippograph.job_settings import JobSettings as JobSettings
 from hippograph.turns import CONTEXT_WEIGHT
 
 GraphServer = Literal["arcadedb", "neo4j"]
@@ -348,37 +349,6 @@ class ForgettingSettings(BaseModel):
                 "HIPPOGRAPH_FORGETTING__*_ABOVE must fall strictly: full > summary > tag > trace"
             )
         return self
-
-
-class JobSettings(BaseModel):
-    """Where background jobs run: in this process (embedded) or on arq workers (Redis)."""
-
-    mode: Literal["inprocess", "arq"] = "inprocess"
-    queue: str = "hippograph"
-    poll_delay_s: float = Field(default=0.05, gt=0)
-    timeout_s: float = Field(
-        default=600.0, gt=0, description="the longest one run of a job may take"
-    )
-    lease_s: float = Field(
-        default=30.0,
-        gt=0,
-        description="how long a job's claim outlives a runner that stopped renewing it (renewed "
-        "every third of it): past it, the next delivery of the job takes it over",
-    )
-    max_tries: int = Field(
-        default=3,
-        ge=1,
-        description="tries of a job: arq's deliveries, and each run's tries when the graph is "
-        "unreachable or contended for longer than its own retries",
-    )
-    keep_result_s: float = Field(
-        default=3600.0,
-        ge=0,
-        description="how long arq keeps a run's result in Redis (the job's record is in the graph)",
-    )
-    metrics_port: int = Field(
-        default=9100, ge=0, le=65535, description="the worker's /metrics port (0: none)"
-    )
 
 
 class Settings(BaseSettings):
