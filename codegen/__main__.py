@@ -7,8 +7,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from graphql import build_schema
+from graphql import build_schema, parse
 
+from codegen.records import records_module
 from codegen.render import enums_module, inputs_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,9 +19,11 @@ OPERATIONS = ROOT / "operations"
 def targets() -> dict[Path, Callable[[], str]]:
     """Each written module and how to make its text."""
     schema = build_schema((ROOT / "schema.graphql").read_text(encoding="utf-8"))
+    client = parse((OPERATIONS / "client.graphql").read_text(encoding="utf-8"))
     return {
         ROOT / "client/hippograph_client/enums.py": lambda: enums_module(schema),
         ROOT / "client/hippograph_client/input_types.py": lambda: inputs_module(schema),
+        ROOT / "client/hippograph_client/records.py": lambda: records_module(schema, client),
     }
 
 

@@ -16,7 +16,7 @@ from graphql import (
     Undefined,
 )
 
-_NOTICE = "# Written by `python -m codegen` from {source}: edit that, then run it again.\n"
+NOTICE = "# Written by `python -m codegen` from {source}: edit that, then run it again.\n"
 
 
 def enums_module(schema: GraphQLSchema) -> str:
@@ -24,7 +24,7 @@ def enums_module(schema: GraphQLSchema) -> str:
     lines = [
         '"""The schema\'s enums, as Python string enums."""',
         "",
-        _NOTICE.format(source="schema.graphql"),
+        NOTICE.format(source="schema.graphql"),
         "from __future__ import annotations",
         "",
         "from enum import StrEnum",
@@ -33,13 +33,13 @@ def enums_module(schema: GraphQLSchema) -> str:
         kind = schema.type_map[name]
         if not isinstance(kind, GraphQLEnumType) or name.startswith("__"):
             continue
-        lines += ["", "", f"class {name}(StrEnum):", *_docstring(kind.description or name), ""]
+        lines += ["", "", f"class {name}(StrEnum):", *docstring(kind.description or name), ""]
         lines += [f'    {value} = "{value}"' for value in kind.values]
     lines.append("")
     return "\n".join(lines)
 
 
-def _docstring(text: str) -> list[str]:
+def docstring(text: str) -> list[str]:
     """A class docstring's lines, wrapped to the line length ruff allows."""
     words = " ".join(text.split())
     if len(words) <= 90:
@@ -56,7 +56,7 @@ CLIENT_INPUTS = {
     "MemoryFilterInput": "MemoryFilter",
     "ScoringInput": "Scoring",
 }
-_SCALARS = {
+SCALARS = {
     "ID": "str",
     "String": "str",
     "Int": "int",
@@ -74,8 +74,8 @@ def _python_type(kind: GraphQLInputType, enums: set[str]) -> str:
     if isinstance(inner, GraphQLEnumType):
         enums.add(inner.name)
         return inner.name
-    if isinstance(inner, GraphQLScalarType) and inner.name in _SCALARS:
-        return _SCALARS[inner.name]
+    if isinstance(inner, GraphQLScalarType) and inner.name in SCALARS:
+        return SCALARS[inner.name]
     raise TypeError(f"no Python type for {inner!r}")
 
 
@@ -88,7 +88,8 @@ def _has_default(field: GraphQLInputField) -> bool:
     )
 
 
-def _snake(name: str) -> str:
+def snake(name: str) -> str:
+    """``createdAt`` → ``created_at``."""
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
@@ -107,17 +108,17 @@ def inputs_module(schema: GraphQLSchema) -> str:
             python = _python_type(field.type, enums)
             needed = isinstance(field.type, GraphQLNonNull) and not _has_default(field)
             if needed:
-                required.append(f"    {_snake(field_name)}: {python}")
+                required.append(f"    {snake(field_name)}: {python}")
             else:
-                optional.append(f"    {_snake(field_name)}: {python} | None = None")
+                optional.append(f"    {snake(field_name)}: {python} | None = None")
         about = (kind.description or schema_name).rstrip(".")
         doc = f"{about} (GraphQL's {schema_name}); unset members keep the server's defaults."
-        classes += ["", "", "@dataclass(frozen=True)", f"class {name}:", *_docstring(doc), ""]
+        classes += ["", "", "@dataclass(frozen=True)", f"class {name}:", *docstring(doc), ""]
         classes += required + optional
     lines = [
         '"""The schema\'s input objects the client sends, as frozen dataclasses."""',
         "",
-        _NOTICE.format(source="schema.graphql"),
+        NOTICE.format(source="schema.graphql"),
         "from __future__ import annotations",
         "",
         "from dataclasses import dataclass",

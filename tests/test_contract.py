@@ -5,7 +5,8 @@ whose tools are calls of it), the /explore page and the load benchmark send, and
 (links to the files the packages ship or serve, and to docs/examples); ``schema.graphql`` is the schema served
 (tests/api/test_schema_file.py). Here every operation is validated against
 it, the client's own reading of its file is held to graphql-core's, and the
-enums ``python -m codegen`` writes are checked to be in step, so a schema
+modules ``python -m codegen`` writes (enums, inputs, records) are checked to
+be in step, so a schema
 change that breaks a consumer fails in one place.
 """
 
@@ -55,7 +56,7 @@ def test_the_client_reads_its_file_as_graphql_core_does() -> None:
     assert tuple(ours.values()) == client_operations.ALL
 
 
-def test_the_written_enums_are_in_step_with_the_schema() -> None:
+def test_the_written_modules_are_in_step_with_the_schema_and_operations() -> None:
     assert [str(p.relative_to(ROOT)) for p in stale()] == [], "run: python -m codegen"
 
 

@@ -9,78 +9,14 @@ from hippograph_client.enums import (
     ForgetAction,
     ForgetPolicy,
     HardDeleteStrategy,
-    JobKind,
-    JobStatus,
     MemoryLevel,
 )
-from hippograph_client.results import Message
-
-
-@dataclass(frozen=True)
-class JobCounts:
-    """What a job made (or has made so far)."""
-
-    messages: int
-    memunits: int
-    memories: int
-    superseded: int
-    pending: int
-    reflections: int
-    consolidated: int
-
-
-@dataclass(frozen=True)
-class TokenUsage:
-    """Tokens an LLM used for a job."""
-
-    prompt_tokens: int
-    completion_tokens: int
-    calls: int
-
-
-@dataclass(frozen=True)
-class LevelMove:
-    """How many memories moved from one level to another."""
-
-    from_level: MemoryLevel
-    to_level: MemoryLevel
-    count: int
-
-
-@dataclass(frozen=True)
-class ForgetCounts:
-    """What a forget run did (or would do), in numbers."""
-
-    scanned: int
-    exempt: int
-    unchanged: int
-    changed: int
-    promoted: int
-    fuzzed: int
-    restored: int
-    soft_deleted: int
-    hard_deleted: int
-    cascaded: int
-    batches: int
-    level_moves: tuple[LevelMove, ...]
-
-
-@dataclass(frozen=True)
-class Job:
-    """A background job; it is done once its ``status`` is SUCCEEDED or FAILED."""
-
-    id: str
-    kind: JobKind
-    status: JobStatus
-    user_ids: tuple[str, ...]
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
-    attempts: int
-    counts: JobCounts
-    error: str | None
-    usage: TokenUsage
-    forget_counts: ForgetCounts | None
+from hippograph_client.records import ForgetCounts as ForgetCounts
+from hippograph_client.records import Job as Job
+from hippograph_client.records import JobCounts as JobCounts
+from hippograph_client.records import LevelMove as LevelMove
+from hippograph_client.records import Message
+from hippograph_client.records import TokenUsage as TokenUsage
 
 
 @dataclass(frozen=True)

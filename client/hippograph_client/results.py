@@ -15,16 +15,20 @@ from hippograph_client.decode import decode
 from hippograph_client.enums import (
     EdgeType,
     EntityKind,
-    MemoryCategory,
-    MemoryKind,
     MemoryLevel,
     MemoryOpKind,
-    MemorySource,
-    Role,
     ScoringStrategy,
     SearchMethod,
     SearchMode,
 )
+
+# The records the operations' fragments select are written from them
+# (codegen); re-exported here with the results that hold them.
+from hippograph_client.records import Memory as Memory
+from hippograph_client.records import MemUnit as MemUnit
+from hippograph_client.records import Message as Message
+from hippograph_client.records import Session as Session
+from hippograph_client.records import User as User
 
 
 @dataclass(frozen=True)
@@ -46,85 +50,6 @@ class ApiKey:
     admin: bool
     user_ids: tuple[str, ...]
     created_at: datetime
-
-
-@dataclass(frozen=True)
-class User:
-    """A person whose memories the service keeps."""
-
-    id: str
-    name: str
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class Session:
-    """A conversation of one user."""
-
-    id: str
-    user_id: str
-    title: str
-    started_at: datetime
-
-
-@dataclass(frozen=True)
-class Message:
-    """A raw message, as stored."""
-
-    id: str
-    session_id: str
-    user_id: str
-    speaker: str
-    role: Role
-    content: str
-    ts: datetime
-    seq: int
-    client_id: str | None
-
-
-@dataclass(frozen=True)
-class MemUnit:
-    """The smallest unit memorize extracts from a run of messages."""
-
-    id: str
-    user_ids: tuple[str, ...]
-    session_id: str
-    group_id: str | None
-    summary: str
-    narrative: str
-    subject: str
-    participants: tuple[str, ...]
-    keywords: tuple[str, ...]
-    ts: datetime
-    source_type: str
-
-
-@dataclass(frozen=True)
-class Memory:
-    """A memory of one user, of any kind."""
-
-    id: str
-    user_id: str
-    kind: MemoryKind
-    content: str
-    original_content: str | None
-    level: MemoryLevel
-    category: MemoryCategory
-    importance: float
-    source: MemorySource
-    verified: bool
-    created_at: datetime
-    last_accessed_at: datetime
-    access_count: int
-    valid_from: datetime | None
-    valid_to: datetime | None
-    consolidated: bool
-    domain: str | None
-    topic: str | None
-    session_id: str | None
-    deleted_at: datetime | None
-    about_start: datetime | None
-    about_end: datetime | None
 
 
 T = TypeVar("T")
