@@ -31,7 +31,7 @@ from graphql import (
     SelectionSetNode,
 )
 
-from codegen.render import NOTICE, SCALARS, docstring, snake
+from codegen.render import SCALARS, dataclass_module, docstring, snake
 
 Fields = GraphQLObjectType | GraphQLInterfaceType
 
@@ -111,20 +111,6 @@ def records_module(schema: GraphQLSchema, document: DocumentNode) -> str:
             kind = schema.type_map[fragment.type_condition.name.value]
             assert isinstance(kind, GraphQLObjectType | GraphQLInterfaceType), kind
             classes.record(kind, fragment.selection_set)
-    lines = [
-        '"""The API types the client\'s operations select, as frozen dataclasses."""',
-        "",
-        NOTICE.format(source="operations/client.graphql"),
-        "from __future__ import annotations",
-        "",
-        "from dataclasses import dataclass",
-        "from datetime import datetime",
-        "",
-        "from hippograph_client.enums import (",
-        *[f"    {name}," for name in sorted(classes.enums)],
-        ")",
-    ]
-    for text in classes.text.values():
-        lines += text
-    lines.append("")
-    return "\n".join(lines)
+    about = "The API types the client's operations select, as frozen dataclasses."
+    written = [line for text in classes.text.values() for line in text]
+    return dataclass_module(about, "operations/client.graphql", classes.enums, written)

@@ -115,10 +115,16 @@ def inputs_module(schema: GraphQLSchema) -> str:
         doc = f"{about} (GraphQL's {schema_name}); unset members keep the server's defaults."
         classes += ["", "", "@dataclass(frozen=True)", f"class {name}:", *docstring(doc), ""]
         classes += required + optional
+    about = "The schema's input objects the client sends, as frozen dataclasses."
+    return dataclass_module(about, "schema.graphql", enums, classes)
+
+
+def dataclass_module(about: str, source: str, enums: set[str], classes: list[str]) -> str:
+    """A written module of frozen dataclasses: its docstring, notice, imports, then ``classes``."""
     lines = [
-        '"""The schema\'s input objects the client sends, as frozen dataclasses."""',
+        f'"""{about}"""',
         "",
-        NOTICE.format(source="schema.graphql"),
+        NOTICE.format(source=source),
         "from __future__ import annotations",
         "",
         "from dataclasses import dataclass",
