@@ -14,12 +14,12 @@ APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --n
 # written last by web/build-assets.mjs, after every file it copies
 VENDOR := hippograph/server/static/vendor/.built
 
-# The graph servers `make test` runs the suite on, one pytest run each
-# (`make test GRAPHS=arcadedb` for a quicker inner loop). TEST_JOBS=3 runs
-# them side by side: 16 minutes instead of 21 here, but on two cores the
-# worker-kill test's job then misses its lease (tests/each_server.py).
+# The graph servers `make test` runs the suite on (`make test GRAPHS=arcadedb`
+# for a quicker inner loop). ArcadeDB's whole suite runs as two parts of
+# about equal length; TEST_JOBS runs go side by side (tests/each_server.py).
 GRAPHS ?= arcadedb neo4j-5.26 neo4j-2026
-TEST_JOBS ?= 1
+TEST_RUNS := $(patsubst arcadedb,arcadedb:processes arcadedb:rest,$(GRAPHS))
+TEST_JOBS ?= 3
 NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))
 
 .PHONY: run test check install install-dev install-llm assets model models test-deps neo4j lint generate bench bench-llm clean
@@ -30,7 +30,7 @@ run: install assets model
 
 ## Install everything the tests need, then lint, type-check and run the whole suite on each server
 test: install-dev install-llm assets models test-deps neo4j lint
-	$(BIN)/python -m tests.each_server --jobs $(TEST_JOBS) --pytest "$(BIN)/pytest" $(GRAPHS)
+	$(BIN)/python -m tests.each_server --jobs $(TEST_JOBS) --pytest "$(BIN)/pytest" $(TEST_RUNS)
 
 ## The inner loop: lint, type checks and the tests not marked slow, on the embedded graph.
 # It installs no system packages: the slow tests (Redis, Chromium, child processes) wait for make test.

@@ -1,4 +1,4 @@
-"""``make test``'s runner: pytest's own output one at a time, prefixed side by side, one verdict."""
+"""``make test``'s runner: runs side by side, each one's output whole and in order, one verdict."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.each_server import main
+from tests.each_server import main, pytest_args
 
 # child processes of its own
 pytestmark = pytest.mark.slow
@@ -29,24 +29,37 @@ def fake(tmp_path: Path) -> str:
     return f"{sys.executable} {script}"
 
 
-def test_side_by_side_each_line_says_its_server(
+def test_side_by_side_each_runs_output_is_whole_and_in_the_order_given(
     fake: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
+    # "quick" ends first, but its lines wait for "slow"'s: none interleave, and
+    # none is prefixed, so a reader of pytest's output reads each run as ever.
     assert main(["slow", "quick", "--pytest", fake, "--jobs", "2"]) == 0
-    out = capfd.readouterr().out
-    assert "[slow] ran on slow" in out
-    assert "[quick] ran on quick" in out
-    assert "each_server: slow passed" in out
-    assert "each_server: quick passed" in out
-
-
-def test_one_at_a_time_the_output_is_pytests_own(
-    fake: str, capfd: pytest.CaptureFixture[str]
-) -> None:
-    # CI reads pytest's summary lines from the start of a line: no prefix then.
-    assert main(["slow", "quick", "--pytest", fake]) == 0
     lines = capfd.readouterr().out.splitlines()
-    assert lines[:2] == ["ran on slow", "ran on quick"]
+    assert lines[:4] == [
+        "each_server: slow (--graph=slow)",
+        "ran on slow",
+        "each_server: quick (--graph=quick)",
+        "ran on quick",
+    ]
+    assert "each_server: slow passed" in lines[-2]
+    assert "each_server: quick passed" in lines[-1]
+
+
+def test_a_part_of_a_servers_suite_is_its_paths_and_the_rest_ignores_them() -> None:
+    assert pytest_args("arcadedb") == ["--graph=arcadedb"]
+    processes = pytest_args("arcadedb:processes")
+    rest = pytest_args("arcadedb:rest")
+    assert processes[0] == rest[0] == "--graph=arcadedb"
+    assert processes[1:] == ["tests/e2e", "tests/llm"]
+    assert rest[1:] == ["--ignore=tests/e2e", "--ignore=tests/llm"]
+    with pytest.raises(ValueError, match="no part 'nope'"):
+        pytest_args("arcadedb:nope")
+
+
+def test_an_unknown_part_is_refused_before_anything_runs(fake: str) -> None:
+    with pytest.raises(SystemExit):
+        main(["good:nope", "--pytest", fake])
 
 
 def test_a_failed_run_fails_the_whole_and_is_named(
