@@ -67,11 +67,11 @@ from hippograph.models import IndexedText, Memory, MemoryFilter, MemoryKind, Sou
 from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
 from hippograph.scoring import ScoringWeights, SearchMethod
-from hippograph.search_plan import plan_search
-from hippograph.services.candidates import nearest
 from hippograph.services.counts import CachedCounts
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.search import SearchRequest
+from hippograph.services.search_pipeline import vector as vector_stage
+from hippograph.services.search_pipeline.plan import plan_search
 from hippograph.settings import ApiSettings, Settings
 
 ADMIN_KEY = "hg_bench-admin-key"
@@ -79,7 +79,7 @@ USER = "bench-user"
 SMALL_USER = "small-user"
 KINDS = (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.EVENT)
 # What the served path asks the index for, for a user who owns it all: twice
-# the default candidate pool (see hippograph.search_plan.plan_vector).
+# the default candidate pool (see hippograph/services/search_pipeline/vector.py).
 INDEX_CANDIDATES = 100
 FILTERED = MemoryFilter(kinds=(MemoryKind.EPISODIC, MemoryKind.SEMANTIC), min_importance=0.2)
 # The walk is off by default (HIPPOGRAPH_SEARCH__ENTITY_WEIGHT 0): asked for by weight here.
@@ -236,7 +236,7 @@ async def served_recall(runtime: Runtime, questions: list[str], user: str) -> fl
     """Top-10 recall, against an exact scan, of the neighbours the served path gets.
 
     The served path is the service's own search plan (settings, candidate
-    pool, NORMAL mode's levels), executed by ``candidates.nearest``: for a
+    pool, NORMAL mode's levels), executed by ``search_pipeline.vector.fetch``: for a
     small user among large ones, the index asked for enough of everyone's
     neighbours (Neo4j 5, ArcadeDB), or for the user's own inside the index
     (Neo4j 2026).
@@ -264,7 +264,7 @@ async def served_recall(runtime: Runtime, questions: list[str], user: str) -> fl
             index_scoped=search.scoped_vector_index(),
             settings=runtime.settings.search,
         )
-        served = await nearest(search, plan, vector)
+        served = await vector_stage.fetch(search, plan, vector)
         exact = await search.vector_exact(user, vector, 10, everything, now)
         wanted = {h.id for h in exact}
         recalls.append(len(wanted & {h.id for h in served[:10]}) / max(1, len(wanted)))

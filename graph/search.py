@@ -159,7 +159,7 @@ def lucene_query(user_id: str, terms: Sequence[str], scoped: bool = True) -> str
     clause has boost 0: it filters without changing BM25 scores. It costs a
     walk of the user's whole posting list, though, so for a user who owns most
     of the index the caller drops it, asks for more hits and lets the Cypher
-    ``user_id`` test filter (see ``hippograph.search_plan``).
+    ``user_id`` test filter (see ``hippograph/services/search_pipeline/vector.py``).
     """
     words = " OR ".join([t for t in terms if t.isalnum()][:MAX_QUERY_TERMS])
     return f"user_key:{user_token(user_id)}^0 AND ({words})" if scoped else words

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from hippograph.search_plan import Counts
 from hippograph.services.refreshed import Refreshed
+from hippograph.services.search_pipeline.plan import Counts
 
 
 class CachedCounts:

@@ -20,8 +20,8 @@ The lookup keeps to the search's rule for the vector side: a user with at
 most ``exact_scan_max`` memories is compared exactly, their vectors read
 once for the whole call (``memory_vectors``) and the cosines taken here; a
 larger user goes through the vector index, oversampled for their share, one
-query per turn (:func:`hippograph.search_plan.plan_search`,
-:func:`hippograph.services.candidates.nearest`). What it costs memorize is
+query per turn (:func:`hippograph.services.search_pipeline.plan.plan_search`,
+:func:`hippograph.services.search_pipeline.vector.fetch`). What it costs memorize is
 in docs/memorize.md.
 """
 
@@ -44,10 +44,10 @@ from hippograph.extraction.restatements import (
 from hippograph.models import Memory, MemoryFilter, MemoryKind, MemoryLevel, MemorySource
 from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
-from hippograph.search_plan import Counts, plan_search
-from hippograph.services.candidates import nearest
 from hippograph.services.counts import CachedCounts
 from hippograph.services.memories import MemoryStore
+from hippograph.services.search_pipeline import vector
+from hippograph.services.search_pipeline.plan import Counts, plan_search
 from hippograph.services.search_store import SearchStore
 from hippograph.settings import SearchSettings
 from hippograph.vector_math import unit_rows
@@ -145,7 +145,7 @@ class SaidBefore:
             settings=self._settings,
         )
         return [
-            [(h.id, h.similarity or 0.0) for h in await nearest(self._store, plan, s.vector)]
+            [(h.id, h.similarity or 0.0) for h in await vector.fetch(self._store, plan, s.vector)]
             for s in said
         ]
 

@@ -3,9 +3,10 @@
 Order of work for one query: check the request, resolve the mode (AUTO looks
 back when the query asks about the past) and any period the query names,
 plan the candidate fetch from the request and the user's cached counts
-(``hippograph/search_plan.py``), execute the plan (vector and keyword
-candidates concurrently, keyword matching alone when the vector side finds
-nothing), rank, and touch the returned memories (one best-effort write).
+(``search_pipeline/plan.py``), execute the plan (its stages concurrently,
+keyword matching alone when the vector side finds nothing), rank, bring in
+the best hits' neighbouring turns and rank again (the context stage), and
+touch the returned memories (one best-effort write).
 """
 
 from __future__ import annotations
@@ -17,12 +18,10 @@ from enum import StrEnum
 
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.entities import query_norms
 from hippograph.errors import InvalidInput
 from hippograph.models import Memory, MemoryFilter, MemUnit
 from hippograph.modes import SearchMode, resolve_mode
 from hippograph.ports import Embedder
-from hippograph.query_names import without_names
 from hippograph.querytime import TimeWindow, asks_when, parse_time_window
 from hippograph.restated_hits import one_per_statement
 from hippograph.scoring import (
@@ -35,19 +34,19 @@ from hippograph.scoring import (
     with_entities,
     with_ranks,
 )
-from hippograph.search_plan import SearchPlan, plan_search
-from hippograph.services.candidates import CandidateFetcher, EntityQuery, Fetched
 from hippograph.services.common_terms import CommonTerms
 from hippograph.services.counts import CachedCounts
 from hippograph.services.known_users import KnownUsers
 from hippograph.services.memories import MemoryStore, MemUnitStore
 from hippograph.services.refreshed import Refreshed
+from hippograph.services.search_pipeline import context, speakers
+from hippograph.services.search_pipeline.fetcher import CandidateFetcher, Fetched
+from hippograph.services.search_pipeline.plan import SearchPlan, plan_search
 from hippograph.services.search_store import EntityWalkStore, SearchStore
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings, SearchSettings
 from hippograph.text import query_terms
 from hippograph.validation import require_count, require_filter, require_text
-from hippograph.vector_math import unit
 
 # How many messages of the latest sessions are read for their speakers.
 SPEAKER_MESSAGES = 5000
@@ -180,7 +179,7 @@ class SearchService:
             return await self._query_vector(query, user.id, user.name)
 
         plan = await self._plan(request, mode, now)
-        fetched = await self._fetcher.fetch(plan, embed, await self._entity_query(request))
+        fetched = await self._fetcher.fetch(plan, embed)
         candidates = with_entities(
             with_ranks(fetched.by_vector, fetched.by_keyword), fetched.by_entity
         )
@@ -199,7 +198,7 @@ class SearchService:
             )
 
         ranked = ranking(candidates)
-        around = await self._around(plan, request, fetched, ranked)
+        around = await self._around(plan, fetched, [c for c, _ in ranked])
         if around:
             ranked = ranking(candidates + around)
         ranked = one_per_statement(ranked)[: request.top_k]
@@ -220,69 +219,21 @@ class SearchService:
         )
 
     async def _around(
-        self,
-        plan: SearchPlan,
-        request: SearchRequest,
-        fetched: Fetched,
-        ranked: list[tuple[Candidate, Breakdown]],
+        self, plan: SearchPlan, fetched: Fetched, ranked: list[Candidate]
     ) -> list[Candidate]:
-        """The turns next to the best hits that are not candidates yet (the context stage).
-
-        The answer to a question is often the turn after the one that matched
-        it, and that turn may share no word and little meaning with the query.
-        Brought in here, it still has to earn its place: it ranks on its own
-        cosine plus the context bonus its neighbour gives it.
-        """
-        seeds = self._settings.context_seeds
-        if (
-            seeds == 0
-            or request.weights.context_weight <= 0
-            or fetched.vector is None
-            or fetched.fallback
-            or request.target is SearchTarget.MEMUNIT
-        ):
+        """The turns next to the best hits that are not candidates yet (the context stage)."""
+        if not plan.context_seeds or fetched.vector is None or fetched.fallback:
             return []
-        known = {(c.session_id, c.seq) for c, _ in ranked}
-        positions: dict[tuple[str, int], None] = {}
-        for c, _ in ranked[:seeds]:
-            if c.session_id is None or c.seq is None:
-                continue
-            for step in (-1, 1):
-                position = (c.session_id, c.seq + step)
-                if position not in known and position[1] >= 0:
-                    positions[position] = None
-        ids = {c.id for c, _ in ranked}
-        found = await self._fetcher.neighbours(plan, list(positions), fetched.vector)
-        # a radius asked for bounds every memory returned, however it came
-        radius = plan.vector.radius
-        return [
-            c
-            for c in found
-            if c.id not in ids and (radius is None or (c.similarity or 0.0) >= radius)
-        ]
+        positions = context.plan(plan, ranked)
+        return await self._fetcher.neighbours(plan, positions, fetched.vector, ranked)
 
     async def _query_vector(self, query: str, user_id: str, user_name: str) -> list[float]:
-        """What the vector side searches with: the query with its speakers' names weighed down.
-
-        Every turn's vector says who spoke, and turns that greet or answer
-        someone name them, so a question naming a person sat nearest to the
-        turns that address them, whatever they were about; stripped of the
-        names, "Where is Emi going?" matched the other speaker's trips as
-        well as hers. The mean of both, in ``speaker_name_weight``'s shares,
-        keeps the person without letting the name decide (query_names.py).
-        """
+        """What the vector side searches with (``search_pipeline/speakers.py``)."""
         weight = self._settings.speaker_name_weight
-        stripped = query
-        if weight < 1:
-            stripped = without_names(query, [user_name, *await self._speakers.get(user_id)])
-        if stripped == query or weight >= 1:
-            [vector] = await self._embedder.embed_queries([query])
-            return vector
-        if weight <= 0:
-            [vector] = await self._embedder.embed_queries([stripped])
-            return vector
-        without, named = await self._embedder.embed_queries([stripped, query])
-        return unit([(1 - weight) * a + weight * b for a, b in zip(without, named, strict=True)])
+        names: list[str] = []
+        if speakers.needs_names(weight):
+            names = [user_name, *await self._speakers.get(user_id)]
+        return await speakers.fetch(self._embedder, speakers.plan(query, names, weight))
 
     async def _recent_speakers(self, user_id: str) -> list[str]:
         # A speaker new since the last refresh keeps their name in queries
@@ -290,22 +241,6 @@ class SearchService:
         # and by name, as before this stage existed.
         return await self._store.speakers(
             user_id, self._settings.speaker_sessions, SPEAKER_MESSAGES
-        )
-
-    async def _entity_query(self, request: SearchRequest) -> EntityQuery | None:
-        """What the entity walk needs, when this search walks (HYBRID over memories)."""
-        if (
-            request.method is not SearchMethod.HYBRID
-            or request.target is not SearchTarget.MEMORY
-            or not request.weights.entity_weight
-        ):
-            return None
-        counts = await self._memory_counts.of(request.user_id)
-        return EntityQuery(
-            norms=tuple(query_norms(request.query)[: self._settings.entity_max_names]),
-            memories=counts.owned,
-            cap=self._settings.entity_max_mentions,
-            keep=max(request.candidates, request.top_k),
         )
 
     async def _plan(self, request: SearchRequest, mode: SearchMode, now: datetime) -> SearchPlan:
@@ -326,6 +261,9 @@ class SearchService:
             counts=await counts.of(request.user_id),
             index_scoped=not units and self._store.scoped_vector_index(),
             settings=self._settings,
+            query=request.query,
+            entity_weight=request.weights.entity_weight,
+            context_weight=request.weights.context_weight,
         )
 
     async def _fetch(

@@ -8,9 +8,10 @@ from graph.store import GraphStore
 from hippograph.models import IndexedText, MemoryFilter, Sources
 from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
-from hippograph.search_plan import Counts, plan_search
-from hippograph.services.candidates import CandidateFetcher, nearest
 from hippograph.services.common_terms import CommonTerms
+from hippograph.services.search_pipeline import vector
+from hippograph.services.search_pipeline.fetcher import CandidateFetcher
+from hippograph.services.search_pipeline.plan import Counts, plan_search
 from hippograph.settings import SearchSettings
 from tests.support import T0, add_user, memory, unit_vector
 
@@ -47,7 +48,7 @@ async def test_an_index_too_small_for_the_pool_falls_back_to_the_exact_scan(
     )
     assert plan.vector.index_sizes == (10,)
     query = unit_vector(7)
-    served = await nearest(store.search, plan, query)
+    served = await vector.fetch(store.search, plan, query)
     exact = await store.search.vector_exact("ann", query, 15, plan.memory_filter, T0)
     assert len(served) == 15
     assert [h.id for h in served] == [h.id for h in exact]

@@ -7,7 +7,8 @@ from typing import Any
 from hippograph.models import MemoryFilter, MemoryKind
 from hippograph.modes import NORMAL_LEVELS, REVIEW_LEVELS, SearchMode
 from hippograph.scoring import SearchMethod
-from hippograph.search_plan import Counts, SearchPlan, index_sizes, plan_search
+from hippograph.services.search_pipeline.plan import Counts, SearchPlan, plan_search
+from hippograph.services.search_pipeline.vector import index_sizes
 from hippograph.settings import SearchSettings
 from tests.support import T0
 
