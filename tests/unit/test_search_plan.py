@@ -1,12 +1,15 @@
-"""The search plan: exact scan or index, pool sizes, growth, keyword scope and term budget."""
+"""The search plan: exact scan or index, pool sizes, growth, keyword scope, term budget,
+the entity walk, the context stage's seeds and the speakers' names."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hippograph.models import MemoryFilter, MemoryKind
 from hippograph.modes import NORMAL_LEVELS, REVIEW_LEVELS, SearchMode
-from hippograph.scoring import SearchMethod
+from hippograph.scoring import Candidate, SearchMethod
+from hippograph.services.search_pipeline import context, speakers
 from hippograph.services.search_pipeline.plan import Counts, SearchPlan, plan_search
 from hippograph.services.search_pipeline.vector import index_sizes
 from hippograph.settings import SearchSettings
@@ -124,3 +127,45 @@ def test_review_mode_sees_every_level_and_an_explicit_filter_narrows_it() -> Non
 def test_an_empty_graph_has_a_share_and_is_scanned_exactly() -> None:
     assert Counts(0, 0).share == 0.0
     assert _plan(Counts(0, 0)).vector.exact
+
+
+def test_the_entity_walk_is_planned_only_for_hybrid_memory_searches_that_weigh_entities() -> None:
+    counts = Counts(owned=100, total=100)
+    walk = _plan(counts, query="Dinner with Maria in Porto", entity_weight=0.2).entities
+    assert walk is not None
+    assert "porto" in walk.norms
+    assert (walk.memories, walk.keep) == (100, 50)
+    assert len(walk.norms) <= SETTINGS.entity_max_names
+    for changes in (
+        {"entity_weight": 0.0},
+        {"entity_weight": 0.2, "method": SearchMethod.VECTOR},
+        {"entity_weight": 0.2, "units": True},
+    ):
+        assert _plan(counts, query="Maria in Porto", **changes).entities is None, changes
+
+
+def test_the_context_stage_is_seeded_only_when_its_weight_counts() -> None:
+    counts = Counts(owned=100, total=100)
+    assert _plan(counts, context_weight=0.1).context_seeds == SETTINGS.context_seeds
+    assert _plan(counts, context_weight=0.0).context_seeds == 0
+    assert _plan(counts, context_weight=0.1, units=True).context_seeds == 0
+
+
+def test_the_context_stage_asks_for_the_turns_beside_its_seeds_that_no_candidate_holds() -> None:
+    plan = replace(_plan(Counts(owned=100, total=100), context_weight=0.1), context_seeds=2)
+
+    def hit(memory_id: str, session: str | None, seq: int | None) -> Candidate:
+        return Candidate(memory_id, 0.5, T0, T0, session_id=session, seq=seq)
+
+    ranked = [hit("a", "s1", 0), hit("b", "s1", 5), hit("c", "s1", 1), hit("d", "s2", 9)]
+    # a's neighbours: seq -1 does not exist, seq 1 is c's; b's: 4 and 6. d is no seed.
+    assert context.plan(plan, ranked) == [("s1", 4), ("s1", 6)]
+    assert context.plan(plan, [hit("x", None, None)]) == []
+
+
+def test_the_query_keeps_its_names_only_in_the_weight_they_are_given() -> None:
+    kept = speakers.plan("Where is Emi going?", ["Emi"], 1.0)
+    assert kept.stripped == kept.named == "Where is Emi going?"
+    weighed = speakers.plan("Where is Emi going?", ["Emi"], 0.3)
+    assert "Emi" not in weighed.stripped
+    assert (weighed.named, weighed.weight) == ("Where is Emi going?", 0.3)
