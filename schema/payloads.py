@@ -72,7 +72,9 @@ class MemoryPayload:
     memory: Memory
 
 
-@strawberry.type
+@strawberry.type(
+    description="A deleted memory: `hard` when it was removed, not only marked deleted."
+)
 class MemoryDeleted:
     id: strawberry.ID
     hard: bool

@@ -1,17 +1,16 @@
-"""What the client returns about work the server may do in a job: memorize, reflect, forget."""
+"""What the client returns about work the server may do in a job: memorize, reflect, forget.
+
+The job, its counts and the forget report are records written from the
+operations' fragments (``records.py``), re-exported here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
-from hippograph_client.enums import (
-    ForgetAction,
-    ForgetPolicy,
-    HardDeleteStrategy,
-    MemoryLevel,
-)
+from hippograph_client.records import ForgetChange as ForgetChange
 from hippograph_client.records import ForgetCounts as ForgetCounts
+from hippograph_client.records import ForgetReport as ForgetReport
 from hippograph_client.records import Job as Job
 from hippograph_client.records import JobCounts as JobCounts
 from hippograph_client.records import LevelMove as LevelMove
@@ -38,33 +37,6 @@ class ReflectResult:
     """A reflect run's job (its final state when the client waited)."""
 
     job: Job
-
-
-@dataclass(frozen=True)
-class ForgetChange:
-    """What happened (or would) to one memory."""
-
-    memory_id: str
-    action: ForgetAction
-    weight: float
-    from_level: MemoryLevel
-    to_level: MemoryLevel
-    promoted: bool
-    reason: str
-
-
-@dataclass(frozen=True)
-class ForgetReport:
-    """The report of a forget run (the same for a dry run and a real one)."""
-
-    user_id: str
-    policy: ForgetPolicy
-    strategy: HardDeleteStrategy | None
-    dry_run: bool
-    as_of: datetime
-    counts: ForgetCounts
-    changes: tuple[ForgetChange, ...]
-    changes_truncated: bool
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,22 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from hippograph_client.enums import (
+    EdgeType,
+    EntityKind,
+    ForgetAction,
+    ForgetPolicy,
+    HardDeleteStrategy,
     JobKind,
     JobStatus,
     MemoryCategory,
     MemoryKind,
     MemoryLevel,
+    MemoryOpKind,
     MemorySource,
     Role,
+    ScoringStrategy,
+    SearchMethod,
+    SearchMode,
 )
 
 
@@ -162,3 +171,170 @@ class MemUnit:
     keywords: tuple[str, ...]
     ts: datetime
     source_type: str
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """The caller, as its API key sees the world."""
+
+    key_id: str
+    admin: bool
+    user_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Entity:
+    """
+    A person, place, organisation, thing or date a user's messages and memories mention: one
+    per user and normalised name.
+    """
+
+    id: str
+    user_id: str
+    name: str
+    norm: str
+    kind: EntityKind
+    mention_count: int
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Search results, best first, and how the search ran."""
+
+    hits: tuple[SearchHit, ...]
+    method: SearchMethod
+    strategy: ScoringStrategy
+    mode: SearchMode
+    fallback: bool
+    period: TimePeriod | None
+    touched: bool
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A ranked memory (or MemUnit) and why it ranks there."""
+
+    memory: Memory | None
+    mem_unit: MemUnit | None
+    level: MemoryLevel | None
+    score: float
+    similarity: float | None
+    breakdown: ScoreBreakdown
+
+
+@dataclass(frozen=True)
+class ScoreBreakdown:
+    """Every score a hit got, and where it came from."""
+
+    semantic: float | None
+    keyword: float | None
+    relevance: float
+    context: float
+    time_match: float
+    entity: float
+    fused: float
+    recency: float
+    importance: float
+    final: float
+    vector_rank: int | None
+    keyword_rank: int | None
+    methods: tuple[SearchMethod, ...]
+    fallback: bool
+
+
+@dataclass(frozen=True)
+class TimePeriod:
+    """A period the query named, which favoured memories from it."""
+
+    label: str
+    start: datetime | None
+    end: datetime | None
+    month: int | None
+
+
+@dataclass(frozen=True)
+class MemoryDeleted:
+    """A deleted memory: `hard` when it was removed, not only marked deleted."""
+
+    id: str
+    hard: bool
+
+
+@dataclass(frozen=True)
+class DeletionCounts:
+    """How many nodes of each label the deletion removes."""
+
+    sessions: int
+    messages: int
+    mem_units: int
+    memories: int
+
+
+@dataclass(frozen=True)
+class UserDeletion:
+    """
+    What forgetting a user removes: their sessions with the messages in them, their
+    memories, and everything derived only from these, then the user. `applied` says whether
+    it was deleted or only reported (a dry run).
+    """
+
+    user_id: str
+    applied: bool
+    counts: DeletionCounts
+    other_users_nodes: int
+    kept: int
+
+
+@dataclass(frozen=True)
+class MemoryOpResult:
+    """What one operation did."""
+
+    index: int
+    op: MemoryOpKind
+    memory_id: str | None
+    superseded_id: str | None
+
+
+@dataclass(frozen=True)
+class ProvenanceEdge:
+    """A typed edge between two nodes of a provenance subgraph."""
+
+    source: str
+    type: EdgeType
+    target: str
+
+
+@dataclass(frozen=True)
+class ProvenancePath:
+    """One path from the root of a provenance subgraph to `target`."""
+
+    node_ids: tuple[str, ...]
+    edge_types: tuple[EdgeType, ...]
+    target: str
+
+
+@dataclass(frozen=True)
+class ForgetChange:
+    """What happened (or would) to one memory."""
+
+    memory_id: str
+    action: ForgetAction
+    weight: float
+    from_level: MemoryLevel
+    to_level: MemoryLevel
+    promoted: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    """The report of a forget run: the same for a dry run and a real one."""
+
+    user_id: str
+    policy: ForgetPolicy
+    strategy: HardDeleteStrategy | None
+    dry_run: bool
+    as_of: datetime
+    counts: ForgetCounts
+    changes: tuple[ForgetChange, ...]
+    changes_truncated: bool

@@ -1,7 +1,10 @@
 """What the client returns: frozen dataclasses, one per API type it reads.
 
 Fields are the schema's, in snake_case (``decode.py`` maps them to the
-camelCase JSON); nested lists are tuples so every result is immutable.
+camelCase JSON); nested lists are tuples so every result is immutable. The
+records the operations' fragments select are written from them
+(``records.py``, by codegen) and re-exported here; what is left is read by
+hand: pages, a new key, a deletion report's ids, provenance's union.
 """
 
 from __future__ import annotations
@@ -12,32 +15,23 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from hippograph_client.decode import decode
-from hippograph_client.enums import (
-    EdgeType,
-    EntityKind,
-    MemoryLevel,
-    MemoryOpKind,
-    ScoringStrategy,
-    SearchMethod,
-    SearchMode,
-)
-
-# The records the operations' fragments select are written from them
-# (codegen); re-exported here with the results that hold them.
+from hippograph_client.records import DeletionCounts as DeletionCounts
+from hippograph_client.records import Entity as Entity
 from hippograph_client.records import Memory as Memory
+from hippograph_client.records import MemoryDeleted as MemoryDeleted
+from hippograph_client.records import MemoryOpResult as MemoryOpResult
 from hippograph_client.records import MemUnit as MemUnit
 from hippograph_client.records import Message as Message
+from hippograph_client.records import ProvenanceEdge as ProvenanceEdge
+from hippograph_client.records import ProvenancePath as ProvenancePath
+from hippograph_client.records import ScoreBreakdown as ScoreBreakdown
+from hippograph_client.records import SearchHit as SearchHit
+from hippograph_client.records import SearchResult as SearchResult
 from hippograph_client.records import Session as Session
+from hippograph_client.records import TimePeriod as TimePeriod
 from hippograph_client.records import User as User
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """The API key the client uses, as the server sees it."""
-
-    key_id: str
-    admin: bool
-    user_ids: tuple[str, ...]
+from hippograph_client.records import UserDeletion as UserDeletion
+from hippograph_client.records import Viewer as Viewer
 
 
 @dataclass(frozen=True)
@@ -69,18 +63,6 @@ class MessagesAdded:
     messages: tuple[Message, ...]
     created: int
     existing: int
-
-
-@dataclass(frozen=True)
-class Entity:
-    """A person, place, organisation, thing or date the user's messages and memories mention."""
-
-    id: str
-    user_id: str
-    name: str
-    norm: str
-    kind: EntityKind
-    mention_count: int
 
 
 @dataclass(frozen=True)
@@ -126,24 +108,6 @@ class MemoryPage:
 
 
 @dataclass(frozen=True)
-class MemoryDeleted:
-    """A deleted memory; ``hard`` when it was removed rather than marked."""
-
-    id: str
-    hard: bool
-
-
-@dataclass(frozen=True)
-class DeletionCounts:
-    """How many nodes of each label a deletion removes."""
-
-    sessions: int
-    messages: int
-    mem_units: int
-    memories: int
-
-
-@dataclass(frozen=True)
 class DeletionReport:
     """What deleting ``root`` removes (``applied``: removed; else only reported).
 
@@ -170,76 +134,6 @@ class DeletionReport:
 
 
 @dataclass(frozen=True)
-class UserDeletion:
-    """What forgetting a user removes (``applied``: removed; else only reported).
-
-    ``other_users_nodes`` counts what other users drew only from this user's
-    conversations; ``kept`` the nodes that stay although they lose a source.
-    """
-
-    user_id: str
-    applied: bool
-    counts: DeletionCounts
-    other_users_nodes: int
-    kept: int
-
-
-@dataclass(frozen=True)
-class ScoreBreakdown:
-    """Every score a search hit got, and where it came from."""
-
-    semantic: float | None
-    keyword: float | None
-    relevance: float
-    context: float
-    time_match: float
-    entity: float
-    fused: float
-    recency: float
-    importance: float
-    final: float
-    vector_rank: int | None
-    keyword_rank: int | None
-    methods: tuple[SearchMethod, ...]
-    fallback: bool
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """A ranked memory (or MemUnit, for ``target=MEMUNIT``) and why it ranks there."""
-
-    memory: Memory | None
-    mem_unit: MemUnit | None
-    level: MemoryLevel | None
-    score: float
-    similarity: float | None
-    breakdown: ScoreBreakdown
-
-
-@dataclass(frozen=True)
-class TimePeriod:
-    """A period the query named."""
-
-    label: str
-    start: datetime | None
-    end: datetime | None
-    month: int | None
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """Search hits, best first, and how the search ran."""
-
-    hits: tuple[SearchHit, ...]
-    method: SearchMethod
-    strategy: ScoringStrategy
-    mode: SearchMode
-    fallback: bool
-    period: TimePeriod | None
-    touched: bool
-
-
-@dataclass(frozen=True)
 class ProvenanceNode:
     """A node of a provenance subgraph: its GraphQL type, id and text.
 
@@ -261,27 +155,6 @@ class ProvenanceNode:
 
 
 @dataclass(frozen=True)
-class ProvenanceEdge:
-    """A typed edge between two nodes."""
-
-    source: str
-    type: EdgeType
-    target: str
-
-
-@dataclass(frozen=True)
-class ProvenancePath:
-    """One path from the root to ``target``.
-
-    ``edge_types[i]`` joins ``node_ids[i]`` and ``node_ids[i + 1]``.
-    """
-
-    node_ids: tuple[str, ...]
-    edge_types: tuple[EdgeType, ...]
-    target: str
-
-
-@dataclass(frozen=True)
 class Provenance:
     """The subgraph reached from a memory, MemUnit or message along provenance edges."""
 
@@ -290,16 +163,6 @@ class Provenance:
     edges: tuple[ProvenanceEdge, ...]
     paths: tuple[ProvenancePath, ...]
     paths_truncated: bool
-
-
-@dataclass(frozen=True)
-class MemoryOpResult:
-    """What one memory operation did."""
-
-    index: int
-    op: MemoryOpKind
-    memory_id: str | None
-    superseded_id: str | None
 
 
 @dataclass(frozen=True)
