@@ -1,6 +1,6 @@
 # The README's two commands:  make run  |  make test
 # Everything they need is installed here, from pinned files, on a fresh machine.
-# Between them, the inner loop:  make check  (under two minutes; see README.md).
+# Between them, the inner loop:  make check  (about three minutes here; see README.md).
 
 SHELL := /bin/bash
 PYTHON ?= python3
