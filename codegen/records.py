@@ -20,18 +20,16 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
-    GraphQLEnumType,
     GraphQLInterfaceType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
-    GraphQLScalarType,
     GraphQLSchema,
     SelectionSetNode,
 )
 
-from codegen.render import SCALARS, dataclass_module, docstring, snake
+from codegen.render import dataclass_head, dataclass_module, leaf_type, snake
 
 Fields = GraphQLObjectType | GraphQLInterfaceType
 
@@ -57,16 +55,7 @@ class _Classes:
             name = node.name.value
             python = self._python(kind.fields[name].type, node.selection_set)
             lines.append(f"    {snake(name)}: {python}")
-        about = kind.description or kind.name
-        self.text[kind.name] = [
-            "",
-            "",
-            "@dataclass(frozen=True)",
-            f"class {kind.name}:",
-            *docstring(about),
-            "",
-            *lines,
-        ]
+        self.text[kind.name] = dataclass_head(kind.name, kind.description or kind.name) + lines
         return kind.name
 
     def _python(self, kind: GraphQLOutputType, selection: SelectionSetNode | None) -> str:
@@ -75,11 +64,9 @@ class _Classes:
         inner = kind.of_type
         if isinstance(inner, GraphQLList):
             return f"tuple[{self._python(inner.of_type, selection)}, ...]"
-        if isinstance(inner, GraphQLEnumType):
-            self.enums.add(inner.name)
-            return inner.name
-        if isinstance(inner, GraphQLScalarType) and inner.name in SCALARS:
-            return SCALARS[inner.name]
+        leaf = leaf_type(inner, self.enums)
+        if leaf is not None:
+            return leaf
         if isinstance(inner, GraphQLObjectType | GraphQLInterfaceType) and selection is not None:
             return self.record(inner, self._spread(selection))
         raise TypeError(f"no Python type for {inner!r}")

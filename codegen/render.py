@@ -10,6 +10,7 @@ from graphql import (
     GraphQLInputObjectType,
     GraphQLInputType,
     GraphQLList,
+    GraphQLNamedType,
     GraphQLNonNull,
     GraphQLScalarType,
     GraphQLSchema,
@@ -66,17 +67,31 @@ SCALARS = {
 }
 
 
+def leaf_type(kind: GraphQLNamedType, enums: set[str]) -> str | None:
+    """The Python type of an enum (added to ``enums``, which the module imports) or a
+    scalar; None for any other named type."""
+    if isinstance(kind, GraphQLEnumType):
+        enums.add(kind.name)
+        return kind.name
+    if isinstance(kind, GraphQLScalarType) and kind.name in SCALARS:
+        return SCALARS[kind.name]
+    return None
+
+
+def dataclass_head(name: str, about: str) -> list[str]:
+    """The lines that open a written frozen dataclass ``name``, its docstring ``about``."""
+    return ["", "", "@dataclass(frozen=True)", f"class {name}:", *docstring(about), ""]
+
+
 def _python_type(kind: GraphQLInputType, enums: set[str]) -> str:
     """A nullable-stripped GraphQL input type as the Python type the client holds."""
     inner = kind.of_type if isinstance(kind, GraphQLNonNull) else kind
     if isinstance(inner, GraphQLList):
         return f"tuple[{_python_type(inner.of_type, enums)}, ...]"
-    if isinstance(inner, GraphQLEnumType):
-        enums.add(inner.name)
-        return inner.name
-    if isinstance(inner, GraphQLScalarType) and inner.name in SCALARS:
-        return SCALARS[inner.name]
-    raise TypeError(f"no Python type for {inner!r}")
+    leaf = leaf_type(inner, enums)
+    if leaf is None:
+        raise TypeError(f"no Python type for {inner!r}")
+    return leaf
 
 
 def _has_default(field: GraphQLInputField) -> bool:
@@ -113,8 +128,7 @@ def inputs_module(schema: GraphQLSchema) -> str:
                 optional.append(f"    {snake(field_name)}: {python} | None = None")
         about = (kind.description or schema_name).rstrip(".")
         doc = f"{about} (GraphQL's {schema_name}); unset members keep the server's defaults."
-        classes += ["", "", "@dataclass(frozen=True)", f"class {name}:", *docstring(doc), ""]
-        classes += required + optional
+        classes += dataclass_head(name, doc) + required + optional
     about = "The schema's input objects the client sends, as frozen dataclasses."
     return dataclass_module(about, "schema.graphql", enums, classes)
 
