@@ -34,14 +34,14 @@ def plan(
     query: str,
     *,
     method: SearchMethod,
-    units: bool,
     entity_weight: float | None,
     memories: int,
     keep: int,
     settings: SearchSettings,
 ) -> EntityPlan | None:
-    """The walk for a HYBRID search of memories that weighs entities; None otherwise."""
-    if method is not SearchMethod.HYBRID or units or not entity_weight:
+    """The walk for a HYBRID search of memories that weighs entities; None otherwise
+    (a search of MemUnits never asks: the entities link memories)."""
+    if method is not SearchMethod.HYBRID or not entity_weight:
         return None
     return EntityPlan(
         norms=tuple(query_norms(query)[: settings.entity_max_names]),

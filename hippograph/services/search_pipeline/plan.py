@@ -116,7 +116,6 @@ def plan_search(
     walk = entity_walk.plan(
         query,
         method=method,
-        units=False,
         entity_weight=entity_weight,
         memories=counts.owned,
         keep=pool,
