@@ -74,9 +74,13 @@ RENEW_JOB = cypher(
     "MATCH (j:Job {id: $id}) WHERE j.status = 'running' AND j.attempts = $attempt "
     "SET j.renewed_at = $now RETURN j.id AS id",
 )
+# Only the run whose attempt is the job's last records how it ended: a run
+# that stalled past its lease, while another took the job over, must not
+# mark it finished under the run that is still going.
 FINISH_JOB = cypher(
     "jobs.FINISH_JOB",
-    "MATCH (j:Job {id: $id}) SET j.status = $status, j.finished_at = $now, "
+    "MATCH (j:Job {id: $id}) WHERE j.attempts = $attempt "
+    "SET j.status = $status, j.finished_at = $now, "
     "j.counts = $counts, j.error = $error, j.prompt_tokens = $prompt_tokens, "
     "j.completion_tokens = $completion_tokens, j.llm_calls = $llm_calls "
     "RETURN j " + JOB_MAP + " AS props",
@@ -86,10 +90,12 @@ REQUEUE_RUNNING_JOBS = cypher(
     "jobs.REQUEUE_RUNNING_JOBS",
     "MATCH (j:Job) WHERE j.status = 'running' SET j.status = 'queued' RETURN count(j) AS n",
 )
-# A run interrupted by its runner (shutdown, cancellation) goes back in the queue.
+# A run interrupted by its runner (shutdown, cancellation) goes back in the
+# queue, unless another run has taken the job over meanwhile.
 REQUEUE_JOB = cypher(
     "jobs.REQUEUE_JOB",
-    "MATCH (j:Job {id: $id}) WHERE j.status = 'running' SET j.status = 'queued' RETURN j.id AS id",
+    "MATCH (j:Job {id: $id}) WHERE j.status = 'running' AND j.attempts = $attempt "
+    "SET j.status = 'queued' RETURN j.id AS id",
 )
 UNFINISHED_JOBS = cypher(
     "jobs.UNFINISHED_JOBS",
@@ -191,15 +197,18 @@ class JobGraph:
     async def finish(
         self,
         job_id: str,
+        attempt: int,
         status: JobStatus,
         now: datetime,
         counts: Mapping[str, int],
         error: str | None,
         usage: Mapping[str, int],
     ) -> Job | None:
-        """Record a job's outcome."""
+        """Record how run ``attempt`` of a job ended; None if the job is gone or that
+        run no longer holds it (another run took it over)."""
         params = {
             "id": job_id,
+            "attempt": attempt,
             "status": status.value,
             "now": now,
             "counts": json.dumps(dict(counts), sort_keys=True),
@@ -215,11 +224,12 @@ class JobGraph:
 
         return await self._graph.write(work)
 
-    async def requeue(self, job_id: str) -> bool:
-        """Put one running job back in the queue; False if it is not running."""
+    async def requeue(self, job_id: str, attempt: int) -> bool:
+        """Put a job that run ``attempt`` holds back in the queue; False if it is not
+        running or another run holds it."""
 
         async def work(tx: AsyncManagedTransaction) -> bool:
-            return bool(await fetch(tx, REQUEUE_JOB, {"id": job_id}))
+            return bool(await fetch(tx, REQUEUE_JOB, {"id": job_id, "attempt": attempt}))
 
         return await self._graph.write(work)
 

@@ -8,7 +8,10 @@ job may run far longer than the lease (up to its own time limit), while a job
 whose runner died is free to the next delivery once the lease runs out. A
 run that finds it no longer holds the lease (another run took the job over
 while this one could not renew) stops without recording anything: the job
-is the other run's. Transports only deliver ids, as often as they like.
+is the other run's. The graph holds to that too: only the job's last attempt
+may record how it ended, or put it back in the queue, so a run that stalled
+past its lease and wakes up to finish cannot overwrite the run that took it
+over. Transports only deliver ids, as often as they like.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
 
@@ -176,7 +179,7 @@ class JobRunner:
         except asyncio.CancelledError:
             # The runner is stopping (SIGTERM, shutdown): back to the queue, so
             # the next runner (or the next start) takes it at once.
-            await asyncio.shield(self._store.requeue(job_id))
+            await asyncio.shield(self._store.requeue(job_id, job.attempts))
             raise
         except HippoError as exc:
             log.warning("job %s failed: %s", job_id, exc.message)
@@ -196,11 +199,18 @@ class JobRunner:
         counts: Mapping[str, int],
         error: str | None,
         usage: Mapping[str, int],
-    ) -> Job:
-        finished = await self._store.finish(job.id, status, self._clock(), counts, error, usage)
-        # None only if the record vanished meanwhile (its user was deleted).
+    ) -> Job | None:
+        """Record how this run ended; None if the record is not this run's to write:
+        the job vanished (its user was deleted) or, after this run stalled past its
+        lease, another run took it over and is the one that records."""
+        finished = await self._store.finish(
+            job.id, job.attempts, status, self._clock(), counts, error, usage
+        )
         if finished is None:
-            return replace(job, status=status, error=error)
+            log.warning(
+                "job %s: not recorded as %s, this run no longer holds it", job.id, status.value
+            )
+            return None
         await self._events.job_changed(finished)
         return finished
 

@@ -32,11 +32,12 @@ class JobStore(Protocol):
     async def get_jobs(self, ids: list[str]) -> dict[str, Job]: ...
     async def start(self, job_id: str, now: datetime, stale_before: datetime) -> Job | None: ...
     async def renew(self, job_id: str, attempt: int, now: datetime) -> bool: ...
-    async def requeue(self, job_id: str) -> bool: ...
+    async def requeue(self, job_id: str, attempt: int) -> bool: ...
     async def requeue_running(self) -> int: ...
     async def finish(
         self,
         job_id: str,
+        attempt: int,
         status: JobStatus,
         now: datetime,
         counts: Mapping[str, int],
@@ -86,7 +87,7 @@ class JobService:
                 # Left "queued", the record would make every resubmission think
                 # the job is on its way; failed, the next submission re-queues it.
                 failed = await self._store.finish(
-                    stored.id, JobStatus.FAILED, self._clock(), {}, exc.message, {}
+                    stored.id, stored.attempts, JobStatus.FAILED, self._clock(), {}, exc.message, {}
                 )
                 if failed is not None:
                     await self._events.job_changed(failed)

@@ -82,5 +82,38 @@ async def test_only_the_run_holding_the_lease_renews_it_and_a_renewal_keeps_it(
     assert taken.attempts == 2
     assert not await store.jobs.renew(job.id, 1, at)
     assert await store.jobs.renew(job.id, 2, at)
-    await store.jobs.finish(job.id, JobStatus.SUCCEEDED, at, {}, None, {})
+    await store.jobs.finish(job.id, 2, JobStatus.SUCCEEDED, at, {}, None, {})
     assert not await store.jobs.renew(job.id, 2, at)
+
+
+async def test_a_run_taken_over_can_neither_finish_nor_requeue_the_job(
+    store: GraphStore,
+) -> None:
+    # Run 1 stalls past its lease, run 2 takes the job over; run 1 then wakes
+    # up and tries to record its outcome, or (stopping) to hand the job back.
+    job = Job(
+        id=new_id(IdKind.JOB, T0),
+        status=JobStatus.QUEUED,
+        user_ids=("ann",),
+        params=ReflectJob(user_id="ann", force=True),
+        created_at=T0,
+    )
+    await store.jobs.submit(job)
+    lease = timedelta(seconds=30)
+    assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+    at = T0 + lease + timedelta(seconds=1)
+    taken = await store.jobs.start(job.id, at, at - lease)
+    assert taken is not None
+    assert taken.attempts == 2
+
+    assert await store.jobs.finish(job.id, 1, JobStatus.FAILED, at, {}, "stale", {}) is None
+    assert not await store.jobs.requeue(job.id, 1)
+    still = (await store.jobs.get_jobs([job.id]))[job.id]
+    assert (still.status, still.attempts, still.error) == (JobStatus.RUNNING, 2, None)
+    # Nor may a third delivery start it meanwhile: run 2's lease is live.
+    assert await store.jobs.start(job.id, at, at - lease) is None
+
+    done = await store.jobs.finish(job.id, 2, JobStatus.SUCCEEDED, at, {"n": 1}, None, {})
+    assert done is not None
+    assert done.status is JobStatus.SUCCEEDED
+    assert not await store.jobs.requeue(job.id, 2)

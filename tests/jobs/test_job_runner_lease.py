@@ -70,6 +70,23 @@ async def test_a_delivery_runs_a_job_only_when_its_lease_is_not_live(store: Grap
     assert ran == [job.id]
 
 
+async def test_a_run_that_woke_after_losing_its_lease_records_nothing(store: GraphStore) -> None:
+    # The whole process stalled (a pause, a frozen VM) for longer than the
+    # lease: another worker took the job over, and this run, waking up, ends
+    # before its next renewal would have told it so.
+    job = await _submitted(store)
+    later = T0 + LEASE + timedelta(seconds=1)
+
+    async def handle(job: Job) -> JobResult:
+        assert await store.jobs.start(job.id, later, later - LEASE) is not None
+        return JobResult(counts={"reflections": 1})
+
+    runner = JobRunner(store.jobs, handle, _Clock(), LEASE, LEASE)
+    assert await runner.run(job.id) is None
+    taken = (await store.jobs.get_jobs([job.id]))[job.id]
+    assert (taken.status, taken.attempts, taken.counts) == (JobStatus.RUNNING, 2, {})
+
+
 async def test_a_run_longer_than_its_lease_renews_it_and_keeps_the_job(store: GraphStore) -> None:
     async def handle(job: Job) -> JobResult:
         await asyncio.sleep(SHORT_LEASE.total_seconds() * 4)
