@@ -75,7 +75,9 @@ class JobRunner:
         """Do a job's work and record the outcome; None if it is not this call's to run.
 
         That is: unknown, finished, or running under a lease that has not run
-        out (a second delivery of the same job). Expected failures (bad data,
+        out (a second delivery of the same job); also None when the job stopped
+        being this run's before it ended (another run took it over, or its user
+        was deleted), and nothing was recorded. Expected failures (bad data,
         an LLM that keeps failing) are recorded on the job and not raised: a
         transport retrying them would fail the same way, and the job's record
         is where clients look. Submitting the same work again re-queues a
