@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from graph.store import GraphConnection, GraphStore
@@ -21,6 +21,19 @@ async def _two_workers(graph_db: TestDatabase, tmp_path: Path) -> list[GraphConn
     return [await graph_db.connect(tmp_path) for _ in range(2)]
 
 
+async def _queued(store: GraphStore, at: datetime) -> Job:
+    """A reflect job of ann's, submitted (queued) with an id of moment ``at``."""
+    job = Job(
+        id=new_id(IdKind.JOB, at),
+        status=JobStatus.QUEUED,
+        user_ids=("ann",),
+        params=ReflectJob(user_id="ann", force=True),
+        created_at=T0,
+    )
+    await store.jobs.submit(job)
+    return job
+
+
 async def _start(worker: GraphConnection, job_id: str, gate: asyncio.Event) -> Job | None:
     await gate.wait()
     return await worker.store.jobs.start(job_id, T0, T0 - timedelta(minutes=10))
@@ -33,14 +46,7 @@ async def test_two_workers_released_at_once_start_a_job_exactly_once(
     try:
         started_twice = []
         for round_ in range(ROUNDS):
-            job = Job(
-                id=new_id(IdKind.JOB, T0 + timedelta(seconds=round_)),
-                status=JobStatus.QUEUED,
-                user_ids=("ann",),
-                params=ReflectJob(user_id="ann", force=True),
-                created_at=T0,
-            )
-            await store.jobs.submit(job)
+            job = await _queued(store, T0 + timedelta(seconds=round_))
             gate = asyncio.Event()
             tasks = [asyncio.create_task(_start(w, job.id, gate)) for w in workers]
             await asyncio.sleep(0.01)  # both wait at the gate
@@ -60,14 +66,7 @@ async def test_two_workers_released_at_once_start_a_job_exactly_once(
 async def test_only_the_run_holding_the_lease_renews_it_and_a_renewal_keeps_it(
     store: GraphStore,
 ) -> None:
-    job = Job(
-        id=new_id(IdKind.JOB, T0),
-        status=JobStatus.QUEUED,
-        user_ids=("ann",),
-        params=ReflectJob(user_id="ann", force=True),
-        created_at=T0,
-    )
-    await store.jobs.submit(job)
+    job = await _queued(store, T0)
     lease = timedelta(seconds=30)
     assert await store.jobs.start(job.id, T0, T0 - lease) is not None
     renewed = T0 + timedelta(seconds=25)
@@ -91,14 +90,7 @@ async def test_a_run_taken_over_can_neither_finish_nor_requeue_the_job(
 ) -> None:
     # Run 1 stalls past its lease, run 2 takes the job over; run 1 then wakes
     # up and tries to record its outcome, or (stopping) to hand the job back.
-    job = Job(
-        id=new_id(IdKind.JOB, T0),
-        status=JobStatus.QUEUED,
-        user_ids=("ann",),
-        params=ReflectJob(user_id="ann", force=True),
-        created_at=T0,
-    )
-    await store.jobs.submit(job)
+    job = await _queued(store, T0)
     lease = timedelta(seconds=30)
     assert await store.jobs.start(job.id, T0, T0 - lease) is not None
     at = T0 + lease + timedelta(seconds=1)
