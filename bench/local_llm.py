@@ -136,7 +136,7 @@ def serve(
     It runs until interrupted (Ctrl-C, SIGTERM) or, with ``watch_stdin``, until
     its stdin closes: how ``running`` ties it to the parent's life.
     """
-    import xllamacpp  # type: ignore[import-untyped]  # only this child process needs it
+    import xllamacpp  # only this child process needs it
 
     params = xllamacpp.CommonParams()
     params.model.path = str(model_file(name))
