@@ -36,9 +36,10 @@ test: install-dev install-llm assets models test-deps neo4j lint
 
 ## The inner loop: lint, type checks and the tests not marked slow, on the embedded graph.
 # It installs no system packages: the slow tests (Redis, Chromium, child processes) wait for make test.
+# The pages' assets (npm, no system package) are built too: /explore's tests serve them.
 # Two pytest workers (pytest-xdist), each with its own embedded ArcadeDB and model:
 # measured on two cores, 256 s of tests took 196 s.
-check: lint models
+check: lint models assets
 	$(BIN)/pytest -m "not slow" -n 2
 
 lint: install-dev
