@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from graph.store import GraphStore
 from hippograph.ids import IdKind, new_id
+from hippograph.jobs import Job, JobStatus
 from hippograph.models import (
     IndexedText,
     Memory,
@@ -19,6 +20,7 @@ from hippograph.models import (
     Sources,
     User,
 )
+from hippograph.services.reflection import ReflectJob
 from hippograph.text import search_text
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -126,3 +128,16 @@ async def add_memory(
     """Store ``record`` with a random vector."""
     await store.memories.add(record, indexed(record.content, seed), sources)
     return record
+
+
+async def queued_job(store: GraphStore, at: datetime = T0) -> Job:
+    """A reflect job of ann's, submitted (queued), with an id of moment ``at``."""
+    job = Job(
+        id=new_id(IdKind.JOB, at),
+        status=JobStatus.QUEUED,
+        user_ids=("ann",),
+        params=ReflectJob(user_id="ann", force=True),
+        created_at=T0,
+    )
+    await store.jobs.submit(job)
+    return job

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from graph.store import GraphConnection, GraphStore
-from hippograph.ids import IdKind, new_id
 from hippograph.jobs import Job, JobStatus
-from hippograph.services.reflection import ReflectJob
 from tests.graphs import TestDatabase
-from tests.support import T0
+from tests.support import T0, queued_job
 
 ROUNDS = 25
 
@@ -19,19 +17,6 @@ ROUNDS = 25
 async def _two_workers(graph_db: TestDatabase, tmp_path: Path) -> list[GraphConnection]:
     # Two connections, as two worker processes have: one driver each.
     return [await graph_db.connect(tmp_path) for _ in range(2)]
-
-
-async def _queued(store: GraphStore, at: datetime) -> Job:
-    """A reflect job of ann's, submitted (queued) with an id of moment ``at``."""
-    job = Job(
-        id=new_id(IdKind.JOB, at),
-        status=JobStatus.QUEUED,
-        user_ids=("ann",),
-        params=ReflectJob(user_id="ann", force=True),
-        created_at=T0,
-    )
-    await store.jobs.submit(job)
-    return job
 
 
 async def _start(worker: GraphConnection, job_id: str, gate: asyncio.Event) -> Job | None:
@@ -46,7 +31,7 @@ async def test_two_workers_released_at_once_start_a_job_exactly_once(
     try:
         started_twice = []
         for round_ in range(ROUNDS):
-            job = await _queued(store, T0 + timedelta(seconds=round_))
+            job = await queued_job(store, T0 + timedelta(seconds=round_))
             gate = asyncio.Event()
             tasks = [asyncio.create_task(_start(w, job.id, gate)) for w in workers]
             await asyncio.sleep(0.01)  # both wait at the gate
@@ -66,7 +51,7 @@ async def test_two_workers_released_at_once_start_a_job_exactly_once(
 async def test_only_the_run_holding_the_lease_renews_it_and_a_renewal_keeps_it(
     store: GraphStore,
 ) -> None:
-    job = await _queued(store, T0)
+    job = await queued_job(store, T0)
     lease = timedelta(seconds=30)
     assert await store.jobs.start(job.id, T0, T0 - lease) is not None
     renewed = T0 + timedelta(seconds=25)
@@ -90,7 +75,7 @@ async def test_a_run_taken_over_can_neither_finish_nor_requeue_the_job(
 ) -> None:
     # Run 1 stalls past its lease, run 2 takes the job over; run 1 then wakes
     # up and tries to record its outcome, or (stopping) to hand the job back.
-    job = await _queued(store, T0)
+    job = await queued_job(store, T0)
     lease = timedelta(seconds=30)
     assert await store.jobs.start(job.id, T0, T0 - lease) is not None
     at = T0 + lease + timedelta(seconds=1)

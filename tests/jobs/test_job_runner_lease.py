@@ -7,29 +7,15 @@ from datetime import datetime, timedelta
 
 from graph.store import GraphStore
 from hippograph.clock import utc_now
-from hippograph.ids import IdKind, new_id
 from hippograph.jobs import Job, JobStatus
 from hippograph.services.job_runner import JobResult, JobRunner
-from hippograph.services.reflection import ReflectJob
-from tests.support import T0
+from tests.support import T0, queued_job
 
 LEASE = timedelta(minutes=10)
 
 
 # Real time for the renewing runs: the lease is renewed every third of it.
 SHORT_LEASE = timedelta(seconds=0.3)
-
-
-async def _submitted(store: GraphStore) -> Job:
-    job = Job(
-        id=new_id(IdKind.JOB, T0),
-        status=JobStatus.QUEUED,
-        user_ids=("ann",),
-        params=ReflectJob(user_id="ann"),
-        created_at=T0,
-    )
-    await store.jobs.submit(job)
-    return job
 
 
 class _Clock:
@@ -49,7 +35,7 @@ async def test_a_delivery_runs_a_job_only_when_its_lease_is_not_live(store: Grap
 
     clock = _Clock()
     runner = JobRunner(store.jobs, handle, clock, LEASE, LEASE)
-    job = await _submitted(store)
+    job = await queued_job(store)
     # A first delivery took the lease (its runner is busy, or died) at T0.
     assert await store.jobs.start(job.id, T0, T0 - LEASE) is not None
 
@@ -74,7 +60,7 @@ async def test_a_run_that_woke_after_losing_its_lease_records_nothing(store: Gra
     # The whole process stalled (a pause, a frozen VM) for longer than the
     # lease: another worker took the job over, and this run, waking up, ends
     # before its next renewal would have told it so.
-    job = await _submitted(store)
+    job = await queued_job(store)
     later = T0 + LEASE + timedelta(seconds=1)
 
     async def handle(job: Job) -> JobResult:
@@ -94,7 +80,7 @@ async def test_a_run_longer_than_its_lease_renews_it_and_keeps_the_job(store: Gr
 
     first = JobRunner(store.jobs, handle, utc_now, SHORT_LEASE, timedelta(minutes=1))
     second = JobRunner(store.jobs, handle, utc_now, SHORT_LEASE, timedelta(minutes=1))
-    job = await _submitted(store)
+    job = await queued_job(store)
     running = asyncio.create_task(first.run(job.id))
     # Twice the lease after the start: without renewals it would have run out.
     await asyncio.sleep(SHORT_LEASE.total_seconds() * 2)
@@ -116,7 +102,7 @@ async def test_a_run_that_lost_its_lease_stops_and_records_nothing(store: GraphS
         return JobResult()
 
     runner = JobRunner(store.jobs, handle, utc_now, SHORT_LEASE, timedelta(minutes=1))
-    job = await _submitted(store)
+    job = await queued_job(store)
     running = asyncio.create_task(runner.run(job.id))
     await asyncio.sleep(SHORT_LEASE.total_seconds() / 2)
     # Another run takes the job over (as after a renewal the graph never saw).
@@ -137,7 +123,7 @@ async def test_a_run_past_its_time_limit_fails_however_often_it_renewed(
         return JobResult()
 
     runner = JobRunner(store.jobs, handle, utc_now, SHORT_LEASE, timedelta(seconds=1))
-    job = await _submitted(store)
+    job = await queued_job(store)
     done = await asyncio.wait_for(runner.run(job.id), 10)
     assert done is not None
     assert (done.status, done.error) == (JobStatus.FAILED, "timed out after 1 s")
