@@ -12,7 +12,7 @@ from neo4j import AsyncManagedTransaction
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import Props, to_utc, to_utc_or_none
-from hippograph.jobs import Job, JobKind, JobStatus
+from hippograph.jobs import Job, JobKind, JobStatus, LapsedRun
 
 if TYPE_CHECKING:
     from hippograph.services.job_payloads import JobPayload
@@ -96,6 +96,17 @@ REQUEUE_JOB = cypher(
     "jobs.REQUEUE_JOB",
     "MATCH (j:Job {id: $id}) WHERE j.status = 'running' AND j.attempts = $attempt "
     "SET j.status = 'queued' RETURN j.id AS id",
+)
+# Running jobs whose runner has stopped renewing the lease (its process died
+# or froze): a worker sweep delivers each again, so another worker takes it
+# over after one lease rather than after the transport's own timeout.
+LAPSED_JOBS = cypher(
+    "jobs.LAPSED_JOBS",
+    "MATCH (j:Job) WHERE j.status = 'running' "
+    "AND coalesce(j.renewed_at, j.started_at) < $stale_before "
+    "RETURN j.id AS id, coalesce(j.attempts, 0) AS attempts, "
+    "coalesce(j.renewed_at, j.started_at) AS renewed_at "
+    "ORDER BY j.created_at ASC LIMIT $limit",
 )
 UNFINISHED_JOBS = cypher(
     "jobs.UNFINISHED_JOBS",
@@ -248,5 +259,18 @@ class JobGraph:
         async def work(tx: AsyncManagedTransaction) -> list[str]:
             rows = await fetch(tx, UNFINISHED_JOBS, {"limit": limit})
             return [row["id"] for row in rows]
+
+        return await self._graph.read(work)
+
+    async def lapsed(self, stale_before: datetime, limit: int = 100) -> list[LapsedRun]:
+        """Running jobs whose lease was last taken or renewed before ``stale_before``,
+        oldest first."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[LapsedRun]:
+            rows = await fetch(tx, LAPSED_JOBS, {"stale_before": stale_before, "limit": limit})
+            return [
+                LapsedRun(row["id"], int(row["attempts"]), to_utc(row["renewed_at"]))
+                for row in rows
+            ]
 
         return await self._graph.read(work)

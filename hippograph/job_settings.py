@@ -24,7 +24,8 @@ class JobSettings(BaseModel):
         default=30.0,
         gt=0,
         description="how long a job's claim outlives a runner that stopped renewing it (renewed "
-        "every third of it): past it, the next delivery of the job takes it over",
+        "every third of it): past it, the workers' sweep delivers the job again and the next "
+        "worker takes it over",
     )
     max_tries: int = Field(
         default=3,

@@ -69,3 +69,17 @@ class Job:
     def finished(self) -> bool:
         """True once the job succeeded or failed for good."""
         return self.status in (JobStatus.SUCCEEDED, JobStatus.FAILED)
+
+
+@dataclass(frozen=True, slots=True)
+class LapsedRun:
+    """A running job whose runner stopped renewing its lease (its process died or froze).
+
+    ``attempt`` is the run's (the job's attempt count) and ``renewed_at`` when
+    its lease was last taken or renewed: together they name this one lapse,
+    so a transport that deduplicates deliveries delivers each lapse once.
+    """
+
+    job_id: str
+    attempt: int
+    renewed_at: datetime

@@ -124,7 +124,7 @@ class Runtime:
                 ("forgetting", services.forgetting.sweep, settings.forgetting.sweep_interval_s),
             )
             runtime.sweepers = [
-                asyncio.create_task(_sweep_forever(name, sweep, interval))
+                asyncio.create_task(sweep_forever(name, sweep, interval))
                 for name, sweep, interval in sweeps
                 if interval > 0
             ]
@@ -210,10 +210,9 @@ async def _ready(embedder: Embedder) -> Embedder:
     return embedder
 
 
-async def _sweep_forever(
-    name: str, sweep: Callable[[], Awaitable[object]], interval: float
-) -> None:
-    """Every ``interval`` seconds, run ``sweep`` (it queues the jobs that are due)."""
+async def sweep_forever(name: str, sweep: Callable[[], Awaitable[object]], interval: float) -> None:
+    """Every ``interval`` seconds, run ``sweep`` (it queues the jobs that are due), until
+    cancelled; a failed sweep is logged and tried again at the next interval."""
     while True:
         await asyncio.sleep(interval)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from arq import create_pool
@@ -75,19 +76,27 @@ class ArqQueue:
             raise Unavailable(f"Redis at {url} cannot be reached: {exc}") from exc
         return cls(pool, queue_name, timeout_s)
 
-    async def enqueue(self, job_id: str, attempt: int = 0) -> None:
+    async def enqueue(
+        self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
+    ) -> None:
         """Queue ``run_job(job_id)`` under the arq id ``<job id>:<attempt>``.
 
         The id is deterministic, so the same submission queued twice (a
         retried request) runs once; it includes the attempt because arq drops
         a known id for as long as it keeps the result, and a failed job that
-        is submitted again must run again. The job's record in the graph still
-        decides whether there is work left.
+        is submitted again must run again. A takeover of a lapsed run
+        (``lapsed_at``) is ``<job id>:<attempt>:lapsed:<ms>``: every sweep that
+        finds the same lapse queues it once, and it never shadows a later
+        resubmission's id. The job's record in the graph still decides whether
+        there is work left.
         """
+        arq_id = f"{job_id}:{attempt}"
+        if lapsed_at is not None:
+            arq_id += f":lapsed:{round(lapsed_at.timestamp() * 1000)}"
         try:
             await asyncio.wait_for(
                 self._pool.enqueue_job(
-                    RUN_JOB, job_id, _job_id=f"{job_id}:{attempt}", _queue_name=self._queue_name
+                    RUN_JOB, job_id, _job_id=arq_id, _queue_name=self._queue_name
                 ),
                 self._timeout_s,
             )

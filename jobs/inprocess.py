@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +32,11 @@ class InProcessQueue:
         self._waiting: asyncio.Queue[str] = asyncio.Queue()
         self._pending: set[str] = set()
 
-    async def enqueue(self, job_id: str, attempt: int = 0) -> None:
-        """Queue the id; one already waiting or running here is not queued twice."""
+    async def enqueue(
+        self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
+    ) -> None:
+        """Queue the id; one already waiting or running here is not queued twice
+        (whatever the attempt, or the lapse it takes over)."""
         if job_id in self._pending:
             return
         self._pending.add(job_id)

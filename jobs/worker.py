@@ -3,6 +3,9 @@
 Every job function takes a job id and nothing else; the job's record in the
 graph holds its parameters and its status, so a job delivered twice (arq
 retries, a resubmission) finds its work done, or its lease live, and returns.
+Each worker also sweeps the graph for jobs whose runner stopped renewing its
+lease and delivers them again, so a dead worker's job is taken over about one
+lease later instead of at arq's own timeout.
 
 ``jobs.worker.WorkerSettings`` is arq's settings class, built from the
 environment when first looked up, so arq's own command line works on it
@@ -12,7 +15,9 @@ worker of the same class, built by :func:`worker_settings`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from datetime import timedelta
 from typing import Any
 
 from arq import cron
@@ -21,7 +26,7 @@ from prometheus_client import start_http_server
 
 from hippograph.errors import ConfigError, InvalidInput
 from hippograph.ids import IdKind, require_id
-from hippograph.runtime import Runtime
+from hippograph.runtime import Runtime, sweep_forever
 from hippograph.settings import Settings
 from jobs.arq_queue import dump_payload, load_payload, redis_settings
 
@@ -100,8 +105,25 @@ def require_worker_settings(settings: Settings) -> None:
 
 
 async def _startup(ctx: dict[str, Any]) -> None:
-    if "runtime" in ctx:
-        return  # given by the caller (tests share one runtime with the API)
+    if "runtime" not in ctx:  # else given by the caller (tests share one runtime with the API)
+        await _start_runtime(ctx)
+    settings: Settings = ctx["settings"]
+    services = ctx["runtime"].services
+    lease = timedelta(seconds=settings.jobs.lease_s)
+
+    async def sweep() -> None:
+        await services.jobs.redeliver_lapsed(lease, running_here=services.job_runner.in_progress())
+
+    # arq delivers a dead worker's job again only once its job timeout has
+    # passed (the time limit, 10 minutes by default); the graph knows sooner,
+    # from the lease no one renews. Every worker sweeps: a lapse found twice
+    # is queued once (jobs/arq_queue.py), and the graph lets one run take it.
+    ctx["lease_sweep"] = asyncio.create_task(
+        sweep_forever("lapsed lease", sweep, settings.jobs.lease_s / 3)
+    )
+
+
+async def _start_runtime(ctx: dict[str, Any]) -> None:
     settings: Settings = ctx["settings"]
     require_worker_settings(settings)
     runtime = await Runtime.start(settings)
@@ -123,6 +145,10 @@ async def _startup(ctx: dict[str, Any]) -> None:
 
 
 async def _shutdown(ctx: dict[str, Any]) -> None:
+    sweep = ctx.pop("lease_sweep", None)
+    if sweep is not None:
+        sweep.cancel()
+        await asyncio.gather(sweep, return_exceptions=True)
     if ctx.get("owns_runtime"):
         await ctx["runtime"].stop()
 

@@ -70,6 +70,17 @@ class JobRunner:
     # contended (HIPPOGRAPH_JOBS__MAX_TRIES): such a failure is of the moment.
     _tries: int = 3
     _backoff_s: float = 0.5
+    # Jobs whose run is in progress in this process (see ``in_progress``).
+    _running: set[str] = field(default_factory=set, init=False)
+
+    def in_progress(self) -> frozenset[str]:
+        """The jobs this runner is running now.
+
+        A lease sweep skips them: a run of this process that missed a renewal
+        (its event loop held up past the lease) is alive, not dead, and a
+        takeover from itself would only start the work again.
+        """
+        return frozenset(self._running)
 
     async def run(self, job_id: str) -> Job | None:
         """Do a job's work and record the outcome; None if it is not this call's to run.
@@ -98,7 +109,11 @@ class JobRunner:
             return None
         await self._events.job_changed(job)
         started = time.perf_counter()
-        finished = await self._attempt(job)
+        self._running.add(job_id)
+        try:
+            finished = await self._attempt(job)
+        finally:
+            self._running.discard(job_id)
         if finished is None:
             return None
         if self._observer is not None:

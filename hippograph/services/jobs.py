@@ -8,8 +8,9 @@ service is built complete, with its store and its queue.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from hippograph.auth import Principal
@@ -17,12 +18,14 @@ from hippograph.clock import Clock
 from hippograph.errors import NotFound, Unavailable
 from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, require_id
-from hippograph.jobs import Job, JobStatus
+from hippograph.jobs import Job, JobStatus, LapsedRun
 
 if TYPE_CHECKING:
     # Type only: the payloads are declared beside the services that submit
     # this one, which import it.
     from hippograph.services.job_payloads import JobPayload
+
+log = logging.getLogger(__name__)
 
 
 class JobStore(Protocol):
@@ -45,16 +48,22 @@ class JobStore(Protocol):
         usage: Mapping[str, int],
     ) -> Job | None: ...
     async def unfinished(self, limit: int = 1000) -> list[str]: ...
+    async def lapsed(self, stale_before: datetime, limit: int = 100) -> list[LapsedRun]: ...
 
 
 class JobQueue(Protocol):
     """How a submitted job's id reaches a runner: a transport, it decides nothing."""
 
-    async def enqueue(self, job_id: str, attempt: int = 0) -> None:
+    async def enqueue(
+        self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
+    ) -> None:
         """Have the job run soon (enqueueing a queued job again is harmless).
 
         ``attempt`` is how many times the job has started so far: a transport
         that deduplicates by id keys on both, so a resubmitted failed job runs.
+        ``lapsed_at`` marks a delivery for another runner to take over a run
+        whose lease lapsed at that time (see :class:`LapsedRun`): it is keyed
+        apart from the submission's, once per lapse.
         """
         ...
 
@@ -94,6 +103,34 @@ class JobService:
                 raise
             await self._events.job_changed(stored)
         return stored
+
+    async def redeliver_lapsed(
+        self, lease: timedelta, *, running_here: Collection[str] = ()
+    ) -> list[LapsedRun]:
+        """Deliver again every running job whose runner has not renewed its lease for ``lease``.
+
+        Its runner died or froze. The transport's own redelivery of the job
+        (arq's, once its job timeout has passed) comes much later; this one
+        lets the next free runner take the job over (the graph's lease
+        decides, ``start``) about one lease after the runner stopped. Jobs in
+        ``running_here`` (the sweeping process's own runs, alive if late) are
+        left alone. Returns the runs delivered again.
+        """
+        lapsed = [
+            run
+            for run in await self._store.lapsed(self._clock() - lease)
+            if run.job_id not in running_here
+        ]
+        for run in lapsed:
+            await self._queue.enqueue(run.job_id, run.attempt, lapsed_at=run.renewed_at)
+            log.info(
+                "job %s: run %d stopped renewing its lease at %s; delivered again for "
+                "another runner to take over",
+                run.job_id,
+                run.attempt,
+                run.renewed_at.isoformat(),
+            )
+        return lapsed
 
     async def get_job(self, principal: Principal, job_id: str) -> Job:
         """A job the principal may see: every user it concerns is theirs."""

@@ -41,6 +41,7 @@ PROPERTY_KEYS = sorted(
     | {"model", "dimensions", "user_ids", "name"}
     | {"memory", "props", "unit", "source"}
     | {"norm", "kind", "entity"}  # Entity nodes (graph/entities.py) and their link maps
+    | {"renewed_at"}  # a job's lease (graph/jobs.py), read apart from its record
     | {"precision", "reindex_model", "reindex_dimensions", "reindex_precision", "reindex_run"}
 )
 

@@ -94,3 +94,28 @@ async def test_a_run_taken_over_can_neither_finish_nor_requeue_the_job(
     assert done is not None
     assert done.status is JobStatus.SUCCEEDED
     assert not await store.jobs.requeue(job.id, 2)
+
+
+async def test_lapsed_lists_the_running_jobs_no_one_renewed_for_a_lease(
+    store: GraphStore,
+) -> None:
+    lease = timedelta(seconds=30)
+    dead, alive, done, waiting = [
+        await queued_job(store, T0 + timedelta(seconds=i)) for i in range(4)
+    ]
+    for job in (dead, alive, done):
+        assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+    renewed = T0 + timedelta(seconds=20)
+    assert await store.jobs.renew(alive.id, 1, renewed)
+    await store.jobs.finish(done.id, 1, JobStatus.SUCCEEDED, T0, {}, None, {})
+
+    at = T0 + lease + timedelta(seconds=1)
+    lapsed = await store.jobs.lapsed(at - lease)
+    assert [(run.job_id, run.attempt, run.renewed_at) for run in lapsed] == [(dead.id, 1, T0)]
+    # Once taken over, the job is live again under its next attempt.
+    assert await store.jobs.start(dead.id, at, at - lease) is not None
+    assert await store.jobs.lapsed(at - lease) == []
+    later = renewed + lease + timedelta(seconds=1)
+    assert [run.job_id for run in await store.jobs.lapsed(later - lease)] == [alive.id]
+    # A queued job has no lease to lapse.
+    assert waiting.id not in {run.job_id for run in await store.jobs.lapsed(later)}
