@@ -55,6 +55,7 @@ from hippograph.scoring import SearchMethod
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.search import SearchRequest
 from hippograph.settings import EmbeddingSettings, GraphSettings, Settings
+from hippograph.vector_math import unit_rows
 
 NEAR = 0.90
 _WORD = re.compile(r"[a-z0-9']{3,}")
@@ -96,12 +97,10 @@ def near_rows(vectors: np.ndarray) -> np.ndarray:
 async def normalised_vectors(
     reference: SentenceTransformerEmbedder, texts: Sequence[str]
 ) -> np.ndarray:
+    """The reference model's vectors of ``texts``, each of length 1, as float32 rows."""
     if not texts:
         return np.zeros((0, reference.dimensions), dtype=np.float32)
-    vectors = np.asarray(await reference.embed(list(texts)), dtype=np.float32)
-    norms: np.ndarray = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    normalised: np.ndarray = vectors / norms
-    return normalised
+    return unit_rows(await reference.embed(list(texts))).astype(np.float32)
 
 
 async def measure_file(
