@@ -18,6 +18,7 @@ from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.adapters.redis_events import RedisEventBus, channel_name
 from hippograph.broadcast import LocalBroadcast
 from hippograph.clock import Clock, utc_now
+from hippograph.errors import HippoError
 from hippograph.metrics import Metrics
 from hippograph.ports import LLM, Embedder
 from hippograph.services import Services, job_payloads
@@ -212,11 +213,17 @@ async def _ready(embedder: Embedder) -> Embedder:
 
 async def sweep_forever(name: str, sweep: Callable[[], Awaitable[object]], interval: float) -> None:
     """Every ``interval`` seconds, run ``sweep`` (it queues the jobs that are due), until
-    cancelled; a failed sweep is logged and tried again at the next interval."""
+    cancelled; a failed sweep is logged and tried again at the next interval.
+
+    A failure the service expects (the graph or Redis away for a while) is
+    one line each time, without a traceback: it says all there is to say.
+    """
     while True:
         await asyncio.sleep(interval)
         try:
             await sweep()
+        except HippoError as exc:
+            log.warning("the %s sweep failed: %s; trying again in %gs", name, exc.message, interval)
         except Exception:
             log.exception("the %s sweep failed; trying again next time", name)
 
