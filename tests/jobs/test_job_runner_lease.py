@@ -86,11 +86,11 @@ async def test_a_run_longer_than_its_lease_renews_it_and_keeps_the_job(store: Gr
     await asyncio.sleep(SHORT_LEASE.total_seconds() * 2)
     assert await second.run(job.id) is None
     # Each runner knows the runs it holds (a lease sweep leaves them alone).
-    assert (first.in_progress(), second.in_progress()) == ({job.id}, set())
+    assert (first.in_progress(), second.in_progress()) == (frozenset({job.id}), frozenset())
     done = await running
     assert done is not None
     assert (done.status, done.attempts) == (JobStatus.SUCCEEDED, 1)
-    assert first.in_progress() == set()
+    assert first.in_progress() == frozenset()
 
 
 async def test_a_run_that_lost_its_lease_stops_and_records_nothing(store: GraphStore) -> None:
