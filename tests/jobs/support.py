@@ -111,11 +111,16 @@ async def run_burst_worker(settings: Settings, runtime: Runtime) -> Worker:
     try:
         await worker.main()
     finally:
-        with warnings.catch_warnings():
-            # arq 0.28 closes its pool with redis-py's deprecated close().
-            warnings.filterwarnings("ignore", "Call to deprecated close", DeprecationWarning)
-            await worker.close()
+        await close_worker(worker)
     return worker
+
+
+async def close_worker(worker: Worker) -> None:
+    """Stop an in-loop arq worker (its running jobs are cancelled) and close its pool."""
+    with warnings.catch_warnings():
+        # arq 0.28 closes its pool with redis-py's deprecated close().
+        warnings.filterwarnings("ignore", "Call to deprecated close", DeprecationWarning)
+        await worker.close()
 
 
 async def queued_in_redis(settings: Settings) -> int:

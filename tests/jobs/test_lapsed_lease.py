@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import warnings
 from datetime import timedelta
 from pathlib import Path
 
@@ -27,7 +26,13 @@ from jobs.worker import build_worker
 from tests.graphs import TestDatabase
 from tests.jobs.conftest import arq_settings
 from tests.jobs.private_redis import PrivateRedis
-from tests.jobs.support import MEMORIZE, graphql, memorize_input, queued_in_redis
+from tests.jobs.support import (
+    MEMORIZE,
+    close_worker,
+    graphql,
+    memorize_input,
+    queued_in_redis,
+)
 
 pytestmark = pytest.mark.slow  # a redis-server of its own
 
@@ -112,10 +117,7 @@ async def test_a_worker_takes_over_a_dead_workers_job_after_about_one_lease(
                 break
             await asyncio.sleep(0.2)
     finally:
-        with warnings.catch_warnings():
-            # arq 0.28 closes its pool with redis-py's deprecated close().
-            warnings.filterwarnings("ignore", "Call to deprecated close", DeprecationWarning)
-            await worker.close()
+        await close_worker(worker)
         await asyncio.gather(running, return_exceptions=True)
     took = time.monotonic() - started
     assert (job.status, job.attempts, job.error) == (JobStatus.SUCCEEDED, 2, None), job
