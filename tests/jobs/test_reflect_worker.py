@@ -14,7 +14,6 @@ import asyncio
 import os
 import signal
 import sys
-import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
     HIPPOGRAPH,
     WorkerProcess,
+    close_worker,
     expected_themes,
     queued_in_redis,
     reflection_state,
@@ -329,9 +329,7 @@ async def test_a_job_cancelled_by_a_worker_shutdown_runs_again(
         await asyncio.wait_for(busy.wait(), 30)
         worker.handle_sig(signal.SIGTERM)  # what arq does on SIGTERM
         await asyncio.gather(main, return_exceptions=True)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Call to deprecated close", DeprecationWarning)
-            await worker.close()
+        await close_worker(worker)
     assert await queued_in_redis(settings) == 1  # arq put it back, for any worker
 
     await run_burst_worker(settings, runtime)  # the next worker, at once

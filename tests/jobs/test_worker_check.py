@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from hippograph.runtime import Runtime
 from hippograph.settings import Settings
 from jobs.worker import build_worker
+from tests.jobs.support import close_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,8 +48,5 @@ async def test_arq_check_passes_while_a_worker_runs_and_fails_when_none_does(
     finally:
         main.cancel()
         await asyncio.gather(main, return_exceptions=True)
-        with warnings.catch_warnings():
-            # arq 0.28 closes its pool with redis-py's deprecated close().
-            warnings.filterwarnings("ignore", "Call to deprecated close", DeprecationWarning)
-            await worker.close()
+        await close_worker(worker)
     assert await _check(settings) != 0  # the stopped worker took its health record away
