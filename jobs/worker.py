@@ -118,6 +118,9 @@ async def _startup(ctx: dict[str, Any]) -> None:
     # passed (the time limit, 10 minutes by default); the graph knows sooner,
     # from the lease no one renews. Every worker sweeps: a lapse found twice
     # is queued once (jobs/arq_queue.py), and the graph lets one run take it.
+    # A task of the worker's own rather than an arq cron job: only this
+    # process knows which runs are its own, and arq would log a cron run
+    # every few seconds.
     ctx["lease_sweep"] = asyncio.create_task(
         sweep_forever("lapsed lease", sweep, settings.jobs.lease_s / 3)
     )
