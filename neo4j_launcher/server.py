@@ -18,6 +18,7 @@ import secrets
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -27,7 +28,11 @@ _READY = re.compile(r"^NEO4J_READY (bolt://[\d.]+:\d+) (\S+)$", re.MULTILINE)
 
 
 class Neo4jServer:
-    """One launcher process: Neo4j Community with Bolt on 127.0.0.1."""
+    """One launcher process: Neo4j Community with Bolt on 127.0.0.1.
+
+    ``jvm_options`` come after the launcher's own (heap, G1, whole stack
+    traces): the test suite's short-lived servers compile with C1 alone.
+    """
 
     user = "neo4j"
 
@@ -41,6 +46,7 @@ class Neo4jServer:
         heap: str = "1g",
         page_cache: str = "256m",
         log_path: Path | None = None,
+        jvm_options: Sequence[str] = (),
     ) -> None:
         self.release = release
         self.store = store
@@ -48,6 +54,7 @@ class Neo4jServer:
         self.password = password or "pw-" + secrets.token_urlsafe(18)
         self._heap = heap
         self._page_cache = page_cache
+        self._jvm_options = tuple(jvm_options)
         self.log_path = log_path or Path(
             tempfile.mkstemp(prefix=f"neo4j-{release}-", suffix=".log")[1]
         )
@@ -66,6 +73,7 @@ class Neo4jServer:
             "-XX:+UseG1GC",
             # As Neo4j's own neo4j.conf has it: whole stack traces in its log.
             "-XX:-OmitStackTraceInFastThrow",
+            *self._jvm_options,
             f"@{installed.argfile}",
             "--port",
             str(self.port),

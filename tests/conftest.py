@@ -29,6 +29,7 @@ from hippograph.settings import EmbeddingSettings
 from tests.graphs import (
     GRAPHS,
     NEO4J_RELEASES,
+    SHORT_LIVED_JVM,
     ArcadeBackend,
     GraphBackend,
     Neo4jBackend,
@@ -44,6 +45,10 @@ DIMENSIONS = 384
 # seconds, and each test's fresh data directory would otherwise do it again.
 MODEL_CACHE = Path(tempfile.mkdtemp(prefix="hippograph-test-models-"))
 os.environ["HIPPOGRAPH_EMBEDDING__CACHE_DIR"] = str(MODEL_CACHE)
+# The embedded ArcadeDB's JVM, here and in every child process, as short-lived
+# JVMs (tests/graphs.py); the serial collector spares a few threads' start-up
+# too. The package reads the variable when it starts the JVM; set, it wins.
+os.environ.setdefault("ARCADEDB_JVM_ARGS", " ".join((*SHORT_LIVED_JVM, "-XX:+UseSerialGC")))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -30,7 +30,7 @@ import yaml
 from graph.embedded import free_port
 from neo4j_launcher.build import RELEASES
 from neo4j_launcher.server import Neo4jServer
-from tests.graphs import GraphBackend
+from tests.graphs import SHORT_LIVED_JVM, GraphBackend
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import JOB, MEMORIZE
 
@@ -193,7 +193,11 @@ def topology(graph_backend: GraphBackend, tmp_path: Path) -> Iterator[Topology]:
     """Neo4j, Redis, the API and one worker, all on loopback."""
     # A store the test keeps and a fixed port: Neo4j is restarted on both.
     neo4j = Neo4jServer(
-        "5.26", store=tmp_path / "neo4j-store", port=free_port(), log_path=tmp_path / "neo4j.log"
+        "5.26",
+        store=tmp_path / "neo4j-store",
+        port=free_port(),
+        log_path=tmp_path / "neo4j.log",
+        jvm_options=SHORT_LIVED_JVM,
     )
     redis_options = ["--appendonly", "yes"]  # docker-compose.yml's redis command
     redis = PrivateRedis([*redis_options, "--dir", str(tmp_path)])
