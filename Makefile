@@ -1,6 +1,6 @@
 # The README's two commands:  make run  |  make test
 # Everything they need is installed here, from pinned files, on a fresh machine.
-# Between them, the inner loop:  make check  (three to three and a half minutes on two cores; see README.md).
+# Between them, the inner loop:  make check  (about two minutes on two cores, lint cached; see README.md).
 
 SHELL := /bin/bash
 PYTHON ?= python3
