@@ -51,8 +51,9 @@ def test_a_part_of_a_servers_suite_is_its_paths_and_the_rest_ignores_them() -> N
     processes = pytest_args("arcadedb:processes")
     rest = pytest_args("arcadedb:rest")
     assert processes[0] == rest[0] == "--graph=arcadedb"
-    assert processes[1:] == ["tests/e2e", "tests/llm", "tests/cli"]
-    assert rest[1:] == ["--ignore=tests/e2e", "--ignore=tests/llm", "--ignore=tests/cli"]
+    parts = ["tests/e2e", "tests/llm", "tests/cli", "tests/adapters"]
+    assert processes[1:] == parts
+    assert rest[1:] == [f"--ignore={path}" for path in parts]
     with pytest.raises(ValueError, match="no part 'nope'"):
         pytest_args("arcadedb:nope")
 
