@@ -47,7 +47,8 @@ MODEL_CACHE = Path(tempfile.mkdtemp(prefix="hippograph-test-models-"))
 os.environ["HIPPOGRAPH_EMBEDDING__CACHE_DIR"] = str(MODEL_CACHE)
 # The embedded ArcadeDB's JVM, here and in every child process, as short-lived
 # JVMs (tests/graphs.py); the serial collector spares a few threads' start-up
-# too. The package reads the variable when it starts the JVM; set, it wins.
+# too. The package reads the variable when it starts the JVM; a value already
+# in the environment is kept.
 os.environ.setdefault("ARCADEDB_JVM_ARGS", " ".join((*SHORT_LIVED_JVM, "-XX:+UseSerialGC")))
 
 

@@ -238,7 +238,7 @@ def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
         job = _memorize(api, [user_id], session, turns)
         return job, time.monotonic() - started
 
-    _, unhurried = three_units(
+    first, unhurried = three_units(
         make_api(concurrency=1),
         "bo",
         [
@@ -247,6 +247,7 @@ def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
             "I can't eat shellfish.",
         ],
     )
+    assert first["status"] == "SUCCEEDED", first
     api = make_api(concurrency=1, timeout_s=unhurried / 2)
     job, took = three_units(
         api,
