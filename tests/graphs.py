@@ -32,6 +32,7 @@ from hippograph.settings import GraphSettings
 from neo4j_launcher.server import Neo4jServer
 
 GRAPHS = ("arcadedb", "neo4j-5.26", "neo4j-2026")
+NEO4J_RELEASES = {"neo4j-5.26": "5.26", "neo4j-2026": "2026"}
 
 # The suite's JVMs live seconds (a served API a test kills) to minutes (a
 # run's server), and two cores are its bound: compiled by C1 alone, without
@@ -41,7 +42,6 @@ GRAPHS = ("arcadedb", "neo4j-5.26", "neo4j-2026")
 # 5.26 run 166 s instead of 222 (two cores, 2026-11-28). Benchmarks keep the
 # JVMs' defaults.
 SHORT_LIVED_JVM = ("-XX:TieredStopAtLevel=1",)
-NEO4J_RELEASES = {"neo4j-5.26": "5.26", "neo4j-2026": "2026"}
 
 
 @dataclass(frozen=True)
