@@ -99,10 +99,13 @@ def themes(facts: Sequence[PendingFact], rules: ReflectionRules) -> list[list[Pe
 
     Greedy and deterministic: facts in order of importance (then id) join the
     closest group whose running centre is within ``cluster_threshold``
-    (cosine), else start a group; a full group takes no more. Vectorised, as
-    a user may have tens of thousands of pending facts.
+    (cosine), else start a group; a full group takes no more. Earlier
+    reflections come after the facts: a summary's vector sits between its
+    theme's facts, so it joins the theme they form, where as a seed it could
+    leave them apart and wait alone (its hash id made that a matter of
+    chance). Vectorised, as a user may have tens of thousands of pending facts.
     """
-    ordered = sorted(facts, key=lambda f: (-f.importance, f.id))
+    ordered = sorted(facts, key=lambda f: (f.kind == "reflection", -f.importance, f.id))
     if not ordered:
         return []
     vectors = np.asarray([f.vector for f in ordered], dtype=np.float32)

@@ -56,6 +56,26 @@ def test_a_full_theme_starts_another() -> None:
     assert [len(g) for g in groups] == [3, 2]
 
 
+def test_an_earlier_reflection_joins_the_theme_its_new_facts_form() -> None:
+    # Each new fact is 15 degrees either side of the theme's centre, the
+    # earlier reflection 34 degrees off it (cosines 0.80 to each fact, 0.83 to
+    # the centre): seeding a group of its own, it would keep the facts out.
+    threshold = ReflectionRules(cluster_threshold=0.82)
+    c, s, phi = 0.966, 0.259, 0.829
+    new = [fact("m2", 0.9, [c, s, 0.0]), fact("m3", 0.9, [c, -s, 0.0])]
+    for earlier_id in ("m0", "m9"):  # its hash id sorts before the facts' or after
+        earlier = PendingFact(
+            id=earlier_id,
+            content="What Ann has shared about climbing: …",
+            importance=0.9,
+            vector=[phi, 0.0, (1 - phi * phi) ** 0.5],
+            kind="reflection",
+            topic="climbing",
+        )
+        groups = themes([earlier, *new], threshold)
+        assert [[f.id for f in g] for g in groups] == [sorted([earlier_id, "m2", "m3"])]
+
+
 def test_reflection_ids_depend_on_the_facts_only() -> None:
     assert reflection_id("ann", ["m2", "m1"]) == reflection_id("ann", ["m1", "m2"])
     assert reflection_id("ann", ["m1", "m2"]) != reflection_id("ann", ["m1", "m3"])
