@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import strawberry
 from graphql.error import GraphQLError
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
@@ -35,8 +37,27 @@ class HippoSchema(strawberry.Schema):
             super().process_errors(unexpected, execution_context)
 
 
+def shared_schema(limits: LimitSettings) -> strawberry.Schema:
+    """The schema for ``limits``, built once per process and set of limits.
+
+    Building one takes about 20 ms of CPU, paid by every app a process makes
+    (a test makes hundreds). A schema holds nothing an app may not share: the
+    texts it remembers as valid are valid for any app with these limits.
+    """
+    return _built(limits.max_query_depth, limits.max_tokens, limits.max_aliases)
+
+
+@functools.cache
+def _built(max_query_depth: int, max_tokens: int, max_aliases: int) -> strawberry.Schema:
+    return build_schema(
+        LimitSettings(
+            max_query_depth=max_query_depth, max_tokens=max_tokens, max_aliases=max_aliases
+        )
+    )
+
+
 def build_schema(limits: LimitSettings) -> strawberry.Schema:
-    """The HippoGraph schema with depth, token and alias limits on."""
+    """The HippoGraph schema with depth, token and alias limits on (a new one each call)."""
     accepted = AcceptedTexts()
     return HippoSchema(
         query=Query,

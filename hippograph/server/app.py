@@ -26,7 +26,7 @@ from hippograph.server.metrics_endpoint import MetricsEndpoint
 from hippograph.server.middleware import BodyLimit, RequestContext
 from hippograph.server.open_streams import OpenStreams
 from hippograph.settings import Settings
-from schema.build import build_schema
+from schema.build import shared_schema
 
 
 async def healthz(request: Request) -> JSONResponse:
@@ -85,7 +85,7 @@ def create_app(
     """
     settings = settings or (runtime.settings if runtime else Settings())
 
-    schema = build_schema(settings.limits)
+    schema = shared_schema(settings.limits)
     # The MCP tools are calls of the typed client to this app's /graphql, in
     # process (looked up per call, as the runtime the lifespan starts: neither
     # exists yet).
