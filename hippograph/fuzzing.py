@@ -23,7 +23,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-import jieba.posseg
 from pydantic import BaseModel, Field
 
 from hippograph.extraction.keywords import candidate_phrases
@@ -188,6 +187,10 @@ def _latin_topics(text: str, names: set[str]) -> list[str]:
 
 
 def _cjk_topics(text: str, names: set[str]) -> list[str]:
+    # Imported on first use: loading the tagger costs a quarter second of CPU
+    # at every process start, and most deployments never tag Chinese.
+    import jieba.posseg
+
     counts: Counter[str] = Counter()
     first: dict[str, int] = {}
     # Adjacent nouns are one compound: 美式 + 咖啡 is 美式咖啡, not two topics.

@@ -14,7 +14,6 @@ from graph.store import GraphConnection, GraphStore, connect
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.model_catalog import find_model
 from hippograph.adapters.offline_llm import OfflineExtractor, OfflineRules
-from hippograph.adapters.openai_llm import OpenAICompatibleLLM
 from hippograph.adapters.redis_events import RedisEventBus, channel_name
 from hippograph.broadcast import LocalBroadcast
 from hippograph.clock import Clock, utc_now
@@ -231,6 +230,10 @@ async def sweep_forever(name: str, sweep: Callable[[], Awaitable[object]], inter
 def build_llm(settings: Settings) -> LLM:
     """The extractor the settings choose: offline (default) or an OpenAI-compatible API."""
     if settings.llm.provider == "openai":
+        # Imported here: the SDK's types cost a quarter second at every start
+        # of a process that never calls an API.
+        from hippograph.adapters.openai_llm import OpenAICompatibleLLM
+
         return OpenAICompatibleLLM(settings.llm)
     rules = OfflineRules(
         keep_fact=settings.memorize.keep_fact, keep_event=settings.memorize.keep_event
