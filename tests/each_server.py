@@ -26,13 +26,14 @@ from dataclasses import dataclass
 # A server's suite in parts, each its own run, so that side by side no one
 # run is the long pole: ``arcadedb:processes`` runs the tests that drive
 # whole processes (a served API killed and restarted, a real LLM, the
-# command line), ``arcadedb:rest`` everything else. Side by side from a
-# fresh clone: 670 s and 763 s with the command line in the rest, 800 s and
-# 798 s with it here; with the JVMs on C1 alone (tests/graphs.py), 733 s and
-# 874 s with the embedding runtimes (about 70 s of tests) in the rest, 785 s
-# and 747 s with them here; after an app's start got cheaper (the rest's
-# tests start one each), 707 s and 632 s, so they went back to the rest.
-PARTS: dict[str, tuple[str, ...]] = {"processes": ("tests/e2e", "tests/llm", "tests/cli")}
+# command line) or load models of their own (the embedding runtimes),
+# ``arcadedb:rest`` everything else. Side by side from a fresh clone:
+# 670 s and 763 s with the command line in the rest, 800 s and 798 s with
+# it here; with the JVMs on C1 alone (tests/graphs.py), 733 s and 874 s
+# with the embedding runtimes (about 70 s of tests) in the rest.
+PARTS: dict[str, tuple[str, ...]] = {
+    "processes": ("tests/e2e", "tests/llm", "tests/cli", "tests/adapters")
+}
 REST = "rest"
 
 
