@@ -317,17 +317,17 @@ class ArcadeDBDialect:
         url = f"{self._http_url}/api/v1/command/{self._database}"
         # Building a vector index over a large graph takes minutes.
         async with httpx.AsyncClient(auth=self._auth, timeout=1800.0, verify=_tls()) as client:
-            # One request for the lot, the usual case (a request costs about as
-            # much as a statement that finds its index made); any refusal, and
-            # each statement again on its own, where the refusals that are no
-            # failure (below) are told apart. Every statement is idempotent, so
-            # running again those the script got through changes nothing.
+            # All in one request first: each request costs as much as a
+            # statement whose index exists. If the server refuses the script,
+            # the statements go again one by one, so that the refusals that
+            # are no failure (below) can be told apart. Every statement is
+            # idempotent: those the script got through are no-ops the second time.
             script = {"language": "sqlscript", "command": ";\n".join(statements)}
             try:
                 if (await client.post(url, json=script)).status_code == 200:
                     return
-            except httpx.HTTPError:
-                pass  # said again, with the statement, below
+            except httpx.HTTPError as exc:
+                raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
             for statement in statements:
                 response = await self._post(client, retry, url, statement)
                 if response.status_code != 200:

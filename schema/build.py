@@ -44,16 +44,13 @@ def shared_schema(limits: LimitSettings) -> strawberry.Schema:
     (a test makes hundreds). A schema holds nothing an app may not share: the
     texts it remembers as valid are valid for any app with these limits.
     """
-    return _built(limits.max_query_depth, limits.max_tokens, limits.max_aliases)
+    return _built(limits.model_dump_json())
 
 
 @functools.cache
-def _built(max_query_depth: int, max_tokens: int, max_aliases: int) -> strawberry.Schema:
-    return build_schema(
-        LimitSettings(
-            max_query_depth=max_query_depth, max_tokens=max_tokens, max_aliases=max_aliases
-        )
-    )
+def _built(limits: str) -> strawberry.Schema:
+    # Keyed on every limit, not only those the schema reads today.
+    return build_schema(LimitSettings.model_validate_json(limits))
 
 
 def build_schema(limits: LimitSettings) -> strawberry.Schema:
