@@ -21,10 +21,8 @@ than by filtering a hit list that may be half the corpus.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
-import ssl
 from dataclasses import dataclass
 from typing import LiteralString, Protocol
 
@@ -33,6 +31,7 @@ import httpx
 from graph.cypher import cypher
 from graph.driver import GraphDriver
 from graph.retry import Failure, RetryPolicy
+from graph.tls import shared_context
 from hippograph.errors import ConfigError, Unavailable
 
 log = logging.getLogger(__name__)
@@ -316,18 +315,17 @@ class ArcadeDBDialect:
     async def _run_sql(self, retry: RetryPolicy, statements: list[str]) -> None:
         url = f"{self._http_url}/api/v1/command/{self._database}"
         # Building a vector index over a large graph takes minutes.
-        async with httpx.AsyncClient(auth=self._auth, timeout=1800.0, verify=_tls()) as client:
+        async with httpx.AsyncClient(
+            auth=self._auth, timeout=1800.0, verify=shared_context()
+        ) as client:
             # All in one request first: each request costs as much as a
             # statement whose index exists. If the server refuses the script,
             # the statements go again one by one, so that the refusals that
             # are no failure (below) can be told apart. Every statement is
             # idempotent: those the script got through are no-ops the second time.
-            script = {"language": "sqlscript", "command": ";\n".join(statements)}
-            try:
-                if (await client.post(url, json=script)).status_code == 200:
-                    return
-            except httpx.HTTPError as exc:
-                raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
+            script = ";\n".join(statements)
+            if (await _command(client, url, "sqlscript", script)).status_code == 200:
+                return
             for statement in statements:
                 response = await self._post(client, retry, url, statement)
                 if response.status_code != 200:
@@ -355,21 +353,21 @@ class ArcadeDBDialect:
         """
         attempts = retry.attempts()
         while True:
-            try:
-                response = await client.post(url, json={"language": "sql", "command": statement})
-            except httpx.HTTPError as exc:
-                raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
+            response = await _command(client, url, "sql", statement)
             lost_race = response.status_code != 200 and "already exists" in response.text
             if not lost_race or attempts.exhausted(Failure.RACE):
                 return response
             await attempts.pause()
 
 
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """httpx's default TLS context, made once: making it reads the CA bundle, 20 ms
-    of CPU, which a new client paid at every start even on plain HTTP."""
-    return httpx.create_ssl_context()
+async def _command(
+    client: httpx.AsyncClient, url: str, language: str, command: str
+) -> httpx.Response:
+    """One request to ArcadeDB's command endpoint; a server out of reach is Unavailable."""
+    try:
+        return await client.post(url, json={"language": language, "command": command})
+    except httpx.HTTPError as exc:
+        raise Unavailable(f"ArcadeDB's HTTP API cannot be reached: {exc}") from exc
 
 
 SHOW_INDEXES: LiteralString = cypher(

@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from graph.tls import shared_context
 from hippograph.errors import ConfigError, Unavailable
 
 _LOGGING = """\
@@ -148,10 +149,6 @@ class EmbeddedArcadeDB:
         self._password = password
         self._server: Any = None
         self.endpoints: Endpoints | None = None
-        # One client for the server's commands: a new one per command built its
-        # TLS context each time (20 ms of CPU, twice a test in the suite).
-        self._http: httpx.Client | None = None
-        self._http_lock = threading.Lock()
 
     def start_jvm(self) -> None:
         """Start the JVM if this process has none yet; call it from the main thread."""
@@ -218,23 +215,17 @@ class EmbeddedArcadeDB:
         endpoints = self.endpoints
         if endpoints is None:
             raise Unavailable("embedded ArcadeDB is not running")
-        with self._http_lock:
-            if self._http is None:
-                self._http = httpx.Client(
-                    base_url=endpoints.http_url,
-                    auth=(endpoints.user, endpoints.password),
-                    timeout=60.0,
-                )
-            http = self._http
-        return http.post("/api/v1/server", json={"command": command})
+        return httpx.post(
+            f"{endpoints.http_url}/api/v1/server",
+            auth=(endpoints.user, endpoints.password),
+            json={"command": command},
+            timeout=60.0,
+            verify=shared_context(),
+        )
 
     def stop(self) -> None:
         """Stop the server; idempotent. The JVM stays (it cannot restart)."""
         server, self._server = self._server, None
         self.endpoints = None
-        with self._http_lock:
-            http, self._http = self._http, None
-        if http is not None:
-            http.close()
         if server is not None:
             server.stop()
