@@ -205,6 +205,12 @@ REGISTRY: tuple[Bench, ...] = (
         False,
     ),
     Bench(
+        "app-start",
+        "bench.app_start",
+        "one app's start and stop in process, piece by piece (what each API test pays)",
+        False,
+    ),
+    Bench(
         "cold-start",
         "bench.cold_start",
         "`hippograph serve` from spawn to the first answered search",
