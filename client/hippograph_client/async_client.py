@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Self, TypeVar, Unpack
 
 import httpx
 
-from hippograph_client import calls
-from hippograph_client.calls import Call
-from hippograph_client.enums import Direction
-from hippograph_client.inputs import MemoryFilter, MemoryOp, NewMessage
-from hippograph_client.job_results import (
-    ForgetResult,
-    Job,
-    MemorizeResult,
-    ReflectResult,
+from hippograph_client.calls import (
+    Call,
+    forgotten,
+    known,
+    memorized,
+    memory_payload,
+    optional,
+    payload,
+    record,
 )
+from hippograph_client.enums import Direction
+from hippograph_client.inputs import MemoryFilter, MemoryOp, NewMessage, variables_of
+from hippograph_client.job_results import ForgetResult, Job, MemorizeResult, ReflectResult
+from hippograph_client.operations import document
 from hippograph_client.options import (
     ForgetOptions,
     MemorizeOptions,
@@ -47,6 +52,31 @@ from hippograph_client.transport import DEFAULT_TIMEOUT, answer, endpoint, heade
 from hippograph_client.waiting import DEFAULT_JOB_TIMEOUT, JobWait, check_timeout, outcome
 
 T = TypeVar("T")
+
+# The operations, by their names in operations.graphql (each with its
+# fragments), asked for at import so that a misspelt name fails at once.
+ADD_MEMORY = document("AddMemory")
+ADD_MESSAGES = document("AddMessages")
+APPLY_MEMORY_OPS = document("ApplyMemoryOps")
+CREATE_API_KEY = document("CreateApiKey")
+CREATE_SESSION = document("CreateSession")
+CREATE_USER = document("CreateUser")
+DELETE_MEMORY = document("DeleteMemory")
+DELETE_USER = document("DeleteUser")
+DELETE_WITH_PROVENANCE = document("DeleteWithProvenance")
+ENTITIES = document("Entities")
+FORGET = document("Forget")
+JOB = document("Job")
+MEMORIES = document("Memories")
+MEMORIZE = document("Memorize")
+MEMORY = document("Memory")
+PROVENANCE = document("Provenance")
+REFLECT = document("Reflect")
+SEARCH = document("Search")
+UPDATE_MEMORY = document("UpdateMemory")
+USER = document("User")
+USERS = document("Users")
+VIEWER = document("Viewer")
 
 
 class AsyncHippoGraph:
@@ -102,34 +132,43 @@ class AsyncHippoGraph:
 
     async def viewer(self) -> Viewer:
         """Who this client's key is: admin, or limited to some user ids."""
-        return await self.run(calls.viewer())
+        return await self.run(Call(VIEWER, {}, "viewer", record(Viewer)))
 
     async def create_api_key(
         self, name: str, *, user_ids: Sequence[str] = (), admin: bool = False
     ) -> ApiKey:
         """A new key, limited to ``user_ids`` unless ``admin`` (admin keys only)."""
-        return await self.run(calls.create_api_key(name, user_ids, admin))
+        variables = variables_of({"name": name, "user_ids": user_ids, "admin": admin})
+        return await self.run(
+            Call(CREATE_API_KEY, {"input": variables}, "createApiKey", payload(ApiKey))
+        )
 
     async def create_user(self, id: str, name: str) -> User:
         """Create a user; ``id`` is yours (1-128 of ``A-Za-z0-9_.:@-``)."""
-        return await self.run(calls.create_user(id, name))
+        variables = {"input": {"id": id, "name": name}}
+        return await self.run(Call(CREATE_USER, variables, "createUser", payload(User, "user")))
 
     async def delete_user(self, id: str, *, dry_run: bool = True) -> UserDeletion:
         """Forget a user and everything derived only from them; by default only report it
         (``dry_run``): what would go, and how much of it is other users'."""
-        return await self.run(calls.delete_user(id, dry_run))
+        variables = {"input": {"id": id, "dryRun": dry_run}}
+        return await self.run(Call(DELETE_USER, variables, "deleteUser", payload(UserDeletion)))
 
     async def user(self, id: str) -> User | None:
         """A user, or None if it does not exist or is not this key's."""
-        return await self.run(calls.user(id))
+        return await self.run(Call(USER, {"id": id}, "user", optional(User)))
 
     async def users(self, *, first: int | None = None, after: str | None = None) -> UserPage:
         """One page of the users this key may see (every user for an admin key)."""
-        return await self.run(calls.users(first, after))
+        variables = variables_of({"first": first, "after": after})
+        return await self.run(Call(USERS, variables, "users", record(UserPage)))
 
     async def create_session(self, user_id: str, title: str | None = None) -> Session:
         """Start a session (a conversation) for a user."""
-        return await self.run(calls.create_session(user_id, title))
+        variables = {"input": variables_of({"user_id": user_id, "title": title})}
+        return await self.run(
+            Call(CREATE_SESSION, variables, "createSession", payload(Session, "session"))
+        )
 
     async def add_messages(self, session_id: str, messages: Sequence[NewMessage]) -> MessagesAdded:
         """Store messages without deriving memories; ``memorize`` sent the same
@@ -138,7 +177,8 @@ class AsyncHippoGraph:
         A message with a ``client_id`` already stored is not stored again: it is
         among ``messages`` and counted in ``existing``.
         """
-        return await self.run(calls.add_messages(session_id, messages))
+        variables = {"input": variables_of({"session_id": session_id, "messages": messages})}
+        return await self.run(Call(ADD_MESSAGES, variables, "addMessages", payload(MessagesAdded)))
 
     async def memorize(
         self,
@@ -159,14 +199,20 @@ class AsyncHippoGraph:
         """
         if wait:
             check_timeout(job_timeout)
-        result = await self.run(calls.memorize(user_id, session_id, messages, options))
+        given = dict(known(options, MemorizeOptions))
+        queue = given.pop("queue", None)
+        user_ids = [user_id] if isinstance(user_id, str) else list(user_id)
+        fields = {"user_ids": user_ids, "session_id": session_id, "messages": messages, **given}
+        variables = {"input": {**variables_of(fields), **variables_of({"async": queue})}}
+        result = await self.run(Call(MEMORIZE, variables, "memorize", memorized))
         if wait and result.job is not None:
-            return calls.memorized_by(result, await self.wait_for_job(result.job.id, job_timeout))
+            finished = await self.wait_for_job(result.job.id, job_timeout)
+            return replace(result, job=finished, counts=finished.counts)
         return result
 
     async def job(self, id: str) -> Job | None:
         """A job's current state, or None if it does not exist or is not this key's."""
-        return await self.run(calls.job(id))
+        return await self.run(Call(JOB, {"id": id}, "job", optional(Job)))
 
     async def wait_for_job(self, id: str, job_timeout: float = DEFAULT_JOB_TIMEOUT) -> Job:
         """Poll a job until it succeeds (its final state); see ``outcome`` for the errors."""
@@ -192,11 +238,12 @@ class AsyncHippoGraph:
         self, user_id: str, query: str, **options: Unpack[SearchOptions]
     ) -> SearchResult:
         """A user's memories that matter for ``query``, best first, each with its breakdown."""
-        return await self.run(calls.search(user_id, query, options))
+        fields = {"user_id": user_id, "query": query, **known(options, SearchOptions)}
+        return await self.run(Call(SEARCH, variables_of(fields), "search", record(SearchResult)))
 
     async def memory(self, id: str) -> Memory | None:
         """A memory, or None if it does not exist or is not this key's."""
-        return await self.run(calls.memory(id))
+        return await self.run(Call(MEMORY, {"id": id}, "memory", optional(Memory)))
 
     async def memories(
         self,
@@ -207,23 +254,28 @@ class AsyncHippoGraph:
         after: str | None = None,
     ) -> MemoryPage:
         """One page of a user's memories, newest first (``after``: a page's ``end_cursor``)."""
-        return await self.run(calls.memories(user_id, filter, first, after))
+        fields = {"user_id": user_id, "filter": filter, "first": first, "after": after}
+        return await self.run(Call(MEMORIES, variables_of(fields), "memories", record(MemoryPage)))
 
     async def entities(
         self, user_id: str, *, first: int | None = None, after: str | None = None
     ) -> EntityPage:
         """One page of the people, places, things and dates a user's memories mention, by id."""
-        return await self.run(calls.entities(user_id, first, after))
+        fields = {"user_id": user_id, "first": first, "after": after}
+        return await self.run(Call(ENTITIES, variables_of(fields), "entities", record(EntityPage)))
 
     async def add_memory(
         self, user_id: str, content: str, **options: Unpack[MemoryOptions]
     ) -> Memory:
         """Store a memory, with what it was derived from."""
-        return await self.run(calls.add_memory(user_id, content, options))
+        fields = {"user_id": user_id, "content": content, **known(options, MemoryOptions)}
+        variables = {"input": variables_of(fields)}
+        return await self.run(Call(ADD_MEMORY, variables, "addMemory", memory_payload))
 
     async def update_memory(self, id: str, **edit: Unpack[MemoryEdit]) -> Memory:
         """Edit a memory; new content makes a new version (returned) that supersedes it."""
-        return await self.run(calls.update_memory(id, edit))
+        variables = {"input": variables_of({"id": id, **known(edit, MemoryEdit)})}
+        return await self.run(Call(UPDATE_MEMORY, variables, "updateMemory", memory_payload))
 
     async def delete_with_provenance(
         self, id: str, *, dry_run: bool = True, expected_deleted: Sequence[str] | None = None
@@ -231,21 +283,36 @@ class AsyncHippoGraph:
         """Delete a message, MemUnit or session with what was derived only from it; by
         default only report it (``dry_run``). ``expected_deleted``: the ids a dry run
         listed; if the deletion would now remove anything else, ``Conflict``, nothing gone."""
-        return await self.run(calls.delete_with_provenance(id, dry_run, expected_deleted))
+        fields = {"id": id, "dry_run": dry_run, "expected_deleted": expected_deleted}
+        return await self.run(
+            Call(
+                DELETE_WITH_PROVENANCE,
+                {"input": variables_of(fields)},
+                "deleteWithProvenance",
+                payload(DeletionReport),
+            )
+        )
 
     async def delete_memory(self, id: str, *, hard: bool = False) -> MemoryDeleted:
         """Delete a memory: marked deleted, or with ``hard`` removed with its edges."""
-        return await self.run(calls.delete_memory(id, hard))
+        variables = {"input": {"id": id, "hard": hard}}
+        return await self.run(
+            Call(DELETE_MEMORY, variables, "deleteMemory", payload(MemoryDeleted))
+        )
 
     async def apply_memory_ops(self, user_id: str, ops: Sequence[MemoryOp]) -> MemoryOpsResult:
         """Apply an agent's memory operations in one transaction: all of them or none."""
-        return await self.run(calls.apply_memory_ops(user_id, ops))
+        variables = {"input": variables_of({"user_id": user_id, "ops": ops})}
+        return await self.run(
+            Call(APPLY_MEMORY_OPS, variables, "applyMemoryOps", payload(MemoryOpsResult))
+        )
 
     async def provenance(
         self, id: str, *, depth: int | None = None, direction: Direction | None = None
     ) -> Provenance | None:
         """A memory's, MemUnit's or message's provenance subgraph (None if not this key's)."""
-        return await self.run(calls.provenance(id, depth, direction))
+        variables = variables_of({"id": id, "depth": depth, "direction": direction})
+        return await self.run(Call(PROVENANCE, variables, "provenance", optional(Provenance)))
 
     async def reflect(
         self,
@@ -258,10 +325,11 @@ class AsyncHippoGraph:
         """Queue a reflect run (``force`` skips the cooldown); with ``wait``, until it ends."""
         if wait:
             check_timeout(job_timeout)
-        result = await self.run(calls.reflect(user_id, force))
+        variables = {"userId": user_id, "force": force}
+        job = await self.run(Call(REFLECT, variables, "reflect", payload(Job, "job")))
         if wait:
-            return ReflectResult(job=await self.wait_for_job(result.job.id, job_timeout))
-        return result
+            job = await self.wait_for_job(job.id, job_timeout)
+        return ReflectResult(job=job)
 
     async def forget(
         self,
@@ -277,7 +345,10 @@ class AsyncHippoGraph:
         """
         if wait:
             check_timeout(job_timeout)
-        result = await self.run(calls.forget(user_id, options))
+        given = dict(known(options, ForgetOptions))
+        queue = given.pop("queue", None)
+        variables = {"input": variables_of({"user_id": user_id, **given, "async": queue})}
+        result = await self.run(Call(FORGET, variables, "forget", forgotten))
         if wait and result.job is not None:
             return ForgetResult(job=await self.wait_for_job(result.job.id, job_timeout))
         return result

@@ -1,6 +1,6 @@
 """Every GraphQL document the client sends, read from ``operations.graphql`` beside this module.
 
-Each ``Call`` of ``calls.py`` names its operation there. That file is the
+Each method of ``AsyncHippoGraph`` names its operation there. That file is the
 client's part of the project's one folder of operations
 (``operations/client.graphql`` links to it, and tests/test_contract.py
 validates each operation there against the schema). An operation is sent
@@ -62,5 +62,5 @@ ALL = tuple(_DOCUMENTS.values())
 
 def document(name: str) -> str:
     """The operation ``name`` of the file, with its fragments (``KeyError`` if it has none:
-    ``calls.py`` asks for each at import, so a misspelt name fails at once)."""
+    ``async_client.py`` asks for each at import, so a misspelt name fails at once)."""
     return _DOCUMENTS[name]

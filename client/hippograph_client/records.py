@@ -296,6 +296,34 @@ class MemoryOpResult:
 
 
 @dataclass(frozen=True)
+class MemoryOpsApplied:
+    """Every operation was applied, in one transaction."""
+
+    results: tuple[MemoryOpResult, ...]
+
+
+@dataclass(frozen=True)
+class ApiKeyCreated:
+    """The key is shown here once; only its hash is kept."""
+
+    id: str
+    key: str
+    name: str
+    admin: bool
+    user_ids: tuple[str, ...]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class MessagesAdded:
+    """Every message as stored, and how many this call created."""
+
+    messages: tuple[Message, ...]
+    created: int
+    existing: int
+
+
+@dataclass(frozen=True)
 class ProvenanceEdge:
     """A typed edge between two nodes of a provenance subgraph."""
 

@@ -4,24 +4,27 @@ Fields are the schema's, in snake_case (``decode.py`` maps them to the
 camelCase JSON); nested lists are tuples so every result is immutable. The
 records the operations' fragments select are written from them
 (``records.py``, by codegen) and re-exported here; what is left is read by
-hand: pages, a new key, a deletion report's ids, provenance's union.
+hand because the client reshapes it: pages, a deletion report's ids,
+provenance's union.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, TypeVar
 
 from hippograph_client.decode import decode
+from hippograph_client.records import ApiKeyCreated as ApiKeyCreated
 from hippograph_client.records import DeletionCounts as DeletionCounts
 from hippograph_client.records import Entity as Entity
 from hippograph_client.records import Memory as Memory
 from hippograph_client.records import MemoryDeleted as MemoryDeleted
 from hippograph_client.records import MemoryOpResult as MemoryOpResult
+from hippograph_client.records import MemoryOpsApplied as MemoryOpsApplied
 from hippograph_client.records import MemUnit as MemUnit
 from hippograph_client.records import Message as Message
+from hippograph_client.records import MessagesAdded as MessagesAdded
 from hippograph_client.records import ProvenanceEdge as ProvenanceEdge
 from hippograph_client.records import ProvenancePath as ProvenancePath
 from hippograph_client.records import ScoreBreakdown as ScoreBreakdown
@@ -33,17 +36,11 @@ from hippograph_client.records import User as User
 from hippograph_client.records import UserDeletion as UserDeletion
 from hippograph_client.records import Viewer as Viewer
 
+ApiKey = ApiKeyCreated
+"""A new API key; ``key`` is shown this once (the schema's ``ApiKeyCreated``)."""
 
-@dataclass(frozen=True)
-class ApiKey:
-    """A new API key; ``key`` is shown this once."""
-
-    id: str
-    key: str
-    name: str
-    admin: bool
-    user_ids: tuple[str, ...]
-    created_at: datetime
+MemoryOpsResult = MemoryOpsApplied
+"""Every operation was applied, in one transaction (the schema's ``MemoryOpsApplied``)."""
 
 
 T = TypeVar("T")
@@ -54,15 +51,6 @@ def _connection(node: type[T], data: Mapping[str, Any]) -> tuple[tuple[T, ...], 
     info = data["pageInfo"]
     nodes = tuple(decode(node, edge["node"]) for edge in data["edges"])
     return nodes, bool(info["hasNextPage"]), info["endCursor"]
-
-
-@dataclass(frozen=True)
-class MessagesAdded:
-    """Messages as stored: the new ones and those a client id had stored before."""
-
-    messages: tuple[Message, ...]
-    created: int
-    existing: int
 
 
 @dataclass(frozen=True)
@@ -163,10 +151,3 @@ class Provenance:
     edges: tuple[ProvenanceEdge, ...]
     paths: tuple[ProvenancePath, ...]
     paths_truncated: bool
-
-
-@dataclass(frozen=True)
-class MemoryOpsResult:
-    """Every operation was applied, in one transaction."""
-
-    results: tuple[MemoryOpResult, ...]
