@@ -47,10 +47,12 @@ test: install-dev install-llm assets models test-deps neo4j lint
 check: lint models assets
 	$(BIN)/pytest -m "not slow" -n 2
 
+# mypy checks modules on a worker per core: from an empty cache (a fresh
+# clone) 44 s become 37 s on two cores; with a full cache 1.9 s become 2.3 s.
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy
+	$(BIN)/mypy --num-workers auto
 	$(BIN)/python -m codegen --check
 
 ## The client's enums and input objects, written from schema.graphql
