@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from arq import cron
-from arq.worker import Worker, create_worker
+from arq.worker import get_kwargs
 from prometheus_client import start_http_server
 
 from hippograph.errors import ConfigError, InvalidInput
@@ -29,6 +29,7 @@ from hippograph.ids import IdKind, require_id
 from hippograph.runtime import Runtime, sweep_forever
 from hippograph.settings import Settings
 from jobs.arq_queue import dump_payload, load_payload, redis_settings
+from jobs.stopping import CleanStopWorker
 
 log = logging.getLogger(__name__)
 _GRACE_S = 30.0
@@ -202,10 +203,16 @@ def build_worker(
     runtime: Runtime | None = None,
     burst: bool = False,
     handle_signals: bool = True,
-) -> Worker:
-    """An arq worker of :func:`worker_settings`' class (what ``hippograph worker`` runs)."""
-    return create_worker(
-        worker_settings(settings, runtime=runtime), burst=burst, handle_signals=handle_signals
+) -> CleanStopWorker:
+    """An arq worker of :func:`worker_settings`' class (what ``hippograph worker`` runs).
+
+    It is a :class:`~jobs.stopping.CleanStopWorker`: a stop that finds a job in
+    arq's own bookkeeping ends the process cleanly, the job's outcome written.
+    """
+    return CleanStopWorker(
+        **get_kwargs(worker_settings(settings, runtime=runtime)),
+        burst=burst,
+        handle_signals=handle_signals,
     )
 
 

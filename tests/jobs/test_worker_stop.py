@@ -1,0 +1,81 @@
+"""A worker stopped while arq writes a job's outcome stops cleanly, the outcome written.
+
+CI once caught it: a SIGTERM that landed just after a job's function returned
+cancelled arq's shielded write of the outcome, and ``close()`` re-raised the
+cancellation: a traceback, no ``on_shutdown``, a write destroyed half done.
+The write is held here at a gate, so the stop lands inside it every time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Any
+
+import pytest
+from arq.constants import result_key_prefix
+from arq.worker import Worker, get_kwargs
+from redis.asyncio import Redis
+
+from hippograph.runtime import Runtime
+from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.settings import Settings
+from jobs.stopping import CleanStopWorker
+from jobs.worker import worker_settings
+from tests.jobs.support import MEMORIZE, close_worker, graphql, memorize_input
+
+pytestmark = pytest.mark.slow  # a redis-server of its own
+
+
+class _GatedOutcome(Worker):
+    """arq's worker whose write of a job's outcome waits for :attr:`go`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.writing = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def finish_job(self, job_id: str, *args: Any, **kwargs: Any) -> None:
+        self.writing.set()
+        await self.go.wait()
+        await super().finish_job(job_id, *args, **kwargs)
+
+
+class _Stopped(CleanStopWorker, _GatedOutcome):
+    """The clean stop around the gated write (the gate sits inside what it guards)."""
+
+
+async def test_a_stop_during_arqs_write_of_the_outcome_waits_for_it_and_closes_cleanly(
+    runtime: Runtime, settings: Settings
+) -> None:
+    await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
+    session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
+    async with graphql(runtime) as api:
+        queued = (await api.ok(MEMORIZE, {"input": memorize_input(session.id)}))["memorize"]
+    job_id = queued["job"]["id"]
+
+    worker = _Stopped(
+        **get_kwargs(worker_settings(settings, runtime=runtime)), handle_signals=False
+    )
+    running = asyncio.create_task(worker.async_run())
+    try:
+        await asyncio.wait_for(worker.writing.wait(), 120)
+        # The function has returned: the graph has the outcome, arq is writing its own.
+        job = await runtime.services.jobs.get_job(SETTINGS_ADMIN, job_id)
+        assert job.finished, job
+        worker.handle_sig(signal.SIGTERM)  # what a SIGTERM does: cancel every job's task
+        # The write goes on only once close() has begun: close() must wait for it.
+        asyncio.get_running_loop().call_later(0.5, worker.go.set)
+        await asyncio.gather(running, return_exceptions=True)
+        await asyncio.wait_for(close_worker(worker), 30)  # raised CancelledError before
+    finally:
+        worker.go.set()
+        running.cancel()
+    assert worker.pool is None  # close() went all the way: on_shutdown ran, the pool closed
+    client = Redis.from_url(settings.redis.url)
+    try:
+        # arq's write went through: its record of the delivery's outcome.
+        assert await client.exists(f"{result_key_prefix}{job_id}:0") == 1
+        assert await client.zscore(settings.jobs.queue, f"{job_id}:0") is None
+    finally:
+        await client.aclose()
