@@ -42,10 +42,14 @@ class CleanStopWorker(Worker):
         except asyncio.CancelledError:
             write = self._writing.get(job_id)
             if write is None:
-                # Cancelled before the function ran: arq's in-progress mark
-                # expires and the delivery is handed out again, and the graph
-                # still holds the job as it was.
-                log.info("stopping: arq job %s was not started; it will be delivered again", job_id)
+                # Cancelled in arq's reads before the function ran: arq's
+                # in-progress mark expires and the delivery is handed out
+                # again; the graph's record of the job decides what is left.
+                log.info(
+                    "stopping: arq's delivery %s ended before its outcome was recorded; "
+                    "arq will deliver it again",
+                    job_id,
+                )
                 return
             # The function returned and arq is recording it: let that finish,
             # or arq would hand the delivery out again at its timeout. close()
