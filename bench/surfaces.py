@@ -42,7 +42,7 @@ from typing import Any
 import httpx
 import httpx2
 from hippograph_client import AsyncHippoGraph
-from hippograph_client.async_client import SEARCH as CLIENT_SEARCH
+from hippograph_client.clients import SEARCH as CLIENT_SEARCH
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from websockets.asyncio.client import connect

@@ -14,7 +14,7 @@ See docs/client.md.
 
 from __future__ import annotations
 
-from hippograph_client.async_client import AsyncHippoGraph
+from hippograph_client.clients import AsyncHippoGraph, HippoGraph
 from hippograph_client.enums import (
     Direction,
     EdgeType,
@@ -90,7 +90,6 @@ from hippograph_client.results import (
     UserPage,
     Viewer,
 )
-from hippograph_client.sync_client import HippoGraph
 
 __all__ = [
     "ApiKey",

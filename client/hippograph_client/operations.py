@@ -62,5 +62,5 @@ ALL = tuple(_DOCUMENTS.values())
 
 def document(name: str) -> str:
     """The operation ``name`` of the file, with its fragments (``KeyError`` if it has none:
-    ``async_client.py`` asks for each at import, so a misspelt name fails at once)."""
+    ``clients.py`` asks for each at import, so a misspelt name fails at once)."""
     return _DOCUMENTS[name]

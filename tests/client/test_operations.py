@@ -20,7 +20,7 @@ from graphql import (
     build_schema,
     parse,
 )
-from hippograph_client import AsyncHippoGraph, HippoGraph, async_client, enums, operations
+from hippograph_client import AsyncHippoGraph, HippoGraph, clients, enums, operations
 
 SCHEMA = build_schema((Path(__file__).resolve().parents[2] / "schema.graphql").read_text())
 
@@ -95,11 +95,9 @@ def test_every_root_field_is_wrapped_by_the_client_or_left_out_for_a_reason() ->
 
 
 def test_every_operation_of_the_file_is_sent_by_a_call() -> None:
-    # async_client.py names each operation once (document("…") at import), so
+    # clients.py names each operation once (document("…") at import), so
     # a misspelt name fails at import and an operation nobody sends shows here.
     sent = {
-        value
-        for name, value in vars(async_client).items()
-        if name.isupper() and isinstance(value, str)
+        value for name, value in vars(clients).items() if name.isupper() and isinstance(value, str)
     }
     assert sent == set(operations.ALL)
