@@ -23,7 +23,7 @@ from hippograph.models import (
 from hippograph.pagination import SeqCursor
 from hippograph.ports import Embedder
 from hippograph.querytime import dated
-from hippograph.services.memories import MemoryStore
+from hippograph.services.memory_store import MemoryStore
 from hippograph.services.messages import MessageStore
 from hippograph.services.users import UserService
 from hippograph.turns import CONTEXT_WEIGHT, blend, turn_texts

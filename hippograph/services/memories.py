@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from hippograph import text
 from hippograph.auth import Principal
@@ -30,9 +30,10 @@ from hippograph.models import (
     ProvenanceNode,
     Sources,
 )
-from hippograph.pagination import TimeCursor, decode_time_cursor
+from hippograph.pagination import decode_time_cursor
 from hippograph.ports import Embedder
 from hippograph.querytime import dated
+from hippograph.services.memory_store import MemoryStore, MemUnitStore
 from hippograph.services.messages import MessageStore
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
@@ -44,61 +45,6 @@ from hippograph.validation import (
     require_text,
 )
 from hippograph.versions import Revision, next_version
-
-
-class MemUnitStore(Protocol):
-    """MemUnits."""
-
-    async def add(self, unit: MemUnit, indexed: IndexedText, message_ids: Sequence[str]) -> int: ...
-    async def get_memunits(
-        self, ids: Sequence[str], scope: list[str] | None
-    ) -> dict[str, MemUnit]: ...
-
-
-class MemoryStore(Protocol):
-    """Memories and their provenance edges."""
-
-    async def add(
-        self,
-        memory: Memory,
-        indexed: IndexedText,
-        sources: Sources,
-        mentions: Sequence[Mentions] = (),
-    ) -> None: ...
-    async def add_many(
-        self,
-        items: Sequence[tuple[Memory, IndexedText, Sources]],
-        mentions: Sequence[Mentions] = (),
-    ) -> int: ...
-    async def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]: ...
-    async def list_memories(
-        self,
-        user_id: str,
-        memory_filter: MemoryFilter,
-        first: int,
-        after: TimeCursor | None,
-        now: datetime,
-    ) -> Page[Memory]: ...
-    async def update(self, memory_id: str, changes: Mapping[str, Any]) -> Memory | None: ...
-    async def supersede(
-        self,
-        old_id: str,
-        memory: Memory,
-        indexed: IndexedText,
-        sources: Sources,
-        now: datetime,
-        mentions: Sequence[Mentions] = (),
-    ) -> bool: ...
-    async def soft_delete(self, memory_id: str, now: datetime) -> bool: ...
-    async def hard_delete(self, memory_id: str) -> bool: ...
-    async def derived_from(
-        self, memory_ids: Sequence[str], scope: list[str] | None
-    ) -> dict[str, list[ProvenanceNode]]: ...
-    async def summaries(
-        self, memory_ids: Sequence[str], scope: list[str] | None, *, by: bool
-    ) -> dict[str, list[Memory]]: ...
-    async def count(self, user_id: str | None = None) -> int: ...
-
 
 _DOMAIN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _MAX_SOURCES = 100

@@ -31,7 +31,8 @@ from hippograph.models import (
 )
 from hippograph.ports import Embedder
 from hippograph.querytime import dated
-from hippograph.services.memories import MemoryStore, client_memory_id, require_same_content
+from hippograph.services.memories import client_memory_id, require_same_content
+from hippograph.services.memory_store import MemoryStore
 from hippograph.services.users import UserService
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_fraction, require_text

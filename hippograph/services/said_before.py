@@ -45,7 +45,7 @@ from hippograph.models import Memory, MemoryFilter, MemoryKind, MemoryLevel, Mem
 from hippograph.modes import SearchMode
 from hippograph.scoring import SearchMethod
 from hippograph.services.counts import CachedCounts
-from hippograph.services.memories import MemoryStore
+from hippograph.services.memory_store import MemoryStore
 from hippograph.services.search_pipeline import vector
 from hippograph.services.search_pipeline.plan import Counts, plan_search
 from hippograph.services.search_store import SearchStore

@@ -37,7 +37,7 @@ from hippograph.scoring import (
 from hippograph.services.common_terms import CommonTerms
 from hippograph.services.counts import CachedCounts
 from hippograph.services.known_users import KnownUsers
-from hippograph.services.memories import MemoryStore, MemUnitStore
+from hippograph.services.memory_store import MemoryStore, MemUnitStore
 from hippograph.services.refreshed import Refreshed
 from hippograph.services.search_pipeline import context, speakers
 from hippograph.services.search_pipeline.fetcher import CandidateFetcher, Fetched
