@@ -123,13 +123,20 @@ async def close_worker(worker: Worker) -> None:
         await worker.close()
 
 
-async def queued_in_redis(settings: Settings) -> int:
-    """How many arq jobs wait on the settings' queue."""
+@asynccontextmanager
+async def arq_redis(settings: Settings) -> AsyncIterator[Redis]:
+    """A client of the settings' Redis (arq's queue and keys), closed after."""
     client = Redis.from_url(settings.redis.url)
     try:
-        return int(await client.zcard(settings.jobs.queue))
+        yield client
     finally:
         await client.aclose()
+
+
+async def queued_in_redis(settings: Settings) -> int:
+    """How many arq jobs wait on the settings' queue."""
+    async with arq_redis(settings) as client:
+        return int(await client.zcard(settings.jobs.queue))
 
 
 # --- Reflection under workers: facts to reflect on, the expected themes, what the graph holds.

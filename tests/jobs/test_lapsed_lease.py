@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from arq.constants import in_progress_key_prefix
-from redis.asyncio import Redis
 
 from hippograph.clock import utc_now
 from hippograph.jobs import JobStatus
@@ -28,6 +27,7 @@ from tests.jobs.conftest import arq_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
     MEMORIZE,
+    arq_redis,
     close_worker,
     graphql,
     memorize_input,
@@ -56,11 +56,8 @@ async def _claim_like_a_dead_worker(settings: Settings, runtime: Runtime, job_id
     workers off it until arq's timeout), and in the graph a run holding the
     job's lease that no one renews.
     """
-    client = Redis.from_url(settings.redis.url)
-    try:
+    async with arq_redis(settings) as client:
         await client.psetex(f"{in_progress_key_prefix}{job_id}:0", ARQ_CLAIM_S * 1000, b"1")
-    finally:
-        await client.aclose()
     now = utc_now()
     started = await runtime.connection.store.jobs.start(
         job_id, now, now - timedelta(seconds=LEASE_S)

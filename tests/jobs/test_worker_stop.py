@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from arq.constants import result_key_prefix
 from arq.worker import Worker, get_kwargs
-from redis.asyncio import Redis
 
 from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
@@ -28,6 +27,7 @@ from tests.jobs.conftest import arq_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
     MEMORIZE,
+    arq_redis,
     close_worker,
     graphql,
     memorize_input,
@@ -103,8 +103,5 @@ async def test_a_stop_during_arqs_write_of_the_outcome_waits_for_it_and_closes_c
     assert worker.pool is None  # close() went all the way: on_shutdown ran, the pool closed
     # arq's write went through: the delivery is off the queue, its outcome recorded.
     assert await queued_in_redis(settings) == 0
-    client = Redis.from_url(settings.redis.url)
-    try:
+    async with arq_redis(settings) as client:
         assert await client.exists(f"{result_key_prefix}{job_id}:0") == 1
-    finally:
-        await client.aclose()
