@@ -24,7 +24,7 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from bench.common import machine, print_json
+from bench.common import Report, document, machine, report_cli
 from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
@@ -70,7 +70,7 @@ def cycle(
     with timer.piece("one query"):
         answer = client.post(
             "/graphql",
-            json={"query": "{ viewer { admin } }"},
+            json={"query": document("BenchViewer")},
             headers={"Authorization": f"Bearer {ADMIN_KEY}"},
         )
         assert answer.json() == {"data": {"viewer": {"admin": True}}}, answer.text
@@ -115,12 +115,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cycles", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    args = parser.parse_args()
-    report = run(args.cycles, args.warmup)
-    if args.json:
-        print_json(report)
-        return
+    report_cli(parser, lambda a: run(a.cycles, a.warmup), show)
+
+
+def show(report: Report, args: argparse.Namespace) -> None:
+    """One line per piece of a cycle."""
     for name, piece in [*report["per_cycle"].items(), ("whole cycle", report["total"])]:
         print(f"{name:16s} {piece['wall_ms']:7.1f} ms wall {piece['cpu_ms']:7.1f} ms CPU")
 

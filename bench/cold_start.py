@@ -13,7 +13,6 @@ apart.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -24,24 +23,19 @@ from typing import Any
 
 import httpx
 
-from bench.common import machine, print_json
+from bench.common import document, machine, report_cli, serve_env
 from graph.embedded import free_port
 
 ADMIN_KEY = "hg_bench-admin-key"
-QUERY = 'mutation { createUser(input: {id: "cold", name: "Cold"}) { __typename } } '
-SEARCH = '{ search(userId: "cold", query: "hello there") { hits { score } } }'
+USER = {"query": document("BenchUser"), "variables": {"id": "cold", "name": "Cold"}}
+SEARCH = {"query": document("BenchSearch"), "variables": {"u": "cold", "q": "hello there"}}
 
 
 def one_start(data_dir: Path, model_cache: Path) -> float:
     """Seconds from spawn to the first answered search; the process is stopped after."""
     port = free_port()
-    env = {
-        **os.environ,
-        "HIPPOGRAPH_GRAPH__DATA_DIR": str(data_dir),
-        "HIPPOGRAPH_EMBEDDING__CACHE_DIR": str(model_cache),
-        "HIPPOGRAPH_API__PORT": str(port),
-        "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
-        "HIPPOGRAPH_LOG_LEVEL": "warning",
+    env = serve_env(data_dir, port, ADMIN_KEY) | {
+        "HIPPOGRAPH_EMBEDDING__CACHE_DIR": str(model_cache)
     }
     started = time.monotonic()
     server = subprocess.Popen(
@@ -59,8 +53,8 @@ def one_start(data_dir: Path, model_cache: Path) -> float:
                 if server.poll() is not None or time.monotonic() - started > 120:
                     raise RuntimeError("serve did not answer within 120 s")
                 try:
-                    client.post("/graphql", json={"query": QUERY})
-                    answer = client.post("/graphql", json={"query": SEARCH})
+                    client.post("/graphql", json=USER)
+                    answer = client.post("/graphql", json=SEARCH)
                     if answer.status_code == 200 and "errors" not in answer.json():
                         return time.monotonic() - started
                 except httpx.HTTPError:
@@ -73,8 +67,11 @@ def one_start(data_dir: Path, model_cache: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    report_cli(parser, measure, show)
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """The first start, ``--runs`` starts on fresh data, and a restart on existing data."""
     cache = Path(tempfile.mkdtemp(prefix="hippograph-cold-models-"))
     first = one_start(Path(tempfile.mkdtemp(prefix="hippograph-cold-")), cache)
     fresh = [
@@ -84,7 +81,7 @@ def main() -> None:
     existing_dir = Path(tempfile.mkdtemp(prefix="hippograph-cold-"))
     one_start(existing_dir, cache)
     restart = one_start(existing_dir, cache)
-    result: dict[str, Any] = {
+    return {
         "benchmark": "cold_start",
         "machine": machine(),
         "first_start_with_model_export_s": round(first, 2),
@@ -92,15 +89,16 @@ def main() -> None:
         "fresh_data_median_s": round(statistics.median(fresh), 2),
         "existing_data_s": round(restart, 2),
     }
-    if args.json:
-        print_json(result)
-    else:
-        print(
-            f"cold start to first answered search: median {result['fresh_data_median_s']} s "
-            f"over {args.runs} fresh starts {result['fresh_data_s']}; "
-            f"restart on existing data {result['existing_data_s']} s; the very first start, "
-            f"exporting the model: {result['first_start_with_model_export_s']} s"
-        )
+
+
+def show(result: dict[str, Any], args: argparse.Namespace) -> None:
+    """The figures in one sentence."""
+    print(
+        f"cold start to first answered search: median {result['fresh_data_median_s']} s "
+        f"over {args.runs} fresh starts {result['fresh_data_s']}; "
+        f"restart on existing data {result['existing_data_s']} s; the very first start, "
+        f"exporting the model: {result['first_start_with_model_export_s']} s"
+    )
 
 
 if __name__ == "__main__":

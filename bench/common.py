@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import functools
 import json
 import os
 import platform
@@ -9,7 +12,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,23 @@ ROOT = Path(__file__).resolve().parents[1]
 DEV_DATA = Path(os.environ.get("HIPPOGRAPH_DEV_DATA") or ROOT / "bench" / "data")
 LOCOMO = DEV_DATA / "locomo" / "locomo_dev.json"
 REALTALK = DEV_DATA / "realtalk" / "realtalk_dev.json"
+
+
+# Every request a benchmark sends is a named operation of this file, which
+# tests/test_contract.py validates against the schema with the project's others.
+OPERATIONS = ROOT / "operations" / "bench.graphql"
+
+
+@functools.cache
+def _documents() -> dict[str, str]:
+    from hippograph.graphql_documents import operations
+
+    return {op.name: op.document for op in operations(OPERATIONS)}
+
+
+def document(name: str) -> str:
+    """The operation ``name`` of operations/bench.graphql, as it is sent."""
+    return _documents()[name]
 
 
 def machine() -> dict[str, Any]:
@@ -174,3 +194,25 @@ async def embed_cached(embed: Any, texts: list[str], name: str) -> list[list[flo
 def print_json(data: dict[str, Any]) -> None:
     """One JSON object on stdout."""
     print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+Report = dict[str, Any]
+Measure = Callable[[argparse.Namespace], Report | Coroutine[Any, Any, Report]]
+Show = Callable[[Report, argparse.Namespace], None]
+
+
+def report_cli(parser: argparse.ArgumentParser, measure: Measure, show: Show) -> None:
+    """A benchmark's command line: parse the arguments, measure, print the report.
+
+    ``--json`` prints the whole report as one JSON object, which is what
+    ``bench.compare`` reads; without it ``show`` prints the figures for a
+    reader. ``measure`` may return a coroutine: it then runs in a new event loop.
+    """
+    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    args = parser.parse_args()
+    outcome = measure(args)
+    report = outcome if isinstance(outcome, dict) else asyncio.run(outcome)
+    if args.json:
+        print_json(report)
+    else:
+        show(report, args)

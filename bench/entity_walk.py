@@ -15,8 +15,6 @@ and memories it read. The whole search with and without the walk is
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import sys
 import tempfile
 import time
@@ -27,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from bench import graphs
-from bench.common import locomo_questions, machine, percentiles
+from bench.common import Report, locomo_questions, machine, percentiles, report_cli
 from bench.graphs import open_graph
 from bench.search_latency import KINDS, distinct_texts
 from graph.store import connect
@@ -133,8 +131,24 @@ def main() -> None:
         help="entity mention caps to time the walk at (the default cap first)",
     )
     graphs.add_argument(parser)
-    args = parser.parse_args()
-    print(json.dumps(asyncio.run(run(args)), indent=1))
+    report_cli(parser, run, show)
+
+
+def show(report: Report, args: argparse.Namespace) -> None:
+    """The insert rate, then the walk's latency and reads at each cap."""
+    graph = report["graph"]
+    print(
+        f"{graph['server']} {graph['version']}: {report['memories']} memories, "
+        f"{report['mentions']} mentions, {report['insert_memories_per_s_with_entities']} "
+        "memories/s inserted with their entities"
+    )
+    for cap, walk in report["by_cap"].items():
+        latency = walk["latency_ms"]
+        print(
+            f"{cap}: p50 {latency['p50']} p95 {latency['p95']} ms, "
+            f"{walk['seeds_per_walk']} seeds and {walk['memories_read_per_walk']} memories "
+            f"read per walk (at most {walk['max_memories_read']})"
+        )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import tempfile
 import time
@@ -35,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from bench import graphs
-from bench.common import machine, print_json
+from bench.common import Report, machine, report_cli
 from bench.graphs import open_graph
 from bench.search_latency import distinct_texts
 from hippograph import text
@@ -148,13 +147,12 @@ def cli() -> None:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--max-age-days", type=float, default=1000.0)
     parser.add_argument("--batch-size", type=int, default=1000)
-    parser.add_argument("--json", action="store_true")
     graphs.add_argument(parser)
-    args = parser.parse_args()
-    result = asyncio.run(main(args))
-    if args.json:
-        print_json(result)
-        return
+    report_cli(parser, main, show)
+
+
+def show(result: Report, args: argparse.Namespace) -> None:
+    """The setup, then one line per pass with its level moves."""
     print(f"graph: {result['graph']['server']} {result['graph']['version']}")
     print(f"memories: {result['setup']['memories']} (loaded in {result['setup']['load_s']} s)")
     for name in ("first_pass", "right_after", "next_day", "right_after_next_day"):

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import graphs
-from bench.common import LOCOMO, machine, print_json
+from bench.common import LOCOMO, Report, machine, report_cli
 from bench.graphs import open_graph
 
 _SUMMARY = re.compile(
@@ -91,13 +91,12 @@ def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", type=Path, default=LOCOMO)
-    parser.add_argument("--json", action="store_true")
     graphs.add_argument(parser)
-    args = parser.parse_args()
-    result = run(args)
-    if args.json:
-        print_json(result)
-        return
+    report_cli(parser, run, show)
+
+
+def show(result: Report, args: argparse.Namespace) -> None:
+    """The first import and the repeated one."""
     first, again = result["first"], result["again"]
     print(f"graph: {result['graph']['server']} {result['graph']['version']}")
     print(

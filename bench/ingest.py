@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import graphs
-from bench.common import LOCOMO, machine, print_json
+from bench.common import LOCOMO, machine, report_cli
 from bench.graphs import BenchGraph, open_graph
 from hippograph.clock import utc_now
 from hippograph.extraction.schema import Extraction, ExtractionRequest
@@ -268,7 +268,6 @@ def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=LOCOMO)
-    parser.add_argument("--json", action="store_true")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions in flight at once")
     parser.add_argument(
         "--alternate",
@@ -278,13 +277,18 @@ def main() -> None:
         "(the median of each is reported)",
     )
     graphs.add_argument(parser)
-    args = parser.parse_args()
+    report_cli(parser, measure, show)
+
+
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """The passes over ``--data``, on a new graph of its own."""
     directory = Path(tempfile.mkdtemp(prefix="hippograph-ingest-"))
     with open_graph(args.graph, directory) as graph:
-        report = asyncio.run(run(args.data, args.concurrency, graph, args.alternate))
-    if args.json:
-        print_json(report)
-        return
+        return asyncio.run(run(args.data, args.concurrency, graph, args.alternate))
+
+
+def show(report: dict[str, Any], args: argparse.Namespace) -> None:
+    """The model's own rate, then each pass and the time in each port."""
     print(f"graph: {report['graph']['server']} {report['graph']['version']}")
     print(
         f"embedding: {report['embedding']}, the model alone "

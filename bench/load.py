@@ -29,27 +29,23 @@ from typing import Any
 import httpx
 
 from bench.common import (
+    Report,
+    document,
     locomo_questions,
     locomo_turn_texts,
     machine,
     percentiles,
-    print_json,
+    report_cli,
     serve_env,
 )
 from graph.embedded import free_port
-from hippograph.graphql_documents import operations
 
 ADMIN_KEY = "hg_load-test-admin-key-0123456789"
 
-# The requests, from the project's one folder of operations (operations/load.graphql).
-_DOCUMENTS = {
-    op.name: op.document
-    for op in operations(Path(__file__).parent.parent / "operations/load.graphql")
-}
-SETUP_USER = _DOCUMENTS["LoadSetUp"]
-MEMORIZE = _DOCUMENTS["LoadMemorize"]
-SEARCH = _DOCUMENTS["LoadSearch"]
-PROVENANCE = _DOCUMENTS["LoadProvenance"]
+SETUP_USER = document("BenchTenant")
+MEMORIZE = document("BenchMemorize")
+SEARCH = document("BenchSearch")
+PROVENANCE = document("BenchProvenance")
 
 
 class Client:
@@ -119,7 +115,10 @@ async def _setup(http: httpx.AsyncClient, clients: int, turns: list[str]) -> lis
         body = (
             await http.post(
                 "/graphql",
-                json={"query": SETUP_USER, "variables": {"id": user, "name": user}},
+                json={
+                    "query": SETUP_USER,
+                    "variables": {"id": user, "name": user, "title": "load"},
+                },
                 headers=admin,
             )
         ).json()
@@ -225,12 +224,11 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    args = parser.parse_args()
-    report = asyncio.run(run(args.clients, args.seconds, args.seed))
-    if args.json:
-        print_json(report)
-        return
+    report_cli(parser, lambda a: run(a.clients, a.seconds, a.seed), show)
+
+
+def show(report: Report, args: argparse.Namespace) -> None:
+    """The totals, then one line per operation and per kind of error."""
     print(
         f"{report['clients']} clients, {report['seconds']} s: {report['requests']} requests, "
         f"{report['requests_per_s']} req/s, {report['errors']} errors"

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import locomo_questions, locomo_turn_texts, machine, print_json
+from bench.common import Report, locomo_questions, locomo_turn_texts, machine, report_cli
 from bench.load import MEMORIZE, SEARCH, Client, _messages, _setup, served
 
 
@@ -98,12 +98,11 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=300)
     parser.add_argument("--victims", type=int, default=4, help="victim requests in flight")
     parser.add_argument("--rate", type=float, default=15.0, help="attacker requests per second")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    report = asyncio.run(run(args.searches, args.victims, args.rate))
-    if args.json:
-        print_json(report)
-        return
+    report_cli(parser, lambda a: run(a.searches, a.victims, a.rate), show)
+
+
+def show(report: Report, args: argparse.Namespace) -> None:
+    """What the victim and the attacker got."""
     print(
         f"victim: {report['victim_failed']} of {report['victim_requests']} failed "
         f"{report['victim_outcomes']}\nattacker: {report['attacker_requests']} requests "

@@ -33,27 +33,22 @@ from typing import Any
 import httpx
 
 from bench import graphs
-from bench.common import locomo_questions, locomo_samples, machine, percentiles, print_json
+from bench.common import (
+    Report,
+    document,
+    locomo_questions,
+    locomo_samples,
+    machine,
+    percentiles,
+    report_cli,
+)
 from bench.stack import ADMIN_KEY, running
 
-SETUP = """
-mutation($id: ID!, $name: String!) {
-  createUser(input: {id: $id, name: $name}) { __typename }
-  createSession(input: {userId: $id, title: "pressure"}) {
-    ... on SessionCreated { session { id } }
-  }
-}"""
-MEMORIZE = """
-mutation($u: ID!, $s: ID!, $m: [MessageInput!]!, $async: Boolean) {
-  memorize(input: {userIds: [$u], sessionId: $s, messages: $m, async: $async}) {
-    __typename ... on Memorized { job { id } } ... on Error { message }
-  }
-}"""
-JOB = "query($id: ID!) { job(id: $id) { status error } }"
-SEARCH = """
-query($u: ID!, $q: String!) {
-  search(userId: $u, query: $q, topK: 50, method: HYBRID, touch: false) { hits { score } }
-}"""
+USER = document("BenchUser")
+SESSION = document("BenchSession")
+MEMORIZE = document("BenchMemorize")
+JOB = document("BenchJob")
+SEARCH = document("BenchSearch")
 
 
 def dev_turns() -> list[tuple[str, str]]:
@@ -90,7 +85,8 @@ class Api:
 
     async def user(self, user_id: str) -> str:
         """Create ``user_id`` with a session; the session's id."""
-        data = await self.data(SETUP, {"id": user_id, "name": user_id})
+        await self.data(USER, {"id": user_id, "name": user_id})
+        data = await self.data(SESSION, {"u": user_id, "title": "pressure"})
         return str(data["createSession"]["session"]["id"])
 
     async def memorize(self, user_id: str, session: str, batch: list[dict[str, str]]) -> None:
@@ -141,7 +137,7 @@ async def _searches(
             return samples
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
         started = time.perf_counter()
-        await api.data(SEARCH, {"u": "reader", "q": question})
+        await api.data(SEARCH, {"u": "reader", "q": question, "topK": 50, "touch": False})
         samples.append((time.perf_counter() - started) * 1000)
         due = max(due + 1 / rate, time.perf_counter())
     return samples
@@ -198,14 +194,13 @@ def main() -> None:
     parser.add_argument("--seed-turns", type=int, default=400)
     parser.add_argument("--searches", type=int, default=150, help="idle searches timed")
     parser.add_argument("--rate", type=float, default=5.0, help="the reader's searches a second")
-    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    args = parser.parse_args()
-    report = asyncio.run(
-        run(args.graph, args.messages, args.chunk, args.seed_turns, args.searches, args.rate)
+    report_cli(
+        parser, lambda a: run(a.graph, a.messages, a.chunk, a.seed_turns, a.searches, a.rate), show
     )
-    if args.json:
-        print_json(report)
-        return
+
+
+def show(report: Report, args: argparse.Namespace) -> None:
+    """Search latency idle and during an import, and the import's rate with and without."""
     idle, during = report["search_idle_ms"], report["search_during_import_ms"]
     print(f"{report['graph']}: HYBRID top-50, idle p50 {idle['p50']} p95 {idle['p95']} ms")
     print(

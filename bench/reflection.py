@@ -20,7 +20,6 @@ see ``bench.graphs``); ``--pending 0`` skips the reflect run.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import tempfile
 import time
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from bench import graphs
-from bench.common import locomo_turn_texts, machine, percentiles, print_json
+from bench.common import Report, locomo_turn_texts, machine, percentiles, report_cli
 from bench.graphs import open_graph
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, derived_id, new_id
@@ -211,13 +210,12 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=90000)
     parser.add_argument("--pending", type=int, default=10000)
     parser.add_argument("--walks", type=int, default=200)
-    parser.add_argument("--json", action="store_true")
     graphs.add_argument(parser)
-    args = parser.parse_args()
-    report = asyncio.run(run(args))
-    if args.json:
-        print_json(report)
-        return
+    report_cli(parser, run, show)
+
+
+def show(report: Report, args: argparse.Namespace) -> None:
+    """The provenance walk's latency, then the reflect pass (when it ran)."""
     walk = report["provenance_depth4"]
     print(
         f"{report['memories']} memories (built in {report['build_seconds']} s); "

@@ -35,7 +35,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import subprocess
 import sys
 import tempfile
@@ -48,12 +47,14 @@ import httpx
 
 from bench import graphs, scale_recall
 from bench.common import (
+    Report,
+    document,
     embed_cached,
     locomo_questions,
     locomo_turn_texts,
     machine,
     percentiles,
-    print_json,
+    report_cli,
     serve_env,
     stopwatch,
 )
@@ -286,13 +287,7 @@ async def index_recall(runtime: Runtime, questions: list[str]) -> float:
     return round(sum(recalls) / len(recalls), 4)
 
 
-QUERY = (
-    "query($user: ID!, $q: String!, $method: SearchMethod!, $filter: MemoryFilterInput,\n"
-    "      $entityWeight: Float!) {\n"
-    "  search(userId: $user, query: $q, topK: 10, method: $method, filter: $filter,\n"
-    "         mode: NORMAL, touch: false, scoring: {entityWeight: $entityWeight}) {\n"
-    "    hits { score memory { id content } } } }"
-)
+QUERY = document("BenchSearchTuned")
 
 
 def _graphql_filter(memory_filter: MemoryFilter) -> dict[str, Any] | None:
@@ -339,7 +334,7 @@ def search_over_http(
                 weight: float = ENTITY_WEIGHT,
             ) -> float:
                 variables = {
-                    "user": user,
+                    "u": user,
                     "q": question,
                     "method": method.name,
                     "filter": _graphql_filter(memory_filter),
@@ -453,7 +448,6 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--warmup", type=int, default=20, help="searches before timing")
     parser.add_argument("--data-dir", default=None, help="default: a fresh temporary directory")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--no-entities",
         dest="entities",
@@ -461,11 +455,11 @@ def main() -> None:
         help="load the memories without the entities they mention (no entity walk)",
     )
     graphs.add_argument(parser)
-    args = parser.parse_args()
-    result = asyncio.run(run(args))
-    if args.json:
-        print_json(result)
-        return
+    report_cli(parser, run, show)
+
+
+def show(result: Report, args: argparse.Namespace) -> None:
+    """The insert rate, then p50 / p95 per kind of search, in-process and over HTTP."""
     insert, local, http = result["insert"], result["in_process"], result["http"]
     settled = result["in_process_restarted"]
     print(f"machine: {result['machine']['cpus']} cpus, {result['machine']['cpu']}")

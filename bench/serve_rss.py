@@ -8,14 +8,13 @@ again. The model is whatever the environment configures, so two runs with
 two ``HIPPOGRAPH_EMBEDDING__MODEL`` values (or two checkouts on
 ``PYTHONPATH``) compare models or versions.
 
-    python bench/serve_rss.py [--file LOCOMO] [--json]
+    python -m bench.serve_rss [--file LOCOMO] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -25,13 +24,14 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-LOCOMO = (
-    Path(os.environ.get("HIPPOGRAPH_DEV_DATA") or ROOT / "bench" / "data")
-    / "locomo"
-    / "locomo_dev.json"
-)
+from bench.common import LOCOMO, document, serve_env
+from graph.embedded import free_port
+
 ADMIN_KEY = "hg_bench-admin-key-for-rss"
+USER = document("BenchUser")
+SESSION = document("BenchSession")
+MEMORIZE = document("BenchMemorize")
+SEARCH = document("BenchSearch")
 
 
 def rss_mib(pid: int) -> float:
@@ -42,15 +42,6 @@ def rss_mib(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for {pid}")
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _gql(client: httpx.Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
     answer = client.post("/graphql", json={"query": query, "variables": variables})
     body: dict[str, Any] = answer.json()
@@ -59,24 +50,14 @@ def _gql(client: httpx.Client, query: str, variables: dict[str, Any]) -> dict[st
     return body["data"]  # type: ignore[no-any-return]
 
 
-MEMORIZE = """mutation($input: MemorizeInput!) { memorize(input: $input) { __typename
-  ... on Error { message } } }"""
-SEARCH = """query($q: String!) { search(userId: "u", query: $q, topK: 10) { hits { score } } }"""
-
-
 def measure(file: Path) -> dict[str, Any]:
     """RSS at ready and after one conversation's memorize and searches."""
     sample = json.loads(file.read_text())[0]
     conversation = sample["conversation"]
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory(prefix="hippograph-rss-") as data:
-        env = {
-            **os.environ,
-            "HIPPOGRAPH_GRAPH__DATA_DIR": data,
-            "HIPPOGRAPH_API__PORT": str(port),
-            "HIPPOGRAPH_API__ADMIN_KEY": ADMIN_KEY,
-            "HIPPOGRAPH_LOG_LEVEL": "warning",
-            "HIPPOGRAPH_MEMORIZE__REFLECT_AFTER_WRITE": "false",
+        env = serve_env(Path(data), port, ADMIN_KEY) | {
+            "HIPPOGRAPH_MEMORIZE__REFLECT_AFTER_WRITE": "false"
         }
         command = [sys.executable, "-m", "hippograph.cli", "serve"]
         with subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL) as serve:
@@ -95,28 +76,18 @@ def measure(file: Path) -> dict[str, Any]:
                             raise RuntimeError("serve never became ready")
                         time.sleep(0.5)
                     ready = rss_mib(serve.pid)
-                    _gql(
-                        client,
-                        'mutation { createUser(input: {id: "u", name: "U"}) { __typename } }',
-                        {},
-                    )
+                    _gql(client, USER, {"id": "u", "name": "U"})
                     turns = 0
                     for key, value in conversation.items():
                         if not (key.startswith("session_") and isinstance(value, list)):
                             continue
-                        made = _gql(
-                            client,
-                            'mutation { createSession(input: {userId: "u", title: "s"}) '
-                            "{ ... on SessionCreated { session { id } } } }",
-                            {},
-                        )
+                        made = _gql(client, SESSION, {"u": "u", "title": "s"})
                         session = made["createSession"]["session"]["id"]
                         messages = [{"speaker": t["speaker"], "content": t["text"]} for t in value]
                         turns += len(messages)
-                        request = {"userIds": ["u"], "sessionId": session, "messages": messages}
-                        _gql(client, MEMORIZE, {"input": request | {"async": False}})
+                        _gql(client, MEMORIZE, {"u": "u", "s": session, "m": messages})
                     for qa in sample["qa"]:
-                        _gql(client, SEARCH, {"q": qa["question"]})
+                        _gql(client, SEARCH, {"u": "u", "q": qa["question"]})
                     after = rss_mib(serve.pid)
             finally:
                 serve.terminate()

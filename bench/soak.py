@@ -41,31 +41,16 @@ from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
 
 from bench import graphs
-from bench.common import locomo_questions, machine, percentiles, print_json
+from bench.common import Report, document, locomo_questions, machine, percentiles, report_cli
 from bench.pressure import dev_turns
 from bench.stack import ADMIN_KEY, Stack, running
 
-SETUP = """
-mutation($id: ID!, $name: String!) {
-  createUser(input: {id: $id, name: $name}) { __typename }
-  createApiKey(input: {name: $name, userIds: [$id]}) { ... on ApiKeyCreated { key } }
-  createSession(input: {userId: $id, title: "soak"}) {
-    ... on SessionCreated { session { id } }
-  }
-}"""
-SEARCH = """
-query($u: ID!, $q: String!) { search(userId: $u, query: $q, topK: 10) { hits { score } } }"""
-ADD = """
-mutation($u: ID!, $c: String!) {
-  addMemory(input: {userId: $u, content: $c}) { __typename ... on Error { code: __typename } }
-}"""
-MEMORIZE = """
-mutation($u: ID!, $s: ID!, $m: [MessageInput!]!, $async: Boolean) {
-  memorize(input: {userIds: [$u], sessionId: $s, messages: $m, async: $async}) {
-    __typename ... on Memorized { job { id } } ... on Error { message }
-  }
-}"""
-MEMORY_ADDED = "subscription($u: ID!) { memoryAdded(userId: $u) { id } }"
+SETUP = document("BenchTenant")
+SEARCH = document("BenchSearch")
+ADD = document("BenchAddMemory")
+MEMORIZE = document("BenchMemorize")
+JOB = document("BenchJob")
+MEMORY_ADDED = document("BenchMemoryAdded")
 MIX = (("search", 0.45), ("add", 0.15), ("memorize", 0.15), ("memorize_job", 0.05), ("mcp", 0.2))
 
 
@@ -122,7 +107,7 @@ async def _tenants(http: httpx.AsyncClient, count: int) -> list[Tenant]:
         user = f"tenant{index:02d}"
         response = await http.post(
             "/graphql",
-            json={"query": SETUP, "variables": {"id": user, "name": user}},
+            json={"query": SETUP, "variables": {"id": user, "name": user, "title": "soak"}},
             headers={"Authorization": f"Bearer {ADMIN_KEY}"},
         )
         data = response.json()["data"]
@@ -262,19 +247,16 @@ async def _job_outcomes(
     deadline = time.monotonic() + settle_s
     while True:
         statuses: Counter[str] = Counter()
-        for start in range(0, len(job_ids), 25):  # within the alias limit (30)
-            chunk = job_ids[start : start + 25]
-            fields = " ".join(f'j{i}: job(id: "{j}") {{ status }}' for i, j in enumerate(chunk))
+        for job_id in job_ids:
             response = await http.post(
                 "/graphql",
-                json={"query": f"{{ {fields} }}"},
+                json={"query": JOB, "variables": {"id": job_id}},
                 headers={"Authorization": f"Bearer {ADMIN_KEY}"},
             )
             body = response.json()
             if body.get("errors"):
                 raise RuntimeError(f"reading job outcomes failed: {body['errors']}")
-            data = body["data"]
-            statuses.update(str(data[f"j{i}"]["status"]) for i in range(len(chunk)))
+            statuses[str(body["data"]["job"]["status"])] += 1
         if set(statuses) <= {"SUCCEEDED", "FAILED"} or time.monotonic() > deadline:
             return statuses
         await asyncio.sleep(1)
@@ -380,16 +362,20 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=60, help="seconds before the first window")
     parser.add_argument("--window", type=float, default=60, help="seconds in each p95 window")
     parser.add_argument("--seed", type=int, default=32)
-    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    args = parser.parse_args()
+    report_cli(parser, lambda a: measure(parser, a), show)
+
+
+def measure(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Report:
+    """The soak's report, once the options are known to fit together."""
     if args.seconds < args.warmup + 2 * args.window:
         parser.error("--seconds must cover the warm-up and two windows")
-    report = asyncio.run(
+    return asyncio.run(
         run(args.graph, args.tenants, args.seconds, args.warmup, args.window, args.seed)
     )
-    if args.json:
-        print_json(report)
-        return
+
+
+def show(report: Report, args: argparse.Namespace) -> None:
+    """Requests, errors, events, the p95 drift per operation, and memory."""
     head = f"{report['graph']}: {report['tenants']} tenants, {report['seconds']} s"
     print(f"{head}, {report['requests']} requests")
     print(f"  errors: {report['errors'] or 'none'} ({report['errors_not_429']} other than 429)")

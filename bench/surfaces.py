@@ -48,20 +48,23 @@ from mcp.client.streamable_http import streamable_http_client
 from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
 
-from bench.common import locomo_questions, machine, percentiles, print_json, serve_env, stopwatch
+from bench.common import (
+    Report,
+    document,
+    locomo_questions,
+    machine,
+    percentiles,
+    report_cli,
+    serve_env,
+    stopwatch,
+)
 from bench.search_latency import ADMIN_KEY, USER, distinct_texts, load
 from graph.embedded import free_port
 from hippograph.runtime import Runtime
 from hippograph.settings import ApiSettings, GraphSettings, Settings
 
-QUERY = """
-query($user: ID!, $q: String!) {
-  search(userId: $user, query: $q, topK: 10, touch: false) {
-    hits { score memory { id content } breakdown { semantic keyword fused final } }
-  }
-}"""
-
-MEMORY_ADDED = "subscription($user: ID!) { memoryAdded(userId: $user) { id content } }"
+QUERY = document("BenchSearchBreakdown")
+MEMORY_ADDED = document("BenchMemoryAdded")
 
 Timed = Callable[[str], Awaitable[None]]
 
@@ -123,7 +126,7 @@ async def searches(base: str, questions: list[str], warmup: int) -> dict[str, An
                 raise RuntimeError(answer.text)
 
         async def graphql(question: str) -> None:
-            await post(QUERY, {"user": USER, "q": question})
+            await post(QUERY, {"u": USER, "q": question})
 
         async def client_document(question: str) -> None:
             variables = {"userId": USER, "query": question, "topK": 10, "touch": False}
@@ -167,7 +170,7 @@ async def live_updates(base: str, events: int) -> dict[str, Any]:
         )
         if json.loads(await ws.recv())["type"] != "connection_ack":
             raise RuntimeError("the websocket was not acknowledged")
-        subscribe = {"query": MEMORY_ADDED, "variables": {"user": USER}}
+        subscribe = {"query": MEMORY_ADDED, "variables": {"u": USER}}
         await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": subscribe}))
         # The subscription listens once its message is handled: the first
         # event proves it, and is not timed.
@@ -237,12 +240,11 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--data-dir", help="where the graph lives (default: a new temp dir)")
-    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    args = parser.parse_args()
-    report = asyncio.run(run(args))
-    if args.json:
-        print_json(report)
-        return
+    report_cli(parser, run, show)
+
+
+def show(report: Report, args: argparse.Namespace) -> None:
+    """Search latency per surface, then live-update delivery."""
     for name, value in report["search"].items():
         print(
             f"search via {name:18s} p50/p95 {value['latency_ms']['p50']}/"

@@ -1,7 +1,7 @@
 """Operations read from a ``.graphql`` file: each with the fragments it spreads.
 
-The load benchmark reads its documents with it, and tests/test_contract.py
-every file of ``operations/``.
+The benchmarks read theirs with it (``bench.common.document``), and
+tests/test_contract.py every file of ``operations/``.
 The client, which needs no GraphQL library, scans its one file itself
 (``hippograph_client.operations``); the contract test holds the two to the
 same documents.

@@ -1,7 +1,7 @@
 """The one folder of operations: every document the project sends, valid and carried to code.
 
 ``operations/`` holds each GraphQL operation the Python client (and so MCP,
-whose tools are calls of it), the /explore page and the load benchmark send, and the examples the docs show
+whose tools are calls of it), the /explore page and the benchmarks send, and the examples the docs show
 (links to the files the packages ship or serve, and to docs/examples); ``schema.graphql`` is the schema served
 (tests/api/test_schema_file.py). Here every operation is validated against
 it, the client's own reading of its file is held to graphql-core's, and the
@@ -12,10 +12,12 @@ change that breaks a consumer fails in one place.
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import pytest
-from graphql import build_schema, parse, validate
+from graphql import GraphQLError, OperationDefinitionNode, build_schema, parse, validate
 from hippograph_client import operations as client_operations
 
 from codegen.__main__ import OPERATIONS, ROOT, stale
@@ -37,7 +39,7 @@ def test_each_consumer_has_its_file_and_names_each_operation_once() -> None:
         names = [op.name for op in operations(path)]
         assert len(names) == len(set(names)), path.name
     files = {f for f, _ in ALL}
-    assert {"client.graphql", "explore.graphql", "load.graphql"} <= files
+    assert {"client.graphql", "explore.graphql", "bench.graphql"} <= files
     assert len([f for f in files if f.startswith("examples/")]) >= 5
 
 
@@ -58,6 +60,43 @@ def test_the_client_reads_its_file_as_graphql_core_does() -> None:
 
 def test_the_written_modules_are_in_step_with_the_schema_and_operations() -> None:
     assert [str(p.relative_to(ROOT)) for p in stale()] == [], "run: python -m codegen"
+
+
+def _sent_from_a_string(path: Path) -> list[str]:
+    """Where ``path`` holds a whole GraphQL operation in a string literal."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        text = node.value.strip()
+        if not text.startswith(("query", "mutation", "subscription", "{")):
+            continue
+        try:
+            definitions = parse(text).definitions
+        except GraphQLError:
+            continue  # words, JSON, a format string: not a document
+        if any(
+            isinstance(d, OperationDefinitionNode) and d.selection_set.selections
+            for d in definitions
+        ):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_no_module_sends_a_document_of_its_own() -> None:
+    folders = ("bench", "hippograph", "client/hippograph_client", "codegen", "resolvers", "schema")
+    modules = [path for folder in folders for path in sorted((ROOT / folder).rglob("*.py"))]
+    assert len(modules) > 100
+    assert [hit for path in modules for hit in _sent_from_a_string(path)] == []
+
+
+def test_the_benchmarks_ask_for_the_operations_of_their_file_and_use_each() -> None:
+    asked = {
+        name
+        for path in (ROOT / "bench").rglob("*.py")
+        for name in re.findall(r'document\("(\w+)"\)', path.read_text(encoding="utf-8"))
+    }
+    assert asked == {op.name for op in operations(OPERATIONS / "bench.graphql")}
 
 
 def test_an_operation_carries_the_fragments_it_spreads_and_no_others(tmp_path: Path) -> None:

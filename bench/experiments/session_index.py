@@ -18,13 +18,12 @@ so the machine's drift falls on both alike.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import tempfile
 from pathlib import Path
 from typing import Any, LiteralString
 
 from bench import graphs
-from bench.common import locomo_questions, machine, percentiles, print_json, stopwatch
+from bench.common import locomo_questions, machine, percentiles, report_cli, stopwatch
 from bench.graphs import open_graph
 from bench.search_latency import ADMIN_KEY, USER, distinct_texts, load
 from hippograph.modes import SearchMode
@@ -128,12 +127,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--data-dir", help="where the graph lives (default: a new temp dir)")
-    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    args = parser.parse_args()
-    report = asyncio.run(run(args))
-    if args.json:
-        print_json(report)
-        return
+    report_cli(parser, run, show)
+
+
+def show(report: dict[str, Any], args: argparse.Namespace) -> None:
+    """HYBRID latency per indexed property."""
     for name, latency in report["hybrid_ms"].items():
         print(f"index on {name:12s} HYBRID p50/p95 {latency['p50']}/{latency['p95']} ms")
     print(report["graph"], report["machine"])

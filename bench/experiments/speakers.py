@@ -17,7 +17,6 @@ their latest sessions. Two costs, measured here on one graph server:
 from __future__ import annotations
 
 import argparse
-import asyncio
 import tempfile
 import time
 from datetime import timedelta
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import graphs
-from bench.common import LOCOMO, REALTALK, machine, percentiles, print_json, stopwatch
+from bench.common import LOCOMO, REALTALK, machine, percentiles, report_cli, stopwatch
 from bench.graphs import open_graph
 from graph.store import connect
 from hippograph.clock import utc_now
@@ -123,12 +122,11 @@ def main() -> None:
     graphs.add_argument(parser)
     parser.add_argument("--sessions", type=int, default=2500)
     parser.add_argument("--reads", type=int, default=200)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    report = asyncio.run(run(args))
-    if args.json:
-        print_json(report)
-        return
+    report_cli(parser, run, show)
+
+
+def show(report: dict[str, Any], args: argparse.Namespace) -> None:
+    """The speakers lookup's latency and the cost of taking names out."""
     lookup, strip = report["lookup_ms"], report["without_names"]["per_call_us"]
     print(
         f"{report['graph']} {report['graph_version']}: {report['sessions']} sessions, "
