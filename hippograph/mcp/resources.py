@@ -9,6 +9,8 @@ resource cannot answer ``isError`` as a tool can: errors are JSON-RPC errors
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hippograph_client import HippoGraphError, MemoryFilter, MemoryKind, NotFound
@@ -58,35 +60,60 @@ async def _user_memories(
     return encode(user), encode(page.memories)
 
 
-def register_resources(server: MCPServer[Any], connect: InProcess, caller: Caller) -> None:
-    """Add the profile and reflections resource templates to ``server``."""
+@dataclass(frozen=True, slots=True)
+class UserResource:
+    """A resource template: a user and their newest memories of one kind, as JSON."""
 
-    async def profile(user_id: str, ctx: Context[Any, Any]) -> str:
-        uri = PROFILE_URI.format(user_id=user_id)
-        user, memories = await _user_memories(
-            connect, caller, ctx, uri, user_id, MemoryKind.PROFILE, PROFILE_ATTRIBUTES
-        )
-        return json.dumps({"user": user, "attributes": memories})
+    uri: str  # with ``{user_id}``
+    name: str
+    description: str
+    kind: MemoryKind
+    first: int
+    key: str  # what the memories are called in the JSON
 
-    server.resource(
+
+RESOURCES = (
+    UserResource(
         PROFILE_URI,
-        name="profile",
-        description="A user and their profile attributes (what memorize learnt about them: "
+        "profile",
+        "A user and their profile attributes (what memorize learnt about them: "
         "city, job, preferences…), newest first.",
-        mime_type="application/json",
-    )(profile)
-
-    async def reflections(user_id: str, ctx: Context[Any, Any]) -> str:
-        uri = REFLECTIONS_URI.format(user_id=user_id)
-        user, memories = await _user_memories(
-            connect, caller, ctx, uri, user_id, MemoryKind.REFLECTION, LATEST_REFLECTIONS
-        )
-        return json.dumps({"user": user, "reflections": memories})
-
-    server.resource(
+        MemoryKind.PROFILE,
+        PROFILE_ATTRIBUTES,
+        "attributes",
+    ),
+    UserResource(
         REFLECTIONS_URI,
-        name="reflections",
-        description=f"A user's latest {LATEST_REFLECTIONS} reflections (the themes reflect "
+        "reflections",
+        f"A user's latest {LATEST_REFLECTIONS} reflections (the themes reflect "
         "consolidated their facts into), newest first.",
-        mime_type="application/json",
-    )(reflections)
+        MemoryKind.REFLECTION,
+        LATEST_REFLECTIONS,
+        "reflections",
+    ),
+)
+
+
+def _reader(
+    resource: UserResource, connect: InProcess, caller: Caller
+) -> Callable[[str, Context[Any, Any]], Awaitable[str]]:
+    # The SDK reads the template's parameters off the function's signature.
+    async def read(user_id: str, ctx: Context[Any, Any]) -> str:
+        uri = resource.uri.format(user_id=user_id)
+        user, memories = await _user_memories(
+            connect, caller, ctx, uri, user_id, resource.kind, resource.first
+        )
+        return json.dumps({"user": user, resource.key: memories})
+
+    return read
+
+
+def register_resources(server: MCPServer[Any], connect: InProcess, caller: Caller) -> None:
+    """Add the resource templates of ``RESOURCES`` to ``server``."""
+    for resource in RESOURCES:
+        server.resource(
+            resource.uri,
+            name=resource.name,
+            description=resource.description,
+            mime_type="application/json",
+        )(_reader(resource, connect, caller))
