@@ -25,7 +25,8 @@ from bench.local_llm import SMALL, running
 from graph.embedded import EmbeddedArcadeDB
 from graph.store import GraphStore
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.settings import EmbeddingSettings
+from hippograph.runtime import Runtime
+from hippograph.settings import EmbeddingSettings, Settings
 from tests.graphs import (
     GRAPHS,
     NEO4J_RELEASES,
@@ -210,3 +211,16 @@ async def store(graph_db: TestDatabase, tmp_path: Path) -> AsyncIterator[GraphSt
         yield connection.store
     finally:
         await connection.close()
+
+
+@pytest.fixture
+async def runtime(
+    settings: Settings, graph_db: TestDatabase, embedder: SentenceTransformerEmbedder
+) -> AsyncIterator[Runtime]:
+    """A runtime of the ``settings`` fixture (each folder or module has its own), on the
+    test's empty database."""
+    started = await Runtime.start(settings, embedder=embedder, **graph_db.start)
+    try:
+        yield started
+    finally:
+        await started.stop()

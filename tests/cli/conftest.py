@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.runtime import Runtime
 from hippograph.settings import Settings
 from tests.graphs import TestDatabase
 
@@ -20,18 +17,6 @@ from tests.graphs import TestDatabase
 def settings(graph_db: TestDatabase, tmp_path: Path) -> Settings:
     """What ``hippograph import`` reads from the environment, by default."""
     return Settings(graph=graph_db.settings(tmp_path))
-
-
-@pytest.fixture
-async def runtime(
-    settings: Settings, graph_db: TestDatabase, embedder: SentenceTransformerEmbedder
-) -> AsyncIterator[Runtime]:
-    """What ``hippograph import`` starts, on the test's empty database."""
-    started = await Runtime.start(settings, embedder=embedder, **graph_db.start)
-    try:
-        yield started
-    finally:
-        await started.stop()
 
 
 # A short trip-planning chat, in (speaker, text) turns: the CLI tests' conversation.

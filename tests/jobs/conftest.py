@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.runtime import Runtime
 from hippograph.settings import (
     ApiSettings,
     ForgettingSettings,
@@ -54,17 +52,3 @@ def arq_settings(graph_db: TestDatabase, data_dir: Path, redis_url: str) -> Sett
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """This test's settings: jobs on its private Redis."""
     return arq_settings(graph_db, tmp_path, redis_server.url)
-
-
-@pytest.fixture
-async def runtime(
-    settings: Settings,
-    graph_db: TestDatabase,
-    embedder: SentenceTransformerEmbedder,
-) -> AsyncIterator[Runtime]:
-    """A runtime in arq mode on an empty database (what the API process holds)."""
-    started = await Runtime.start(settings, embedder=embedder, **graph_db.start)
-    try:
-        yield started
-    finally:
-        await started.stop()
