@@ -16,14 +16,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import random
-import sys
-import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -36,11 +31,8 @@ from bench.common import (
     machine,
     percentiles,
     report_cli,
-    serve_env,
 )
-from graph.embedded import free_port
-
-ADMIN_KEY = "hg_load-test-admin-key-0123456789"
+from bench.stack import ADMIN_KEY, running
 
 SETUP_USER = document("BenchTenant")
 MEMORIZE = document("BenchMemorize")
@@ -73,38 +65,6 @@ class Client:
             if isinstance(value, dict) and str(value.get("__typename", "")).endswith("Error"):
                 return data, f"{value['__typename']}: {value.get('message')}"
         return data, ""
-
-
-async def _start(port: int, data_dir: Path) -> asyncio.subprocess.Process:
-    env = serve_env(data_dir, port, ADMIN_KEY)
-    hippograph = Path(sys.executable).parent / "hippograph"
-    server = await asyncio.create_subprocess_exec(
-        str(hippograph), "serve", env=env, stdout=asyncio.subprocess.DEVNULL
-    )
-    started = time.monotonic()
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-        while True:
-            if server.returncode is not None or time.monotonic() - started > 300:
-                raise RuntimeError("hippograph serve did not start")
-            try:
-                if (await http.get("/readyz")).status_code == 200:
-                    return server
-            except httpx.HTTPError:
-                pass
-            await asyncio.sleep(0.3)
-
-
-@contextlib.asynccontextmanager
-async def served(prefix: str) -> AsyncIterator[str]:
-    """``hippograph serve`` on a free loopback port and a fresh data directory; its base URL."""
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix=prefix) as data_dir:
-        server = await _start(port, Path(data_dir))
-        try:
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            server.terminate()
-            await asyncio.wait_for(server.wait(), 60)
 
 
 async def _setup(http: httpx.AsyncClient, clients: int, turns: list[str]) -> list[Client]:
@@ -181,9 +141,10 @@ async def _run_client(
 async def run(clients: int, seconds: float, seed: int) -> dict[str, Any]:
     """Start the service, set up ``clients`` agents, load it for ``seconds``; the report."""
     turns, questions = locomo_turn_texts(), locomo_questions()
-    async with served("hippograph-load-") as base:
+    # The per-key rate limit stays on: each agent has its own key and meets it.
+    async with running("arcadedb", rate_limited=True) as stack:
         limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-        async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
+        async with httpx.AsyncClient(base_url=stack.url, timeout=120, limits=limits) as http:
             agents = await _setup(http, clients, turns)
             samples: dict[str, list[float]] = defaultdict(list)
             errors: Counter[str] = Counter()

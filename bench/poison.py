@@ -24,7 +24,8 @@ from typing import Any
 import httpx
 
 from bench.common import Report, locomo_questions, locomo_turn_texts, machine, report_cli
-from bench.load import MEMORIZE, SEARCH, Client, _messages, _setup, served
+from bench.load import MEMORIZE, SEARCH, Client, _messages, _setup
+from bench.stack import running
 
 
 async def _victim(
@@ -68,8 +69,8 @@ async def run(searches: int, victims: int, rate: float) -> dict[str, Any]:
     """The victim's outcomes and the attacker's answers."""
     turns, questions = locomo_turn_texts(), locomo_questions()
     async with (
-        served("hippograph-poison-") as base,
-        httpx.AsyncClient(base_url=base, timeout=120) as http,
+        running("arcadedb", rate_limited=True) as stack,
+        httpx.AsyncClient(base_url=stack.url, timeout=120) as http,
     ):
         victim, attacker = await _setup(http, 2, turns)
         outcomes: Counter[str] = Counter()

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,18 +87,19 @@ def private_redis() -> Iterator[str]:
         process.wait(timeout=10)
 
 
-async def _ready(base: str, process: asyncio.subprocess.Process) -> None:
-    started = time.monotonic()
-    async with httpx.AsyncClient(base_url=base) as http:
+async def wait_ready(base: str, exited: Callable[[], bool], timeout_s: float = 300) -> None:
+    """Return once ``/readyz`` answers 200; fail if ``exited()`` or after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    async with httpx.AsyncClient(base_url=base, timeout=5) as http:
         while True:
-            if process.returncode is not None or time.monotonic() - started > 300:
-                raise RuntimeError("hippograph serve did not start")
+            if exited() or time.monotonic() > deadline:
+                raise RuntimeError("hippograph serve did not become ready")
             try:
                 if (await http.get("/readyz")).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.2)
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:
@@ -112,17 +113,30 @@ async def _stop(process: asyncio.subprocess.Process) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running(graph: str, extra_env: dict[str, str] | None = None) -> AsyncIterator[Stack]:
-    """The service on ``graph`` (see the module's docstring); yields it once it is ready."""
+async def running(
+    graph: str,
+    extra_env: dict[str, str] | None = None,
+    *,
+    data: Path | None = None,
+    rate_limited: bool = False,
+) -> AsyncIterator[Stack]:
+    """The service on ``graph`` (see the module's docstring); yields it once it is ready.
+
+    ``data``: a data directory a benchmark filled already (default: a fresh
+    one). ``rate_limited``: keep the per-key rate limit a deployment has, for
+    the benchmarks whose clients meet it; the others measure the service,
+    not one key's limit.
+    """
     with (
-        tempfile.TemporaryDirectory(prefix=f"hippograph-{graph}-") as data,
-        open_graph(graph, Path(data)) as opened,
+        tempfile.TemporaryDirectory(prefix=f"hippograph-{graph}-") as fresh,
+        open_graph(graph, data or Path(fresh)) as opened,
         contextlib.ExitStack() as stack,
     ):
         port = free_port()
-        env = serve_env(Path(data), port, ADMIN_KEY) | opened.env
-        # Benchmarks measure the service, not one key's rate limit.
-        env |= {"HIPPOGRAPH_API__RATE_LIMIT_PER_S": "0"} | dict(extra_env or {})
+        env = serve_env(data or Path(fresh), port, ADMIN_KEY) | opened.env
+        if not rate_limited:
+            env |= {"HIPPOGRAPH_API__RATE_LIMIT_PER_S": "0"}
+        env |= dict(extra_env or {})
         if graph != "arcadedb":
             env |= {
                 "HIPPOGRAPH_REDIS__URL": stack.enter_context(private_redis()),
@@ -141,7 +155,8 @@ async def running(graph: str, extra_env: dict[str, str] | None = None) -> AsyncI
                     stdout=asyncio.subprocess.DEVNULL,
                 )
             base = f"http://127.0.0.1:{port}"
-            await _ready(base, started["serve"])
+            serve = started["serve"]
+            await wait_ready(base, lambda: serve.returncode is not None)
             yield Stack(base, graph, {name: p.pid for name, p in started.items()})
         finally:
             for process in started.values():

@@ -31,8 +31,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -55,11 +53,10 @@ from bench.common import (
     machine,
     percentiles,
     report_cli,
-    serve_env,
     stopwatch,
 )
-from bench.search_latency import ADMIN_KEY, USER, distinct_texts, load
-from graph.embedded import free_port
+from bench.search_latency import USER, distinct_texts, load
+from bench.stack import ADMIN_KEY, running
 from hippograph.runtime import Runtime
 from hippograph.settings import ApiSettings, GraphSettings, Settings
 
@@ -67,30 +64,6 @@ QUERY = document("BenchSearchBreakdown")
 MEMORY_ADDED = document("BenchMemoryAdded")
 
 Timed = Callable[[str], Awaitable[None]]
-
-
-def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
-    """``hippograph serve`` on the benchmark's data, with no rate limit (one key asks all)."""
-    env = serve_env(data_dir, port, ADMIN_KEY) | {"HIPPOGRAPH_API__RATE_LIMIT_PER_S": "0"}
-    hippograph = Path(sys.executable).parent / "hippograph"
-    return subprocess.Popen(
-        [str(hippograph), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-
-
-async def wait_ready(base: str, server: subprocess.Popen[bytes], timeout_s: float = 300) -> None:
-    """Return once ``/readyz`` answers 200; fail if the server exits or takes too long."""
-    deadline = time.monotonic() + timeout_s
-    async with httpx.AsyncClient(base_url=base, timeout=5) as http:
-        while True:
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("hippograph serve did not become ready")
-            try:
-                if (await http.get("/readyz")).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            await asyncio.sleep(0.2)
 
 
 async def side_by_side(
@@ -206,16 +179,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         loaded = await load(runtime, distinct_texts(args.memories), args.batch)
     finally:
         await runtime.stop()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = start_server(data_dir, port)
-    try:
-        await wait_ready(base, server)
-        report: dict[str, Any] = {"search": await searches(base, questions, args.warmup)}
-        report["live_updates"] = await live_updates(base, args.events)
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
+    async with running("arcadedb", data=data_dir) as stack:
+        report: dict[str, Any] = {"search": await searches(stack.url, questions, args.warmup)}
+        report["live_updates"] = await live_updates(stack.url, args.events)
     return {
         "benchmark": "surfaces",
         "machine": machine(),
