@@ -37,20 +37,17 @@ import httpx
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from websockets.asyncio.client import connect
-from websockets.typing import Subprotocol
 
 from bench import graphs
 from bench.common import Report, document, locomo_questions, machine, percentiles, report_cli
 from bench.pressure import dev_turns
-from bench.stack import ADMIN_KEY, Stack, running
+from bench.stack import ADMIN_KEY, Stack, memory_added, running
 
 SETUP = document("BenchTenant")
 SEARCH = document("BenchSearch")
 ADD = document("BenchAddMemory")
 MEMORIZE = document("BenchMemorize")
 JOB = document("BenchJob")
-MEMORY_ADDED = document("BenchMemoryAdded")
 MIX = (("search", 0.45), ("add", 0.15), ("memorize", 0.15), ("memorize_job", 0.05), ("mcp", 0.2))
 
 
@@ -120,14 +117,7 @@ async def _tenants(http: httpx.AsyncClient, count: int) -> list[Tenant]:
 @contextlib.asynccontextmanager
 async def _subscribed(stack: Stack, tenant: Tenant, tally: Tally) -> AsyncIterator[None]:
     """A ``memoryAdded`` subscription for the whole block, counting its events."""
-    url = stack.url.replace("http://", "ws://") + "/graphql"
-    async with connect(url, subprotocols=[Subprotocol("graphql-transport-ws")]) as ws:
-        init = {"type": "connection_init", "payload": {"authorization": f"Bearer {tenant.key}"}}
-        await ws.send(json.dumps(init))
-        if json.loads(await ws.recv())["type"] != "connection_ack":
-            raise RuntimeError("the websocket was not acknowledged")
-        subscribe = {"query": MEMORY_ADDED, "variables": {"u": tenant.user}}
-        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": subscribe}))
+    async with memory_added(stack.url, tenant.key, tenant.user) as ws:
 
         async def listen() -> None:
             async for raw in ws:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import shutil
 import socket
 import subprocess
@@ -22,8 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Subprotocol
 
-from bench.common import serve_env
+from bench.common import document, serve_env
 from bench.graphs import open_graph
 from graph.embedded import free_port
 
@@ -161,3 +164,18 @@ async def running(
         finally:
             for process in started.values():
                 await _stop(process)
+
+
+@contextlib.asynccontextmanager
+async def memory_added(base: str, key: str, user: str) -> AsyncIterator[ClientConnection]:
+    """A websocket to the service at ``base`` whose ``memoryAdded`` subscription for
+    ``user`` is sent, once the connection (with ``key``) is acknowledged."""
+    url = base.replace("http://", "ws://") + "/graphql"
+    async with connect(url, subprotocols=[Subprotocol("graphql-transport-ws")]) as ws:
+        init = {"type": "connection_init", "payload": {"authorization": f"Bearer {key}"}}
+        await ws.send(json.dumps(init))
+        if json.loads(await ws.recv())["type"] != "connection_ack":
+            raise RuntimeError("the websocket was not acknowledged")
+        subscribe = {"query": document("BenchMemoryAdded"), "variables": {"u": user}}
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": subscribe}))
+        yield ws

@@ -43,8 +43,6 @@ from hippograph_client import AsyncHippoGraph
 from hippograph_client.clients import SEARCH as CLIENT_SEARCH
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from websockets.asyncio.client import connect
-from websockets.typing import Subprotocol
 
 from bench.common import (
     Report,
@@ -56,12 +54,11 @@ from bench.common import (
     stopwatch,
 )
 from bench.search_latency import USER, distinct_texts, load
-from bench.stack import ADMIN_KEY, running
+from bench.stack import ADMIN_KEY, memory_added, running
 from hippograph.runtime import Runtime
 from hippograph.settings import ApiSettings, GraphSettings, Settings
 
 QUERY = document("BenchSearchBreakdown")
-MEMORY_ADDED = document("BenchMemoryAdded")
 
 Timed = Callable[[str], Awaitable[None]]
 
@@ -129,22 +126,12 @@ async def searches(base: str, questions: list[str], warmup: int) -> dict[str, An
 
 async def live_updates(base: str, events: int) -> dict[str, Any]:
     """From sending ``addMemory`` to its ``memoryAdded`` event on an open subscription."""
-    ws_url = base.replace("http://", "ws://") + "/graphql"
     delivery: list[float] = []
     answered: list[float] = []
     async with (
-        connect(ws_url, subprotocols=[Subprotocol("graphql-transport-ws")]) as ws,
+        memory_added(base, ADMIN_KEY, USER) as ws,
         AsyncHippoGraph(base, ADMIN_KEY, timeout=60) as client,
     ):
-        await ws.send(
-            json.dumps(
-                {"type": "connection_init", "payload": {"authorization": f"Bearer {ADMIN_KEY}"}}
-            )
-        )
-        if json.loads(await ws.recv())["type"] != "connection_ack":
-            raise RuntimeError("the websocket was not acknowledged")
-        subscribe = {"query": MEMORY_ADDED, "variables": {"u": USER}}
-        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": subscribe}))
         # The subscription listens once its message is handled: the first
         # event proves it, and is not timed.
         await client.add_memory(USER, "the subscription is listening")
