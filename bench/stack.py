@@ -1,6 +1,7 @@
-"""The service as a deployment runs it, for the pressure and soak benchmarks.
+"""The service as a deployment runs it, for the benchmarks that talk to it over HTTP.
 
-``hippograph serve`` on a loopback port and a fresh data directory. On the
+``hippograph serve`` on a loopback port and a fresh data directory (or one
+the benchmark filled first). On the
 embedded ArcadeDB, jobs run inside serve; on a Neo4j release (started by
 :mod:`bench.graphs`) jobs go through a private ``redis-server`` to a
 ``hippograph worker`` process of their own, as the Neo4j deployment runs
@@ -90,7 +91,7 @@ def private_redis() -> Iterator[str]:
         process.wait(timeout=10)
 
 
-async def wait_ready(base: str, exited: Callable[[], bool], timeout_s: float = 300) -> None:
+async def _wait_ready(base: str, exited: Callable[[], bool], timeout_s: float = 300) -> None:
     """Return once ``/readyz`` answers 200; fail if ``exited()`` or after ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     async with httpx.AsyncClient(base_url=base, timeout=5) as http:
@@ -159,7 +160,7 @@ async def running(
                 )
             base = f"http://127.0.0.1:{port}"
             serve = started["serve"]
-            await wait_ready(base, lambda: serve.returncode is not None)
+            await _wait_ready(base, lambda: serve.returncode is not None)
             yield Stack(base, graph, {name: p.pid for name, p in started.items()})
         finally:
             for process in started.values():
