@@ -84,7 +84,17 @@ def _sent_from_a_string(path: Path) -> list[str]:
 
 
 def test_no_module_sends_a_document_of_its_own() -> None:
-    folders = ("bench", "hippograph", "client/hippograph_client", "codegen", "resolvers", "schema")
+    folders = [
+        "bench",
+        "client/hippograph_client",
+        "codegen",
+        "graph",
+        "hippograph",
+        "jobs",
+        "neo4j_launcher",
+        "resolvers",
+        "schema",
+    ]
     modules = [path for folder in folders for path in sorted((ROOT / folder).rglob("*.py"))]
     assert len(modules) > 100
     assert [hit for path in modules for hit in _sent_from_a_string(path)] == []
