@@ -131,13 +131,13 @@ async def running(
     the benchmarks whose clients meet it; the others measure the service,
     not one key's limit.
     """
-    with (
-        tempfile.TemporaryDirectory(prefix=f"hippograph-{graph}-") as fresh,
-        open_graph(graph, data or Path(fresh)) as opened,
-        contextlib.ExitStack() as stack,
-    ):
+    with contextlib.ExitStack() as stack:
+        if data is None:
+            fresh = tempfile.TemporaryDirectory(prefix=f"hippograph-{graph}-")
+            data = Path(stack.enter_context(fresh))
+        opened = stack.enter_context(open_graph(graph, data))
         port = free_port()
-        env = serve_env(data or Path(fresh), port, ADMIN_KEY) | opened.env
+        env = serve_env(data, port, ADMIN_KEY) | opened.env
         if not rate_limited:
             env |= {"HIPPOGRAPH_API__RATE_LIMIT_PER_S": "0"}
         env |= dict(extra_env or {})
