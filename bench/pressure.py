@@ -42,7 +42,7 @@ from bench.common import (
     percentiles,
     report_cli,
 )
-from bench.stack import ADMIN_KEY, running
+from bench.stack import ADMIN_KEY, graphql_data, running
 
 USER = document("BenchUser")
 SESSION = document("BenchSession")
@@ -65,23 +65,14 @@ def dev_turns() -> list[tuple[str, str]]:
 
 
 class Api:
-    """GraphQL over HTTP with the admin key; an error answer raises."""
+    """GraphQL over HTTP with the admin key (``http`` carries it); an error answer raises."""
 
     def __init__(self, http: httpx.AsyncClient) -> None:
         self.http = http
 
     async def data(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         """The answer's data."""
-        response = await self.http.post(
-            "/graphql",
-            json={"query": query, "variables": variables},
-            headers={"Authorization": f"Bearer {ADMIN_KEY}"},
-        )
-        body = response.json()
-        if response.status_code != 200 or body.get("errors"):
-            raise RuntimeError(f"{response.status_code}: {body}")
-        data: dict[str, Any] = body["data"]
-        return data
+        return await graphql_data(self.http, query, variables)
 
     async def user(self, user_id: str) -> str:
         """Create ``user_id`` with a session; the session's id."""
@@ -155,7 +146,11 @@ async def run(
     turns = dev_turns()
     questions = locomo_questions()
     wanted = list(itertools.islice(itertools.cycle(turns), messages))
-    async with running(graph) as stack, httpx.AsyncClient(base_url=stack.url, timeout=300) as http:
+    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    async with (
+        running(graph) as stack,
+        httpx.AsyncClient(base_url=stack.url, headers=admin, timeout=300) as http,
+    ):
         api = Api(http)
         reader, writer = await api.user("reader"), await api.user("writer")
         for batch in _batches(turns[:seed_turns], "seed", chunk):

@@ -20,20 +20,12 @@ from typing import Any
 import httpx
 
 from bench.common import LOCOMO, Report, document, locomo_samples, report_cli
-from bench.stack import ADMIN_KEY, running
+from bench.stack import ADMIN_KEY, graphql_data, running
 
 USER = document("BenchUser")
 SESSION = document("BenchSession")
 MEMORIZE = document("BenchMemorize")
 SEARCH = document("BenchSearch")
-
-
-async def _gql(client: httpx.AsyncClient, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    answer = await client.post("/graphql", json={"query": query, "variables": variables})
-    body: dict[str, Any] = answer.json()
-    if body.get("errors"):
-        raise RuntimeError(body["errors"])
-    return body["data"]  # type: ignore[no-any-return]
 
 
 async def measure(sample: dict[str, Any]) -> Report:
@@ -47,18 +39,18 @@ async def measure(sample: dict[str, Any]) -> Report:
         httpx.AsyncClient(base_url=stack.url, headers=headers, timeout=600) as client,
     ):
         ready = stack.rss_mb()["serve"]
-        await _gql(client, USER, {"id": "u", "name": "U"})
+        await graphql_data(client, USER, {"id": "u", "name": "U"})
         turns = 0
         for key, value in conversation.items():
             if not (key.startswith("session_") and isinstance(value, list)):
                 continue
-            made = await _gql(client, SESSION, {"u": "u", "title": "s"})
+            made = await graphql_data(client, SESSION, {"u": "u", "title": "s"})
             session = made["createSession"]["session"]["id"]
             messages = [{"speaker": t["speaker"], "content": t["text"]} for t in value]
             turns += len(messages)
-            await _gql(client, MEMORIZE, {"u": "u", "s": session, "m": messages})
+            await graphql_data(client, MEMORIZE, {"u": "u", "s": session, "m": messages})
         for qa in sample["qa"]:
-            await _gql(client, SEARCH, {"u": "u", "q": qa["question"]})
+            await graphql_data(client, SEARCH, {"u": "u", "q": qa["question"]})
         after = stack.rss_mb()["serve"]
     return {"ready_mib": ready, "after_mib": after, "turns": turns, "searches": len(sample["qa"])}
 

@@ -22,6 +22,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -104,6 +105,18 @@ async def _wait_ready(base: str, exited: Callable[[], bool], timeout_s: float = 
             except httpx.HTTPError:
                 pass
             await asyncio.sleep(0.2)
+
+
+async def graphql_data(
+    http: httpx.AsyncClient, query: str, variables: dict[str, Any]
+) -> dict[str, Any]:
+    """The ``data`` of one operation over ``http`` (which carries the key); an error raises."""
+    response = await http.post("/graphql", json={"query": query, "variables": variables})
+    body = response.json()
+    if response.status_code != 200 or body.get("errors"):
+        raise RuntimeError(f"{response.status_code}: {body}")
+    data: dict[str, Any] = body["data"]
+    return data
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:
