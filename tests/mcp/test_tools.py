@@ -215,11 +215,10 @@ async def test_reflect_waits_for_its_job_and_its_reflection_is_a_resource(
 
 async def test_forget_is_a_dry_run_unless_asked_otherwise(world: World) -> None:
     async with world.as_alice() as alice:
-        data(
-            await alice.call_tool(
-                "add_memory", {"user_id": "alice", "content": "Alice once had a red kite."}
-            )
-        )
+        # Two of her own, so a capacity of one has something to delete whatever
+        # the module's other tests left (the database is the module's).
+        for content in ("Alice once had a red kite.", "Alice flew it on the dunes."):
+            data(await alice.call_tool("add_memory", {"user_id": "alice", "content": content}))
         before = await memories(world, "alice")
 
         report = data(
