@@ -4,47 +4,52 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic
 
 import pytest
 from starlette.testclient import TestClient
+from typing_extensions import TypeVar
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from hippograph.settings import ApiSettings, Settings
+from tests.graphql import Answer, SyncHttp, bearer, data_of, payload
 from tests.graphs import TestDatabase
 
 ADMIN_KEY = "hg_test-admin-key-for-the-api-tests"
 
 
-class Api:
+# The client an Api is over: TestClient here, an httpx.Client to a live server
+# in the e2e tests (TestClient is built on httpx2, so neither is the other's type).
+C = TypeVar("C", bound=SyncHttp, default=TestClient)
+
+
+class Api(Generic[C]):
     """A GraphQL client bound to one API key."""
 
-    def __init__(self, client: TestClient, key: str | None) -> None:
+    def __init__(self, client: C, key: str | None) -> None:
         self.client = client
         self.key = key
 
-    def as_key(self, key: str | None) -> Api:
+    def as_key(self, key: str | None) -> Api[C]:
         """The same client with another key."""
         return Api(self.client, key)
 
     def post(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         """The JSON answer of one operation (any status)."""
-        headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
-        response = self.client.post(
-            "/graphql", json={"query": query, "variables": variables or {}}, headers=headers
-        )
+        response = self._send(query, variables)
         body: dict[str, Any] = response.json()
         body["_status"] = response.status_code
         return body
 
     def ok(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         """The ``data`` of an operation that must succeed without errors."""
-        body = self.post(query, variables)
-        assert body["_status"] == 200, body
-        assert not body.get("errors"), body
-        data: dict[str, Any] = body["data"]
-        return data
+        return data_of(self._send(query, variables))
+
+    def _send(self, query: str, variables: dict[str, Any] | None) -> Answer:
+        return self.client.post(
+            "/graphql", json=payload(query, variables), headers=bearer(self.key)
+        )
 
     def error_codes(self, query: str, variables: dict[str, Any] | None = None) -> list[str]:
         """The ``extensions.code`` of every error of an operation."""

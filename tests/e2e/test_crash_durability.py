@@ -37,6 +37,7 @@ import httpx
 import pytest
 
 from graph.embedded import free_port
+from tests.graphql import data_of, payload
 from tests.graphs import TestDatabase
 
 pytestmark = pytest.mark.slow  # eleven starts of `hippograph serve` as a child process
@@ -100,12 +101,7 @@ class Api:
 
     def data(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         """The answer's data; an error answer fails the test (a cut connection raises)."""
-        response = self.client.post("/graphql", json={"query": query, "variables": variables})
-        body = response.json()
-        assert response.status_code == 200, body
-        assert not body.get("errors"), body
-        data: dict[str, Any] = body["data"]
-        return data
+        return data_of(self.client.post("/graphql", json=payload(query, variables)))
 
     def close(self) -> None:
         """Close its connections."""

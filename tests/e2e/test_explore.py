@@ -96,29 +96,12 @@ class Clock:
         return self.now
 
 
-class LiveApi(Api):
-    """The tests/api helpers, over real HTTP to the live server."""
-
-    def __init__(self, http: httpx.Client, key: str | None) -> None:
-        self.http = http
-        self.key = key
-
-    def post(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
-        headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}
-        response = self.http.post(
-            "/graphql", json={"query": query, "variables": variables or {}}, headers=headers
-        )
-        body: dict[str, Any] = response.json()
-        body["_status"] = response.status_code
-        return body
-
-
 @dataclass
 class Seeded:
     """What the explorer is shown: a reflection and the ids the steps click."""
 
     url: str
-    api: LiveApi
+    api: Api[httpx.Client]
     reflection: str
     fuzzed: str
     message: str
@@ -130,7 +113,7 @@ class Seeded:
         return self.api.ok(PROVENANCE, variables)["provenance"]
 
 
-def _fact(api: Api, content: str, derived_from: list[str], importance: float) -> str:
+def _fact(api: Api[httpx.Client], content: str, derived_from: list[str], importance: float) -> str:
     result = api.ok(
         ADD_FACT,
         {
@@ -147,7 +130,7 @@ def _fact(api: Api, content: str, derived_from: list[str], importance: float) ->
     return memory_id
 
 
-def _reflect(api: Api) -> None:
+def _reflect(api: Api[httpx.Client]) -> None:
     job_id = api.ok(REFLECT)["reflect"]["job"]["id"]
     deadline = time.monotonic() + 60
     while (job := api.ok(JOB, {"id": job_id})["job"])["status"] not in {"SUCCEEDED", "FAILED"}:
@@ -174,7 +157,7 @@ def seeded(
     settings = settings.model_copy(update={"memorize": memorize, "reflection": reflection})
     app = create_app(settings, embedder=embedder, clock=clock, **graph_db.start)
     with serving(app) as url, httpx.Client(base_url=url, timeout=60) as http:
-        api = LiveApi(http, ADMIN_KEY)
+        api = Api(http, ADMIN_KEY)
         api.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
         session = api.ok(CREATE_SESSION, {"userId": "ann"})["createSession"]["session"]["id"]
         turns = [

@@ -31,6 +31,7 @@ from hippograph.settings import Settings
 from hippograph.text import search_text as text_tokens
 from jobs.worker import build_worker
 from tests.api.conftest import ADMIN_KEY
+from tests.graphql import bearer, data_of, payload
 from tests.graphs import TestDatabase
 
 MEMORIZE = """
@@ -83,16 +84,11 @@ class GraphQL:
 
     async def ok(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
         """The ``data`` of an operation that must answer without GraphQL errors."""
-        response = await self.client.post(
-            "/graphql",
-            json={"query": query, "variables": variables},
-            headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+        return data_of(
+            await self.client.post(
+                "/graphql", json=payload(query, variables), headers=bearer(ADMIN_KEY)
+            )
         )
-        body = response.json()
-        assert response.status_code == 200, body
-        assert not body.get("errors"), body
-        data: dict[str, Any] = body["data"]
-        return data
 
 
 @asynccontextmanager

@@ -22,6 +22,7 @@ from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from tests.api.conftest import ADD_MEMORY, ADMIN_KEY, CREATE_SESSION, CREATE_USER, make_settings
 from tests.api.test_memorize import MEMORIZE
+from tests.graphql import bearer, data_of, payload
 from tests.graphs import TestDatabase
 from tests.serving import serving
 
@@ -38,16 +39,7 @@ RETURN m.id AS id, count(u) AS units"""
 
 
 def _ok(http: httpx.Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    response = http.post(
-        "/graphql",
-        json={"query": query, "variables": variables},
-        headers={"Authorization": f"Bearer {ADMIN_KEY}"},
-    )
-    body: dict[str, Any] = response.json()
-    assert response.status_code == 200, body
-    assert not body.get("errors"), body
-    data: dict[str, Any] = body["data"]
-    return data
+    return data_of(http.post("/graphql", json=payload(query, variables), headers=bearer(ADMIN_KEY)))
 
 
 def _turns(run: int) -> list[dict[str, str]]:

@@ -24,6 +24,7 @@ from hippograph.runtime import Runtime
 from hippograph.server.app import create_app
 from hippograph.settings import Settings
 from tests.api.conftest import ADMIN_KEY, make_settings
+from tests.graphql import bearer, data_of, payload
 from tests.graphs import GraphBackend, TestDatabase
 
 # Every module's mark: the MCP surface is tested; the Cypher under it is the
@@ -73,15 +74,11 @@ class World:
         check what a tool did."""
         transport = httpx.ASGITransport(app=self.app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
-            response = await http.post(
-                "/graphql",
-                json={"query": document, "variables": variables or {}},
-                headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+            return data_of(
+                await http.post(
+                    "/graphql", json=payload(document, variables), headers=bearer(ADMIN_KEY)
+                )
             )
-        body = response.json()
-        assert response.status_code == 200, body
-        assert not body.get("errors"), body
-        return body["data"]
 
 
 @pytest.fixture(scope="module")

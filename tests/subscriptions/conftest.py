@@ -20,6 +20,7 @@ from websockets.typing import Subprotocol
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from tests.api.conftest import ADMIN_KEY, make_settings
+from tests.graphql import bearer, data_of, payload
 from tests.graphs import TestDatabase
 from tests.serving import serving as tests_serving
 
@@ -83,16 +84,9 @@ class Http:
 
     def ok(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         """The ``data`` of an operation that must succeed."""
-        response = self.client.post(
-            "/graphql",
-            json={"query": query, "variables": variables or {}},
-            headers={"Authorization": f"Bearer {self.key}"},
+        return data_of(
+            self.client.post("/graphql", json=payload(query, variables), headers=bearer(self.key))
         )
-        body = response.json()
-        assert response.status_code == 200, body
-        assert not body.get("errors"), body
-        data: dict[str, Any] = body["data"]
-        return data
 
 
 @pytest.fixture
