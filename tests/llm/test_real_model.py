@@ -218,13 +218,15 @@ _NOT_CYPHER = pytest.mark.only_on("arcadedb", "the provider and the queue, not C
 
 @_NOT_CYPHER
 def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
-    # Three MemUnits (an hour apart), one question at a time: the job takes
+    # Four MemUnits (an hour apart), one question at a time: the job takes
     # longer than the timeout of any one request, which waits for its slot
     # here, not in the server's queue with its clock running. The timeout
     # sits between one question's time and the job's: half the time the same
     # job took with time to spare (a fixed number held on one machine's speed
     # only; a lone question to measure is slower, the model's cache cold).
-    def three_units(api: Api, user_id: str, said: list[str]) -> tuple[dict[str, Any], float]:
+    # Four, not three: a question may take twice the first job's mean before
+    # it times out, which the suite's other run beside this one once passed.
+    def four_units(api: Api, user_id: str, said: list[str]) -> tuple[dict[str, Any], float]:
         session = _users(api, (user_id, user_id.title()))
         turns = [
             {
@@ -238,31 +240,33 @@ def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
         job = _memorize(api, [user_id], session, turns)
         return job, time.monotonic() - started
 
-    first, unhurried = three_units(
+    first, unhurried = four_units(
         make_api(concurrency=1),
         "bo",
         [
             "My brother Tom works as a nurse in Leeds.",
             "I took up pottery classes in March.",
             "I can't eat shellfish.",
+            "My neighbour Sam fixes old bicycles.",
         ],
     )
     assert first["status"] == "SUCCEEDED", first
     api = make_api(concurrency=1, timeout_s=unhurried / 2)
-    job, took = three_units(
+    job, took = four_units(
         api,
         "ann",
         [
             "My sister Lucy lives in Dublin.",
             "I started learning the cello this spring.",
             "I'm allergic to peanuts.",
+            "My cousin Mia teaches chemistry in Cork.",
         ],
     )
     assert job["status"] == "SUCCEEDED", job
-    assert job["usage"]["calls"] == 3  # one question per unit, none timed out
+    assert job["usage"]["calls"] == 4  # one question per unit, none timed out
     assert took > unhurried / 2, (took, unhurried)
     episodes = [m for m in _memories(api, "ann") if m["kind"] == "EPISODIC"]
-    assert len(episodes) == 3
+    assert len(episodes) == 4
 
 
 @_NOT_CYPHER
