@@ -93,9 +93,7 @@ def _by_id(
 
 def test_hybrid_is_a_convex_combination_of_cosine_and_normalised_bm25() -> None:
     a, b = _c("a", 0.9, 10.0), _c("b", 0.5, 20.0)
-    ranked = _rank(
-        [b, a], method=SearchMethod.HYBRID, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
-    )
+    ranked = _rank([b, a], method=SearchMethod.HYBRID)
     by_id = {c.id: br for c, br in ranked}
     # keyword: a 10/20 = 0.5, b 1.0; relevance a = 0.6·0.9 + 0.4·0.5 = 0.74, b = 0.3 + 0.4 = 0.70
     assert (by_id["a"].keyword, by_id["b"].keyword) == (0.5, 1.0)
@@ -110,12 +108,8 @@ def test_hybrid_is_a_convex_combination_of_cosine_and_normalised_bm25() -> None:
 
 def test_vector_and_keyword_alone_use_their_own_score() -> None:
     a, b = _c("a", 0.9, 10.0), _c("b", 0.5, 20.0)
-    vector = _rank(
-        [a, b], method=SearchMethod.VECTOR, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
-    )
-    keyword = _rank(
-        [a, b], method=SearchMethod.KEYWORD, strategy=ScoringStrategy.WEIGHTED, weights=W, now=T0
-    )
+    vector = _rank([a, b], method=SearchMethod.VECTOR)
+    keyword = _rank([a, b], method=SearchMethod.KEYWORD)
     assert [c.id for c, _ in vector] == ["a", "b"]
     assert vector[0][1].relevance == pytest.approx(0.9)
     assert [c.id for c, _ in keyword] == ["b", "a"]
@@ -144,14 +138,7 @@ def test_a_named_period_favours_memories_from_it() -> None:
         vector_rank=2,
     )
     window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
-    ranked = _rank(
-        [outside, inside],
-        method=SearchMethod.VECTOR,
-        strategy=ScoringStrategy.WEIGHTED,
-        weights=W,
-        now=T0,
-        window=window,
-    )
+    ranked = _rank([outside, inside], method=SearchMethod.VECTOR, window=window)
     assert [c.id for c, _ in ranked] == ["in", "out"]
     assert ranked[0][1].time_match == 0.1
     assert ranked[0][1].fused == pytest.approx((0.5 + 0.1) / 1.45)
@@ -196,14 +183,7 @@ def test_a_question_asking_when_favours_memories_that_name_a_time() -> None:
         about=(T0, T0 + timedelta(days=1)),
     )
     untimed = replace(timed, id="untimed", about=None, similarity=0.55)
-    ranked = _rank(
-        [untimed, timed],
-        method=SearchMethod.VECTOR,
-        strategy=ScoringStrategy.WEIGHTED,
-        weights=W,
-        now=T0,
-        asks_when=True,
-    )
+    ranked = _rank([untimed, timed], method=SearchMethod.VECTOR, asks_when=True)
     assert [c.id for c, _ in ranked] == ["timed", "untimed"]
     assert ranked[0][1].fused == pytest.approx(0.6 / 1.45)  # (0.5 + 0.1) / (1 + 0.35 + 0.1)
     assert ranked[1][1].fused == pytest.approx(0.55 / 1.45)
@@ -259,7 +239,6 @@ def test_multiplicative_strategy_uses_age_since_creation() -> None:
         method=SearchMethod.VECTOR,
         strategy=ScoringStrategy.MULTIPLICATIVE,
         weights=ScoringWeights(context_weight=0.0),
-        now=T0,
     )
     assert br.recency == pytest.approx(0.25)
     assert br.final == pytest.approx((0.8 * 0.8 + 0.2 * 0.25) * 1.0)
@@ -303,14 +282,7 @@ WE = ScoringWeights(entity_weight=0.2)
 def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> None:
     a = _c("a", 0.9, 10.0, entity_score=0.5)
     b = _c("b", 0.5, 20.0)
-    ranked = _rank(
-        [a, b],
-        method=SearchMethod.HYBRID,
-        strategy=ScoringStrategy.WEIGHTED,
-        weights=WE,
-        now=T0,
-        entities=True,
-    )
+    ranked = _rank([a, b], method=SearchMethod.HYBRID, weights=WE, entities=True)
     by_id = {c.id: br for c, br in ranked}
     # relevance a = 0.74 (above); entity = 0.2·0.5 = 0.1; divisor 1 + 0.35 + 0.2
     assert by_id["a"].entity == pytest.approx(0.1)
@@ -319,9 +291,7 @@ def test_the_entity_signal_joins_fused_only_when_the_query_named_entities() -> N
     assert by_id["b"].entity == 0.0
     assert by_id["b"].fused == pytest.approx(0.70 / 1.55)
     # without entities in the query the score is ignored and the divisor is as before
-    plain = _rank(
-        [a, b], method=SearchMethod.HYBRID, strategy=ScoringStrategy.WEIGHTED, weights=WE, now=T0
-    )
+    plain = _rank([a, b], method=SearchMethod.HYBRID, weights=WE)
     assert {c.id: br.fused for c, br in plain}["a"] == pytest.approx(0.74 / 1.35)
     assert {c.id: br.entity for c, br in plain}["a"] == 0.0
 
@@ -330,14 +300,7 @@ def test_an_entity_weight_of_zero_leaves_the_ranking_as_it_was() -> None:
     a = _c("a", 0.5, 10.0, entity_score=1.0)
     b = _c("b", 0.6, 10.0)
     for off in (ScoringWeights(entity_weight=0.0), ScoringWeights()):  # None counts as 0
-        ranked = _rank(
-            [a, b],
-            method=SearchMethod.HYBRID,
-            strategy=ScoringStrategy.WEIGHTED,
-            weights=off,
-            now=T0,
-            entities=True,
-        )
+        ranked = _rank([a, b], method=SearchMethod.HYBRID, weights=off, entities=True)
         assert [c.id for c, _ in ranked] == ["b", "a"]
         # 0.6·0.6 + 0.4·1.0 = 0.76, divided by 1.35 as with no entities
         assert ranked[0][1].fused == pytest.approx(0.76 / 1.35)
@@ -355,14 +318,7 @@ def test_memories_only_the_walk_found_join_without_ranks() -> None:
     assert out["w"].entity_score == 1.0
     assert (out["w"].vector_rank, out["w"].keyword_rank, out["w"].similarity) == (None, None, 0.3)
     # a walk-only hit: relevance from its cosine alone, 0.6·0.3; entity 0.2·1.0
-    ranked = _rank(
-        list(out.values()),
-        method=SearchMethod.HYBRID,
-        strategy=ScoringStrategy.WEIGHTED,
-        weights=WE,
-        now=T0,
-        entities=True,
-    )
+    ranked = _rank(list(out.values()), method=SearchMethod.HYBRID, weights=WE, entities=True)
     w = next(br for c, br in ranked if c.id == "w")
     assert w.fused == pytest.approx((0.18 + 0.2) / 1.55)
     assert w.methods == ()
