@@ -24,13 +24,12 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from bench.common import Report, document, machine, report_cli
+from bench.common import ADMIN_HEADERS, ADMIN_KEY, Report, document, machine, report_cli
 from graph.embedded import EmbeddedArcadeDB
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from hippograph.settings import ApiSettings, EmbeddingSettings, GraphSettings, Settings
 
-ADMIN_KEY = "hg_bench-admin-key"
 PIECES = ("create database", "create_app", "lifespan start", "one query", "stop", "drop database")
 
 
@@ -71,7 +70,7 @@ def cycle(
         answer = client.post(
             "/graphql",
             json={"query": document("BenchViewer")},
-            headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+            headers=ADMIN_HEADERS,
         )
         assert answer.json() == {"data": {"viewer": {"admin": True}}}, answer.text
     with timer.piece("stop"):

@@ -23,10 +23,9 @@ from typing import Any
 
 import httpx
 
-from bench.common import document, machine, report_cli, serve_env
+from bench.common import ADMIN_HEADERS, ADMIN_KEY, document, machine, report_cli, serve_env
 from graph.embedded import free_port
 
-ADMIN_KEY = "hg_bench-admin-key"
 USER = {"query": document("BenchUser"), "variables": {"id": "cold", "name": "Cold"}}
 SEARCH = {"query": document("BenchSearch"), "variables": {"u": "cold", "q": "hello there"}}
 
@@ -44,10 +43,9 @@ def one_start(data_dir: Path, model_cache: Path) -> float:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
     try:
         with httpx.Client(
-            base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=10
+            base_url=f"http://127.0.0.1:{port}", headers=ADMIN_HEADERS, timeout=10
         ) as client:
             while True:
                 if server.poll() is not None or time.monotonic() - started > 120:

@@ -12,7 +12,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DEV_DATA = Path(os.environ.get("HIPPOGRAPH_DEV_DATA") or ROOT / "bench" / "data")
 LOCOMO = DEV_DATA / "locomo" / "locomo_dev.json"
 REALTALK = DEV_DATA / "realtalk" / "realtalk_dev.json"
+
+# The admin key of every service a benchmark starts, and the header that sends it.
+ADMIN_KEY = "hg_bench-admin-key"
+ADMIN_HEADERS: Mapping[str, str] = {"Authorization": f"Bearer {ADMIN_KEY}"}
 
 
 # Every request a benchmark sends is a named operation of this file, which

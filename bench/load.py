@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from bench.common import (
+    ADMIN_HEADERS,
     Report,
     document,
     locomo_questions,
@@ -32,9 +33,8 @@ from bench.common import (
     percentiles,
     report_cli,
 )
-from bench.stack import ADMIN_KEY, running
+from bench.stack import new_tenants, running
 
-SETUP_USER = document("BenchTenant")
 MEMORIZE = document("BenchMemorize")
 SEARCH = document("BenchSearch")
 PROVENANCE = document("BenchProvenance")
@@ -68,26 +68,10 @@ class Client:
 
 
 async def _setup(http: httpx.AsyncClient, clients: int, turns: list[str]) -> list[Client]:
-    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
-    made = []
-    for index in range(clients):
-        user = f"agent{index:02d}"
-        body = (
-            await http.post(
-                "/graphql",
-                json={
-                    "query": SETUP_USER,
-                    "variables": {"id": user, "name": user, "title": "load"},
-                },
-                headers=admin,
-            )
-        ).json()
-        data = body.get("data")
-        if not data or body.get("errors"):
-            raise RuntimeError(f"setting up {user} failed: {body}")
-        made.append(
-            Client(http, user, data["createApiKey"]["key"], data["createSession"]["session"]["id"])
-        )
+    made = [
+        Client(http, t.user, t.key, t.session)
+        for t in await new_tenants(http, clients, "agent", "load")
+    ]
     # A few turns each, so searches have something to find from the start.
     for index, client in enumerate(made):
         start = (index * 12) % (len(turns) - 12)
@@ -144,7 +128,10 @@ async def run(clients: int, seconds: float, seed: int) -> dict[str, Any]:
     # The per-key rate limit stays on: each agent has its own key and meets it.
     async with running("arcadedb", rate_limited=True) as stack:
         limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-        async with httpx.AsyncClient(base_url=stack.url, timeout=120, limits=limits) as http:
+        # The admin key sets the agents up; each agent's requests send its own.
+        async with httpx.AsyncClient(
+            base_url=stack.url, headers=ADMIN_HEADERS, timeout=120, limits=limits
+        ) as http:
             agents = await _setup(http, clients, turns)
             samples: dict[str, list[float]] = defaultdict(list)
             errors: Counter[str] = Counter()

@@ -34,6 +34,7 @@ import httpx
 
 from bench import graphs
 from bench.common import (
+    ADMIN_HEADERS,
     Report,
     document,
     locomo_questions,
@@ -42,7 +43,7 @@ from bench.common import (
     percentiles,
     report_cli,
 )
-from bench.stack import ADMIN_KEY, graphql_data, running
+from bench.stack import graphql_data, running
 
 USER = document("BenchUser")
 SESSION = document("BenchSession")
@@ -146,10 +147,9 @@ async def run(
     turns = dev_turns()
     questions = locomo_questions()
     wanted = list(itertools.islice(itertools.cycle(turns), messages))
-    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
     async with (
         running(graph) as stack,
-        httpx.AsyncClient(base_url=stack.url, headers=admin, timeout=300) as http,
+        httpx.AsyncClient(base_url=stack.url, headers=ADMIN_HEADERS, timeout=300) as http,
     ):
         api = Api(http)
         reader, writer = await api.user("reader"), await api.user("writer")

@@ -47,6 +47,8 @@ import httpx
 
 from bench import graphs, scale_recall
 from bench.common import (
+    ADMIN_HEADERS,
+    ADMIN_KEY,
     Report,
     document,
     embed_cached,
@@ -75,7 +77,6 @@ from hippograph.services.search_pipeline import vector as vector_stage
 from hippograph.services.search_pipeline.plan import plan_search
 from hippograph.settings import ApiSettings, Settings
 
-ADMIN_KEY = "hg_bench-admin-key"
 USER = "bench-user"
 SMALL_USER = "small-user"
 KINDS = (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.EVENT)
@@ -322,7 +323,7 @@ def search_over_http(
     try:
         with httpx.Client(
             base_url=f"http://127.0.0.1:{port}",
-            headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+            headers=ADMIN_HEADERS,
             timeout=60,
         ) as client:
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import httpx
 
-from bench.common import LOCOMO, Report, document, locomo_samples, report_cli
-from bench.stack import ADMIN_KEY, graphql_data, running
+from bench.common import ADMIN_HEADERS, LOCOMO, Report, document, locomo_samples, report_cli
+from bench.stack import graphql_data, running
 
 USER = document("BenchUser")
 SESSION = document("BenchSession")
@@ -33,10 +33,9 @@ async def measure(sample: dict[str, Any]) -> Report:
     conversation = sample["conversation"]
     # Reflection would run behind the memorizes and blur the "after" figure.
     quiet = {"HIPPOGRAPH_MEMORIZE__REFLECT_AFTER_WRITE": "false"}
-    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
     async with (
         running("arcadedb", quiet) as stack,
-        httpx.AsyncClient(base_url=stack.url, headers=headers, timeout=600) as client,
+        httpx.AsyncClient(base_url=stack.url, headers=ADMIN_HEADERS, timeout=600) as client,
     ):
         ready = stack.rss_mb()["serve"]
         await graphql_data(client, USER, {"id": "u", "name": "U"})

@@ -39,11 +39,18 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bench import graphs
-from bench.common import Report, document, locomo_questions, machine, percentiles, report_cli
+from bench.common import (
+    ADMIN_HEADERS,
+    Report,
+    document,
+    locomo_questions,
+    machine,
+    percentiles,
+    report_cli,
+)
 from bench.pressure import dev_turns
-from bench.stack import ADMIN_KEY, Stack, memory_added, running
+from bench.stack import Stack, Tenant, graphql_data, memory_added, new_tenants, running
 
-SETUP = document("BenchTenant")
 SEARCH = document("BenchSearch")
 ADD = document("BenchAddMemory")
 MEMORIZE = document("BenchMemorize")
@@ -75,15 +82,6 @@ class Tally:
         }
 
 
-@dataclass
-class Tenant:
-    """One agent: its user, key and session."""
-
-    user: str
-    key: str
-    session: str
-
-
 def _error(response: httpx.Response) -> str:
     """ "" for a good answer, else its kind: HTTP status, GraphQL code or error payload."""
     if response.status_code != 200:
@@ -96,22 +94,6 @@ def _error(response: httpx.Response) -> str:
         if kind.endswith("Error"):
             return kind
     return ""
-
-
-async def _tenants(http: httpx.AsyncClient, count: int) -> list[Tenant]:
-    made = []
-    for index in range(count):
-        user = f"tenant{index:02d}"
-        response = await http.post(
-            "/graphql",
-            json={"query": SETUP, "variables": {"id": user, "name": user, "title": "soak"}},
-            headers={"Authorization": f"Bearer {ADMIN_KEY}"},
-        )
-        data = response.json()["data"]
-        made.append(
-            Tenant(user, data["createApiKey"]["key"], data["createSession"]["session"]["id"])
-        )
-    return made
 
 
 @contextlib.asynccontextmanager
@@ -238,15 +220,8 @@ async def _job_outcomes(
     while True:
         statuses: Counter[str] = Counter()
         for job_id in job_ids:
-            response = await http.post(
-                "/graphql",
-                json={"query": JOB, "variables": {"id": job_id}},
-                headers={"Authorization": f"Bearer {ADMIN_KEY}"},
-            )
-            body = response.json()
-            if body.get("errors"):
-                raise RuntimeError(f"reading job outcomes failed: {body['errors']}")
-            statuses[str(body["data"]["job"]["status"])] += 1
+            job = (await graphql_data(http, JOB, {"id": job_id}))["job"]
+            statuses[str(job["status"])] += 1
         if set(statuses) <= {"SUCCEEDED", "FAILED"} or time.monotonic() > deadline:
             return statuses
         await asyncio.sleep(1)
@@ -291,8 +266,8 @@ async def run(
     """The soak on a fresh service (on the dev conversations unless *traffic*); the report."""
     traffic = traffic or Traffic.dev()
     async with running(graph) as stack:
-        async with httpx.AsyncClient(base_url=stack.url, timeout=60) as http:
-            agents = await _tenants(http, tenants)
+        async with httpx.AsyncClient(base_url=stack.url, headers=ADMIN_HEADERS, timeout=60) as http:
+            agents = await new_tenants(http, tenants, "tenant", "soak")
         tally = Tally()
         started = time.monotonic()
         until = started + seconds
@@ -310,7 +285,7 @@ async def run(
         )
         elapsed = time.monotonic() - started
         rss_start, rss_end = await warm, stack.rss_mb()
-        async with httpx.AsyncClient(base_url=stack.url, timeout=60) as http:
+        async with httpx.AsyncClient(base_url=stack.url, headers=ADMIN_HEADERS, timeout=60) as http:
             jobs = await _job_outcomes(http, tally.jobs, settle_s=120)
         tally.errors.update(
             {f"memorize_job: {status}": n for status, n in jobs.items() if status == "FAILED"}

@@ -28,11 +28,10 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
-from bench.common import document, serve_env
+from bench.common import ADMIN_KEY, document, serve_env
 from bench.graphs import open_graph
 from graph.embedded import free_port
 
-ADMIN_KEY = "hg_pressure-admin-key-0123456789abcdef"
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
 
 
@@ -117,6 +116,28 @@ async def graphql_data(
         raise RuntimeError(f"{response.status_code}: {body}")
     data: dict[str, Any] = body["data"]
     return data
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """One agent of a benchmark: its user, a key limited to that user, and a session."""
+
+    user: str
+    key: str
+    session: str
+
+
+async def new_tenants(http: httpx.AsyncClient, count: int, prefix: str, title: str) -> list[Tenant]:
+    """``count`` agents, users ``{prefix}00`` and on, each with its own key and a session
+    called ``title``; made with the admin key that ``http`` carries."""
+    made = []
+    for index in range(count):
+        user = f"{prefix}{index:02d}"
+        variables = {"id": user, "name": user, "title": title}
+        data = await graphql_data(http, document("BenchTenant"), variables)
+        key, session = data["createApiKey"]["key"], data["createSession"]["session"]["id"]
+        made.append(Tenant(user, key, session))
+    return made
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:

@@ -45,6 +45,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from bench.common import (
+    ADMIN_HEADERS,
+    ADMIN_KEY,
     Report,
     document,
     locomo_questions,
@@ -54,7 +56,7 @@ from bench.common import (
     stopwatch,
 )
 from bench.search_latency import USER, distinct_texts, load
-from bench.stack import ADMIN_KEY, memory_added, running
+from bench.stack import memory_added, running
 from hippograph.runtime import Runtime
 from hippograph.settings import ApiSettings, GraphSettings, Settings
 
@@ -81,11 +83,10 @@ async def side_by_side(
 
 async def searches(base: str, questions: list[str], warmup: int) -> dict[str, Any]:
     """GraphQL, the client and MCP, side by side on one server."""
-    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
     async with (
-        httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as http,
+        httpx.AsyncClient(base_url=base, headers=ADMIN_HEADERS, timeout=60) as http,
         AsyncHippoGraph(base, ADMIN_KEY, timeout=60) as client,
-        httpx2.AsyncClient(headers=headers, timeout=60) as mcp_http,
+        httpx2.AsyncClient(headers=ADMIN_HEADERS, timeout=60) as mcp_http,
         Client(streamable_http_client(f"{base}/mcp", http_client=mcp_http)) as mcp,
     ):
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, LiteralString
 
 from bench import graphs
-from bench.common import locomo_questions, machine, percentiles, report_cli, stopwatch
+from bench.common import ADMIN_KEY, locomo_questions, machine, percentiles, report_cli, stopwatch
 from bench.graphs import open_graph
-from bench.search_latency import ADMIN_KEY, USER, distinct_texts, load
+from bench.search_latency import USER, distinct_texts, load
 from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
