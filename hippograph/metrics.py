@@ -69,6 +69,12 @@ class Metrics:
             "Queue entries that were not a job (malformed payloads), refused by the worker",
             registry=self.registry,
         )
+        self.jobs_redelivered = Counter(
+            "hippograph_jobs_redelivered",
+            "Runs whose lease lapsed (their runner died or froze), queued again by this "
+            "process's lease sweep for another runner to take over",
+            registry=self.registry,
+        )
         self.subscriptions = Gauge(
             "hippograph_subscriptions_open",
             "Live-update listeners open in this process (one per running subscription)",

@@ -78,8 +78,8 @@ class ArqQueue:
 
     async def enqueue(
         self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
-    ) -> None:
-        """Queue ``run_job(job_id)`` under the arq id ``<job id>:<attempt>``.
+    ) -> bool:
+        """Queue ``run_job(job_id)`` under the arq id ``<job id>:<attempt>``; False if known.
 
         The id is deterministic, so the same submission queued twice (a
         retried request) runs once; it includes the attempt because arq drops
@@ -88,13 +88,14 @@ class ArqQueue:
         (``lapsed_at``) is ``<job id>:<attempt>:lapsed:<ms>``: every sweep that
         finds the same lapse queues it once, and it never shadows a later
         resubmission's id. The job's record in the graph still decides whether
-        there is work left.
+        there is work left. arq answers None for an id it already holds,
+        queued or with its result still kept.
         """
         arq_id = f"{job_id}:{attempt}"
         if lapsed_at is not None:
             arq_id += f":lapsed:{round(lapsed_at.timestamp() * 1000)}"
         try:
-            await asyncio.wait_for(
+            queued = await asyncio.wait_for(
                 self._pool.enqueue_job(
                     RUN_JOB, job_id, _job_id=arq_id, _queue_name=self._queue_name
                 ),
@@ -106,6 +107,7 @@ class ArqQueue:
             ) from exc
         except _REDIS_DOWN as exc:
             raise Unavailable(f"the job queue (Redis) cannot be reached: {exc}") from exc
+        return queued is not None
 
     async def ping(self) -> None:
         """Raise ``Unavailable`` unless Redis answers within the timeout."""

@@ -34,13 +34,14 @@ class InProcessQueue:
 
     async def enqueue(
         self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
-    ) -> None:
+    ) -> bool:
         """Queue the id; one already waiting or running here is not queued twice
-        (whatever the attempt, or the lapse it takes over)."""
+        (whatever the attempt, or the lapse it takes over), and False is answered."""
         if job_id in self._pending:
-            return
+            return False
         self._pending.add(job_id)
         self._waiting.put_nowait(job_id)
+        return True
 
     async def take(self) -> str:
         """The next id (waits for one); call :meth:`done` with it once it has run."""

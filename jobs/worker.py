@@ -109,11 +109,15 @@ async def _startup(ctx: dict[str, Any]) -> None:
     if "runtime" not in ctx:  # else given by the caller (tests share one runtime with the API)
         await _start_runtime(ctx)
     settings: Settings = ctx["settings"]
-    services = ctx["runtime"].services
+    runtime = ctx["runtime"]
+    services = runtime.services
     lease = timedelta(seconds=settings.jobs.lease_s)
 
     async def sweep() -> None:
-        await services.jobs.redeliver_lapsed(lease, running_here=services.job_runner.in_progress())
+        delivered = await services.jobs.redeliver_lapsed(
+            lease, running_here=services.job_runner.in_progress()
+        )
+        runtime.metrics.jobs_redelivered.inc(len(delivered))
 
     # arq delivers a dead worker's job again only once its job timeout has
     # passed (the time limit, 10 minutes by default); the graph knows sooner,

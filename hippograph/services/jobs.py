@@ -56,8 +56,10 @@ class JobQueue(Protocol):
 
     async def enqueue(
         self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
-    ) -> None:
-        """Have the job run soon (enqueueing a queued job again is harmless).
+    ) -> bool:
+        """Have the job run soon; False if that delivery was already queued.
+
+        Enqueueing a queued job again is harmless: it is not queued twice.
 
         ``attempt`` is how many times the job has started so far: a transport
         that deduplicates by id keys on both, so a resubmitted failed job runs.
@@ -114,15 +116,17 @@ class JobService:
         lets the next free runner take the job over (the graph's lease
         decides, ``start``) about one lease after the runner stopped. Jobs in
         ``running_here`` (the sweeping process's own runs, alive if late) are
-        left alone. Returns the runs delivered again.
+        left alone. Returns the runs this call delivered again: every
+        worker sweeps, and a lapse another sweep already queued is neither
+        queued nor logged again.
         """
-        lapsed = [
-            run
-            for run in await self._store.lapsed(self._clock() - lease)
-            if run.job_id not in running_here
-        ]
-        for run in lapsed:
-            await self._queue.enqueue(run.job_id, run.attempt, lapsed_at=run.renewed_at)
+        delivered = []
+        for run in await self._store.lapsed(self._clock() - lease):
+            if run.job_id in running_here:
+                continue
+            if not await self._queue.enqueue(run.job_id, run.attempt, lapsed_at=run.renewed_at):
+                continue
+            delivered.append(run)
             log.info(
                 "job %s: run %d stopped renewing its lease at %s; delivered again for "
                 "another runner to take over",
@@ -130,7 +134,7 @@ class JobService:
                 run.attempt,
                 run.renewed_at.isoformat(),
             )
-        return lapsed
+        return delivered
 
     async def get_job(self, principal: Principal, job_id: str) -> Job:
         """A job the principal may see: every user it concerns is theirs."""
