@@ -28,10 +28,6 @@ class Principal:
         """Whether this principal may see and change ``user_id``'s data."""
         return self.admin or user_id in self.user_ids
 
-    def can_access_any(self, user_ids: tuple[str, ...] | list[str]) -> bool:
-        """Whether this principal may see a node shared by ``user_ids``."""
-        return self.admin or any(u in self.user_ids for u in user_ids)
-
     @property
     def scope(self) -> list[str] | None:
         """The user ids to filter graph reads by; None means everyone (admin)."""

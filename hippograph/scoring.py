@@ -36,7 +36,6 @@ the same on every run and every server.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -337,21 +336,3 @@ def with_entities(
         if mid not in known
     )
     return merged
-
-
-def is_finite_weights(w: ScoringWeights) -> bool:
-    """Whether every weight is a finite number."""
-    return all(
-        math.isfinite(v)
-        for v in (
-            w.alpha,
-            w.beta,
-            w.gamma,
-            w.decay_rate,
-            w.vector_weight,
-            w.context_weight,
-            w.time_weight,
-            w.entity_weight or 0.0,
-            w.summary_weight,
-        )
-    )

@@ -206,12 +206,6 @@ def find_model(name: str) -> EmbeddingModel | None:
     return _BY_NAME.get(name.strip().lower())
 
 
-def canonical_name(name: str) -> str:
-    """A catalog model's own name for ``name``; any other name (a local folder) as it is."""
-    model = find_model(name)
-    return model.name if model is not None else name
-
-
 def catalog_model(name: str) -> EmbeddingModel:
     """The catalog model called ``name``; a ConfigError listing the known ones otherwise."""
     model = find_model(name)

@@ -48,7 +48,6 @@ from hippograph.services.messages import MessageInput
 from hippograph.validation import require_text
 
 ImportFormat = Literal["locomo", "jsonl", "messages"]
-FORMATS: tuple[ImportFormat, ...] = ("locomo", "jsonl", "messages")
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 

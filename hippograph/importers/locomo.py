@@ -83,11 +83,6 @@ class Conversation:
     sessions: tuple[LocomoSession, ...]
     questions: tuple[Question, ...]
 
-    @property
-    def turn_count(self) -> int:
-        """How many turns it has."""
-        return sum(len(s.turns) for s in self.sessions)
-
 
 def parse_session_date(value: str) -> datetime:
     """LoCoMo's "1:56 pm on 8 May, 2023" as an aware UTC datetime."""
