@@ -132,9 +132,10 @@ test-deps:
 neo4j: install-dev test-deps
 	$(if $(NEO4J_RELEASES),$(BIN)/python -m neo4j_launcher.build $(NEO4J_RELEASES),@true)
 
-## Reproducible benchmarks (see bench/README.md)
-bench: install
-	$(BIN)/python bench/search_latency.py
+## Reproducible benchmarks (see bench/README.md): search latency and recall at 100k memories.
+# As a module (-m), as every benchmark runs: each imports the bench package.
+bench: model
+	$(BIN)/python -m bench.search_latency
 
 ## A local model beside the offline extractor on the dev conversations (bench/README.md)
 bench-llm: $(VENV)/.llm-bench models

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from bench.registry import HELPERS, REGISTRY, by_name, compared
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
 
 
 def test_every_script_in_bench_is_a_registered_benchmark_or_a_helper() -> None:
@@ -38,3 +39,17 @@ def test_the_readme_names_every_registered_benchmark() -> None:
     readme = (BENCH / "README.md").read_text()
     missing = [b.module for b in REGISTRY if f"-m {b.module} " not in readme]
     assert missing == []
+
+
+def test_the_makefiles_bench_targets_run_registered_benchmarks_as_modules() -> None:
+    # Run as a file (python bench/x.py), a benchmark cannot import the bench package.
+    commands = [
+        line.split("$(BIN)/python", 1)[1].split()
+        for line in (ROOT / "Makefile").read_text().splitlines()
+        if line.startswith("\t$(BIN)/python") and "bench" in line
+    ]
+    assert len(commands) >= 2  # make bench, make bench-llm
+    registered = {b.module for b in REGISTRY}
+    for command in commands:
+        assert command[0] == "-m", command
+        assert command[1] in registered, command
