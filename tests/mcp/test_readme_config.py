@@ -1,4 +1,4 @@
-"""The desktop client configuration in the README's quick start runs ``hippograph mcp``."""
+"""The README on MCP: its desktop configuration runs ``hippograph mcp``, its table names the tools."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from hippograph.cli import build_parser, cmd_mcp
+from hippograph.mcp.server import TOOLS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -21,3 +22,10 @@ def test_the_quick_starts_mcp_configuration_starts_the_stdio_server() -> None:
     assert Path(server["command"]).name == "hippograph"
     assert build_parser().parse_args(server["args"]).func is cmd_mcp
     assert set(server["env"]) == {"HIPPOGRAPH_API_KEY", "HIPPOGRAPH_GRAPH__DATA_DIR"}
+
+
+def test_the_readmes_tool_table_names_every_tool_and_only_tools() -> None:
+    section = README.read_text(encoding="utf-8").split("\n## MCP\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    named = [name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])]
+    assert sorted(named) == sorted(declared.fn.__name__ for declared in TOOLS)
