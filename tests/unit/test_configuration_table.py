@@ -17,16 +17,19 @@ from pydantic.fields import FieldInfo
 from hippograph.settings import Settings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+# How pydantic-settings names a setting's variable: HIPPOGRAPH_ and the path joined by __.
+PREFIX = str(Settings.model_config["env_prefix"])
+NESTED = str(Settings.model_config["env_nested_delimiter"])
 
 
-def _settings(model: type[BaseModel], prefix: str = "HIPPOGRAPH_") -> dict[str, FieldInfo]:
+def _settings(model: type[BaseModel], prefix: str = PREFIX) -> dict[str, FieldInfo]:
     """Every setting by its environment variable."""
     found: dict[str, FieldInfo] = {}
     for name, field in model.model_fields.items():
         variable = prefix + name.upper()
         kind = field.annotation
         if isinstance(kind, type) and issubclass(kind, BaseModel):
-            found |= _settings(kind, variable + "__")
+            found |= _settings(kind, variable + NESTED)
         else:
             found[variable] = field
     return found
@@ -42,8 +45,8 @@ def _rows() -> list[tuple[list[str], list[str]]]:
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         variables: list[str] = []
         for name in re.findall(r"`([A-Z_*]+)`", cells[0]):
-            if name.startswith("__"):  # `HIPPOGRAPH_API__HOST` / `__PORT`
-                name = variables[-1].rsplit("__", 1)[0] + name
+            if name.startswith(NESTED):  # `HIPPOGRAPH_API__HOST` / `__PORT`
+                name = variables[-1].rsplit(NESTED, 1)[0] + name
             variables.append(name)
         rows.append((variables, [d.strip() for d in cells[1].split(" / ")]))
     return rows
