@@ -4,12 +4,14 @@ Every operation the client sends is validated with the project's other
 documents (tests/test_contract.py); here every enum it declares must list
 the schema's values, the sync and async
 clients must offer the same methods with the same arguments, and every root
-field of the schema is wrapped by the client or left out with its reason.
+field of the schema is wrapped by the client or left out with its reason,
+and the client's guide names the ones left out.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 from enum import StrEnum
 from pathlib import Path
 
@@ -22,7 +24,8 @@ from graphql import (
 )
 from hippograph_client import AsyncHippoGraph, HippoGraph, clients, enums, operations
 
-SCHEMA = build_schema((Path(__file__).resolve().parents[2] / "schema.graphql").read_text())
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = build_schema((ROOT / "schema.graphql").read_text())
 
 
 def test_the_clients_enums_are_the_schemas() -> None:
@@ -92,6 +95,13 @@ def test_every_root_field_is_wrapped_by_the_client_or_left_out_for_a_reason() ->
     assert roots - wrapped - set(UNWRAPPED) == set(), "wrap it, or say in UNWRAPPED why not"
     assert set(UNWRAPPED) <= roots, "UNWRAPPED names a field the schema no longer has"
     assert not set(UNWRAPPED) & wrapped, "wrapped now: take it out of UNWRAPPED"
+
+
+def test_the_guide_lists_the_root_fields_the_client_leaves_out() -> None:
+    section = (ROOT / "docs" / "client.md").read_text().split("\n## Not covered\n", 1)[1]
+    bullets = [line for line in section.splitlines() if line.startswith("* ")]
+    named = {name for line in bullets for name in re.findall(r"`(\w+)`", line.split(":")[0])}
+    assert named == {field.split(".", 1)[1] for field in UNWRAPPED}
 
 
 def test_every_operation_of_the_file_is_sent_by_a_call() -> None:

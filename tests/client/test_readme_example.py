@@ -1,17 +1,22 @@
-"""The README's Python example runs as pasted, against the real server."""
+"""The Python examples of the README and the client's guide run as written, against the real server."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hippograph_client import HippoGraph
 
 from tests.client.conftest import LiveServer
 
 pytestmark = pytest.mark.only_on("arcadedb", "the client tests the API surface, not Cypher")
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = README.parent / "docs" / "client.md"
 
 
 def readme_example() -> str:
@@ -35,3 +40,31 @@ def test_the_readme_example_remembers_and_recalls(
         exec(code, {})
         printed = capsys.readouterr().out
         assert "Lisbon" in printed.splitlines()[0]
+
+
+def guide_example() -> str:
+    """The async example at the top of docs/client.md."""
+    text = GUIDE.read_text(encoding="utf-8").split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert len(blocks) == 1
+    return str(blocks[0])
+
+
+def test_the_guides_async_example_runs_as_written(
+    live: LiveServer, admin: HippoGraph, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The guide's names: a key, a session of alice's, and a bob who does not exist.
+    admin.create_user("alice", "Alice")
+    session_id = admin.create_session("alice").id
+    # `async with` at the top level, as the guide shows it, runs inside a coroutine.
+    # The guide's server is the test server, on a port of its own.
+    example = guide_example().replace('"http://127.0.0.1:8000"', repr(live.url))
+    body = textwrap.indent(example, "    ")
+    code = compile(f"async def example(key, session_id):\n{body}", "docs/client.md", "exec")
+    scope: dict[str, Any] = {}
+    exec(code, scope)
+    asyncio.run(scope["example"](live.admin_key, session_id))
+    code_printed, message = capsys.readouterr().out.split(" ", 1)
+    assert (code_printed, "bob" in message) == ("NOT_FOUND", True)
+    found = admin.search("alice", "Lisbon", top_k=5).hits
+    assert any(hit.memory and "Lisbon" in hit.memory.content for hit in found)
