@@ -17,6 +17,9 @@ pytestmark = pytest.mark.only_on("arcadedb", "the client tests the API surface, 
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 GUIDE = README.parent / "docs" / "client.md"
+DISTRIBUTION_README = README.parent / "client" / "README.md"
+# The address the examples name; the tests put their own server's in its place.
+EXAMPLE_URL = '"http://127.0.0.1:8000"'
 
 
 def readme_example() -> str:
@@ -42,12 +45,21 @@ def test_the_readme_example_remembers_and_recalls(
         assert "Lisbon" in printed.splitlines()[0]
 
 
-def guide_example() -> str:
-    """The async example at the top of docs/client.md."""
-    text = GUIDE.read_text(encoding="utf-8").split("\n## ", 1)[0]
+def first_example(document: Path) -> str:
+    """The one Python block before a document's first ``##`` heading."""
+    text = document.read_text(encoding="utf-8").split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
-    assert len(blocks) == 1
-    return str(blocks[0])
+    assert len(blocks) == 1 and EXAMPLE_URL in blocks[0]
+    return str(blocks[0]).replace(EXAMPLE_URL, "URL")
+
+
+def test_the_distributions_readme_example_runs_as_written(
+    live: LiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The long description an index shows: its user is one no other test makes.
+    code = compile(first_example(DISTRIBUTION_README), "client/README.md", "exec")
+    exec(code, {"URL": live.url, "key": live.admin_key})
+    assert "Lisbon" in capsys.readouterr().out
 
 
 def test_the_guides_async_example_runs_as_written(
@@ -57,13 +69,11 @@ def test_the_guides_async_example_runs_as_written(
     admin.create_user("alice", "Alice")
     session_id = admin.create_session("alice").id
     # `async with` at the top level, as the guide shows it, runs inside a coroutine.
-    # The guide's server is the test server, on a port of its own.
-    example = guide_example().replace('"http://127.0.0.1:8000"', repr(live.url))
-    body = textwrap.indent(example, "    ")
-    code = compile(f"async def example(key, session_id):\n{body}", "docs/client.md", "exec")
+    body = textwrap.indent(first_example(GUIDE), "    ")
+    code = compile(f"async def example(URL, key, session_id):\n{body}", "docs/client.md", "exec")
     scope: dict[str, Any] = {}
     exec(code, scope)
-    asyncio.run(scope["example"](live.admin_key, session_id))
+    asyncio.run(scope["example"](live.url, live.admin_key, session_id))
     code_printed, message = capsys.readouterr().out.split(" ", 1)
     assert (code_printed, "bob" in message) == ("NOT_FOUND", True)
     found = admin.search("alice", "Lisbon", top_k=5).hits
