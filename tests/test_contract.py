@@ -6,7 +6,8 @@ whose tools are calls of it), the /explore page and the benchmarks send, and the
 (tests/api/test_schema_file.py). Here every operation is validated against
 it, the client's own reading of its file is held to graphql-core's, and the
 modules ``python -m codegen`` writes (enums, inputs, records) are checked to
-be in step, so a schema
+be in step, and the operations the README and docs/ show in ``graphql``
+blocks are validated too, so a schema
 change that breaks a consumer fails in one place.
 """
 
@@ -17,7 +18,14 @@ import re
 from pathlib import Path
 
 import pytest
-from graphql import GraphQLError, OperationDefinitionNode, build_schema, parse, validate
+from graphql import (
+    GraphQLError,
+    OperationDefinitionNode,
+    build_schema,
+    parse,
+    print_ast,
+    validate,
+)
 from hippograph_client import operations as client_operations
 
 from codegen.__main__ import OPERATIONS, ROOT, stale
@@ -125,3 +133,21 @@ def test_an_operation_carries_the_fragments_it_spreads_and_no_others(tmp_path: P
     path.write_text("query { viewer { name } }\n")
     with pytest.raises(ValueError, match="needs a name"):
         operations(path)
+
+
+def _prose_operations() -> list[tuple[str, str]]:
+    """Each operation of a ``graphql`` block in the README and docs/, by its file."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for block in re.findall(r"```graphql\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
+            # Blocks may show several anonymous operations side by side: one each.
+            for definition in parse(block).definitions:
+                found.append((str(path.relative_to(ROOT)), print_ast(definition)))
+    return found
+
+
+def test_every_operation_the_docs_show_is_valid_against_the_schema() -> None:
+    shown = _prose_operations()
+    assert {file for file, _ in shown} >= {"README.md", "docs/subscriptions.md"}
+    invalid = [(file, str(error)) for file, op in shown for error in validate(SCHEMA, parse(op))]
+    assert invalid == []
