@@ -49,7 +49,8 @@ def first_example(document: Path) -> str:
     """The one Python block before a document's first ``##`` heading."""
     text = document.read_text(encoding="utf-8").split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
-    assert len(blocks) == 1 and EXAMPLE_URL in blocks[0]
+    assert len(blocks) == 1
+    assert EXAMPLE_URL in blocks[0]
     return str(blocks[0]).replace(EXAMPLE_URL, "URL")
 
 
