@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from hippograph.cli_transfer import add_transfer_parsers
 from hippograph.errors import HippoError
 from hippograph.logs import configure_logging
 from hippograph.settings import Settings
+from hippograph.settings_names import startup_warnings
 from hippograph.store_check import check_port, check_store
 
 if TYPE_CHECKING:
@@ -273,6 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.store = None
     settings = _settings()
     configure_logging(settings.log_level, settings.log_format)
+    for warning in startup_warnings(os.environ):
+        log.warning(warning)
     handler: Callable[[argparse.Namespace, Settings], int] = args.func
     try:
         if args.store is not None:

@@ -91,6 +91,25 @@ def test_a_bad_setting_stops_every_command_naming_the_variable(
         main(["export-schema", "--output", "-"])
 
 
+def test_a_misspelt_setting_is_warned_about_and_the_command_runs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_LOG_FORMAT", "text")
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVRE", "neo4j")
+    (tmp_path / ".env").write_text("HIPPOGRAPH_API__PROT=9000\n")
+    assert main(["export-schema", "--output", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith('"""')
+    assert "SERVRE" not in out
+    warnings = [line.split(": ", 1)[1] for line in err.splitlines() if "WARNING" in line]
+    assert warnings == [
+        "HIPPOGRAPH_API__PROT is set but names no setting, so it changes nothing "
+        "(did you mean HIPPOGRAPH_API__PORT?)",
+        "HIPPOGRAPH_GRAPH__SERVRE is set but names no setting, so it changes nothing "
+        "(did you mean HIPPOGRAPH_GRAPH__SERVER?)",
+    ]
+
+
 def test_help_says_what_it_is_in_whole_sentences(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])

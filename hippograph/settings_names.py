@@ -1,0 +1,78 @@
+"""Variables that look like settings and name none.
+
+pydantic-settings reads the variables its fields name and ignores every
+other one, so ``HIPPOGRAPH_GRAPH__SERVRE=neo4j`` would start on the embedded
+graph without a word, and the data would land there. Every command warns
+about such a variable at start-up, with the setting it was likely meant to be.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from hippograph.settings import Settings
+
+PREFIX = str(Settings.model_config["env_prefix"])
+NESTED = str(Settings.model_config["env_nested_delimiter"])
+
+# Variables of the prefix that other programs of the project read: no setting,
+# and no typo either.
+READ_ELSEWHERE = {
+    "HIPPOGRAPH_API_KEY": "the key `hippograph mcp` serves with",
+    "HIPPOGRAPH_DEV_DATA": "the folder of the benchmarks' dev conversations",
+    "HIPPOGRAPH_URL": "the server the README's client example talks to",
+    "HIPPOGRAPH_KEY": "the key the README's client example sends",
+}
+
+# A line of a .env file that sets a variable: NAME=..., or export NAME=...
+_DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=", re.MULTILINE)
+
+
+def setting_variables(model: type[BaseModel] = Settings, prefix: str = PREFIX) -> frozenset[str]:
+    """Every variable a setting reads: each field's, and each section's (a JSON object)."""
+    found: set[str] = set()
+    for name, field in model.model_fields.items():
+        variable = prefix + name.upper()
+        found.add(variable)
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            found |= setting_variables(kind, variable + NESTED)
+    return frozenset(found)
+
+
+def dotenv_names(path: Path) -> list[str]:
+    """The variables a .env file sets (none when there is no file)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    return _DOTENV_LINE.findall(text)
+
+
+def misnamed(names: Iterable[str]) -> list[str]:
+    """A warning for each variable of the prefix that no setting reads, naming the likeliest one.
+
+    Names are compared in capitals, as pydantic-settings matches them.
+    """
+    known = setting_variables()
+    # Compared without the prefix, which every name shares and would make any two alike.
+    stems = {variable.removeprefix(PREFIX): variable for variable in known}
+    warnings = []
+    for name in sorted({name.upper() for name in names}):
+        if not name.startswith(PREFIX) or name in known or name in READ_ELSEWHERE:
+            continue
+        meant = difflib.get_close_matches(name.removeprefix(PREFIX), stems, n=1, cutoff=0.75)
+        hint = f" (did you mean {stems[meant[0]]}?)" if meant else ""
+        warnings.append(f"{name} is set but names no setting, so it changes nothing{hint}")
+    return warnings
+
+
+def startup_warnings(environ: Iterable[str]) -> list[str]:
+    """What the process environment and the .env file pydantic-settings reads misname."""
+    env_file = Path(str(Settings.model_config["env_file"]))
+    return misnamed([*environ, *dotenv_names(env_file)])

@@ -1,0 +1,98 @@
+"""A variable that looks like a setting and names none is named, with the setting it was likely meant to be."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hippograph.settings_names import (
+    READ_ELSEWHERE,
+    dotenv_names,
+    misnamed,
+    setting_variables,
+    startup_warnings,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_misspelt_setting_is_named_with_the_setting_meant() -> None:
+    assert misnamed(["HIPPOGRAPH_GRAPH__SERVRE", "HIPPOGRAPH_REDIS_URL"]) == [
+        "HIPPOGRAPH_GRAPH__SERVRE is set but names no setting, so it changes nothing "
+        "(did you mean HIPPOGRAPH_GRAPH__SERVER?)",
+        "HIPPOGRAPH_REDIS_URL is set but names no setting, so it changes nothing "
+        "(did you mean HIPPOGRAPH_REDIS__URL?)",
+    ]
+
+
+def test_a_name_like_no_setting_gets_no_guess() -> None:
+    assert misnamed(["HIPPOGRAPH_FOO"]) == [
+        "HIPPOGRAPH_FOO is set but names no setting, so it changes nothing"
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "HIPPOGRAPH_GRAPH__SERVER",
+        "hippograph_api__port",  # matched in capitals, as pydantic-settings does
+        "HIPPOGRAPH_API",  # a whole section, as a JSON object
+        "HIPPOGRAPH_LOG_LEVEL",
+        "HIPPOGRAPH_API_KEY",  # hippograph mcp's key
+        "PATH",
+        "HIPPOGRAPHX",
+    ],
+)
+def test_settings_sections_other_programs_variables_and_other_prefixes_pass(name: str) -> None:
+    assert misnamed([name]) == []
+
+
+def test_every_setting_of_every_section_is_known() -> None:
+    known = setting_variables()
+    assert {"HIPPOGRAPH_SEARCH__COMMON_TERM_SHARE", "HIPPOGRAPH_FORGETTING__FULL_ABOVE"} <= known
+    assert len(known) > 120
+
+
+def test_the_variables_read_elsewhere_are_read_somewhere() -> None:
+    # Each is excused because a program of the project reads it: say where.
+    sources = [
+        ROOT / "README.md",
+        *(ROOT / "hippograph").rglob("*.py"),
+        *(ROOT / "bench").rglob("*.py"),
+    ]
+    readers = {
+        name: [
+            str(path.relative_to(ROOT))
+            for path in sources
+            if path.name != "settings_names.py" and name in path.read_text(encoding="utf-8")
+        ]
+        for name in READ_ELSEWHERE
+    }
+    assert [name for name, where in readers.items() if not where] == []
+
+
+def test_a_dotenv_files_names_are_read_as_pydantic_settings_reads_them(tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text(
+        "# a comment\n\nHIPPOGRAPH_API__PORT=9000\nexport HIPPOGRAPH_API__PROT = 1\n"
+        "  HIPPOGRAPH_LOG_LEVEL='debug'\nnot a line\n"
+    )
+    assert dotenv_names(env) == [
+        "HIPPOGRAPH_API__PORT",
+        "HIPPOGRAPH_API__PROT",
+        "HIPPOGRAPH_LOG_LEVEL",
+    ]
+    assert dotenv_names(tmp_path / "missing") == []
+
+
+def test_startup_reads_the_environment_and_the_dotenv_file_of_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("HIPPOGRAPH_EMBEDING__MODEL=bge-small-en-v1.5\n")
+    warnings = startup_warnings(["HIPPOGRAPH_GRAPH__SERVRE", "HOME"])
+    assert [w.split()[0] for w in warnings] == [
+        "HIPPOGRAPH_EMBEDING__MODEL",
+        "HIPPOGRAPH_GRAPH__SERVRE",
+    ]
