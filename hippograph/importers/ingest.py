@@ -57,10 +57,12 @@ class ImportReport:
         """The report as two lines for a terminal."""
         rate = self.messages / elapsed_s if elapsed_s > 0 else 0.0
         return (
-            f"{self.conversations} conversations, {self.sessions} sessions "
-            f"({self.sessions_created} new), {self.users_created} new users\n"
-            f"{self.messages} messages ({self.messages_new} new, {self.messages_existing} "
-            f"existing), {self.memunits} memunits, {self.memories} memories in "
+            f"{counted(self.conversations, 'conversation')}, "
+            f"{counted(self.sessions, 'session')} ({self.sessions_created} new), "
+            f"{counted(self.users_created, 'new user')}\n"
+            f"{counted(self.messages, 'message')} ({self.messages_new} new, "
+            f"{self.messages_existing} existing), {counted(self.memunits, 'memunit')}, "
+            f"{counted(self.memories, 'memory', 'memories')} in "
             f"{elapsed_s:.1f} s ({rate:.1f} messages/s)"
         )
 
@@ -72,8 +74,13 @@ class ImportReport:
             if user_id != user:
                 lines.append(f"user {user_id} ({name})")
                 user = user_id
-            lines.append(f"  session {session_id}  {title}  {count} messages")
+            lines.append(f"  session {session_id}  {title}  {counted(count, 'message')}")
         return "\n".join(lines)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun, singular for one (``1 message``, ``2 messages``)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def import_session_id(user_id: str, key: str) -> str:
