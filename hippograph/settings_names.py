@@ -46,11 +46,11 @@ def setting_variables(model: type[BaseModel] = Settings, prefix: str = PREFIX) -
 
 
 def dotenv_names(path: Path) -> list[str]:
-    """The variables a .env file sets (none when there is no file)."""
+    """The variables a .env file sets (none when there is no file it can read)."""
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
+    except (OSError, UnicodeDecodeError):
+        return []  # a warning's helper: whether the settings load is theirs to say
     return _DOTENV_LINE.findall(text)
 
 

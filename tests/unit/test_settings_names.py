@@ -84,6 +84,7 @@ def test_a_dotenv_files_names_are_read_as_pydantic_settings_reads_them(tmp_path:
         "HIPPOGRAPH_LOG_LEVEL",
     ]
     assert dotenv_names(tmp_path / "missing") == []
+    assert dotenv_names(tmp_path) == []  # a folder named .env
 
 
 def test_startup_reads_the_environment_and_the_dotenv_file_of_the_folder(
