@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import LOCOMO, REALTALK, machine
+from bench.common import LOCOMO, REALTALK, dev_file, machine
 from hippograph.benchmark.locomo import GRANULARITIES, _dia_ids, load_conversation
 from hippograph.benchmark.recall import mean, percentile, recall_at_k
 from hippograph.importers.locomo import Conversation, load_locomo
@@ -117,7 +117,7 @@ async def run_file(
     data: Path, granularity: str, configs: Sequence[str], ks: Sequence[int], rows: Any
 ) -> dict[str, Any]:
     """Load ``data`` once; recall per configuration and category, and search latency."""
-    conversations = load_locomo(data)
+    conversations = load_locomo(dev_file(data))
     base = Settings()
     settings = base.model_copy(
         update={

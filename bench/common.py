@@ -121,9 +121,24 @@ def stopwatch() -> Iterator[list[float]]:
         box.append(time.perf_counter() - started)
 
 
+def dev_file(path: Path) -> Path:
+    """``path``, or a stop that says where the dev conversations go when it is missing.
+
+    They are not part of the repository, so a fresh clone has none: the
+    benchmarks that read them say so, instead of a traceback.
+    """
+    if not path.is_file():
+        raise SystemExit(
+            f"no file {path}: the dev conversations are not part of the repository. Put "
+            f"locomo/locomo_dev.json and realtalk/realtalk_dev.json in {ROOT / 'bench' / 'data'}, "
+            "or name their folder in HIPPOGRAPH_DEV_DATA, or pass --data (bench/README.md)"
+        )
+    return path
+
+
 def locomo_samples(path: Path = LOCOMO) -> list[dict[str, Any]]:
     """The LoCoMo samples of a file in the benchmark's format."""
-    data: list[dict[str, Any]] = json.loads(path.read_text())
+    data: list[dict[str, Any]] = json.loads(dev_file(path).read_text())
     return data
 
 
@@ -161,7 +176,7 @@ def locomo_evidence(path: Path = LOCOMO) -> list[tuple[str, list[str]]]:
 
     return [
         (question.question, [f"{conversation.sample_id}/{dia}" for dia in question.evidence])
-        for conversation in load_locomo(path)
+        for conversation in load_locomo(dev_file(path))
         for question in conversation.questions
     ]
 

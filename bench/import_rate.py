@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import graphs
-from bench.common import LOCOMO, Report, machine, report_cli
+from bench.common import LOCOMO, Report, dev_file, machine, report_cli
 from bench.graphs import open_graph
 
 _SUMMARY = re.compile(
@@ -66,6 +66,7 @@ def import_once(file: Path, env: dict[str, str]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Two imports of the same file on a fresh graph."""
+    dev_file(args.file)
     with (
         tempfile.TemporaryDirectory(prefix="hippograph-bench-import-") as data,
         open_graph(args.graph, Path(data)) as graph,

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import graphs
-from bench.common import LOCOMO, machine, report_cli
+from bench.common import LOCOMO, dev_file, machine, report_cli
 from bench.graphs import BenchGraph, open_graph
 from hippograph.clock import utc_now
 from hippograph.extraction.schema import Extraction, ExtractionRequest
@@ -141,7 +141,7 @@ async def run(
     data: Path, concurrency: int, graph: BenchGraph, alternate: int = 1
 ) -> dict[str, Any]:
     """Ingest every conversation of ``data``; the figures as a dict."""
-    conversations = load_locomo(data)
+    conversations = load_locomo(dev_file(data))
     settings = Settings(graph=graph.settings)
     runtime = await Runtime.start(settings)
     try:

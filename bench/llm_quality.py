@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.common import LOCOMO, REALTALK, machine
+from bench.common import LOCOMO, REALTALK, dev_file, machine
 from bench.local_llm import LARGE, MODELS, running
 from bench.memory_quality import (
     all_memories,
@@ -164,7 +164,7 @@ async def run(files: Sequence[Path], count: int, model: str) -> dict[str, Any]:
     report: dict[str, Any] = {"machine": machine(), "model": MODELS[model].upstream, "files": []}
     with running(model, threads=1, parallel=1) as base_url:
         for data in files:
-            samples = json.loads(await asyncio.to_thread(data.read_text))
+            samples = json.loads(await asyncio.to_thread(dev_file(data).read_text))
             conversation = first_turns(parse_locomo(samples, data.name)[0], count)
             turns = {m.client_id for s in conversation.sessions for m in s.messages if m.client_id}
             questions = answerable((await asyncio.to_thread(load_locomo, data))[0].questions, turns)

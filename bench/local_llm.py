@@ -27,6 +27,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -179,14 +180,19 @@ def running(
     command += ["--threads", str(threads), "--context", str(context)]
     command += ["--parallel", str(parallel), "--port", "0", "--watch-stdin"]
     root = Path(__file__).resolve().parent.parent
-    with subprocess.Popen(
-        command,
-        cwd=root,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    ) as child:
+    # The server's log goes to a file, not a pipe nobody drains (llama.cpp logs a
+    # lot): its last lines say why a start failed (a model not installed, say).
+    with (
+        tempfile.TemporaryFile("w+") as log,
+        subprocess.Popen(
+            command,
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        ) as child,
+    ):
         assert child.stdout is not None
         assert child.stdin is not None
         try:
@@ -196,7 +202,9 @@ def running(
                 left = deadline - time.monotonic()
                 ready, _, _ = select.select([child.stdout], [], [], max(left, 0))
                 if not ready or child.poll() is not None:
-                    raise RuntimeError(f"{name} did not start (exit {child.poll()})")
+                    log.seek(0)
+                    said = log.read()[-2000:].strip()
+                    raise RuntimeError(f"{name} did not start (exit {child.poll()}): {said}")
                 line = child.stdout.readline()
             yield line.split()[1].rstrip("/") + "/v1"
         finally:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import sys
 
-from bench.common import LOCOMO
+from bench.common import LOCOMO, dev_file
 from hippograph.cli import main
 
 if __name__ == "__main__":
     args = sys.argv[1:]
     if "--data" not in args:
-        args = ["--data", str(LOCOMO), *args]
+        args = ["--data", str(dev_file(LOCOMO)), *args]
     raise SystemExit(main(["bench", "locomo", *args]))

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import LOCOMO, REALTALK, machine
+from bench.common import LOCOMO, REALTALK, dev_file, machine
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.clock import utc_now
 from hippograph.extraction.assemble import quoted_words
@@ -107,7 +107,7 @@ async def measure_file(
     data: Path, reference: SentenceTransformerEmbedder, settings: Settings
 ) -> dict[str, Any]:
     """Import ``data`` into a fresh graph and measure what it kept and what search returns."""
-    samples = json.loads(await asyncio.to_thread(data.read_text))
+    samples = json.loads(await asyncio.to_thread(dev_file(data).read_text))
     conversations = parse_locomo(samples, data.name)
     questions = {c.sample_id: c.questions for c in await asyncio.to_thread(load_locomo, data)}
     runtime = await Runtime.start(settings)

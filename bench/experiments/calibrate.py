@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import LOCOMO, REALTALK, ROOT
+from bench.common import LOCOMO, REALTALK, ROOT, dev_file
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.model_catalog import CATALOG
 from hippograph.settings import EmbeddingSettings
@@ -42,14 +42,14 @@ def english(texts: int) -> tuple[list[str], list[str]]:
     """A fixed random sample of the dev turns as memorize embeds them; LoCoMo's statements."""
     turns: list[tuple[str, str]] = []
     for path in (LOCOMO, REALTALK):
-        for sample in json.loads(path.read_text()):
+        for sample in json.loads(dev_file(path).read_text()):
             for key, value in sample["conversation"].items():
                 if key.startswith("session_") and isinstance(value, list):
                     turns += [(t["speaker"], t["text"]) for t in value]
     chosen = np.random.default_rng(1).choice(len(turns), texts, replace=False)
     statements = [
         item[0]
-        for sample in json.loads(LOCOMO.read_text())
+        for sample in json.loads(dev_file(LOCOMO).read_text())
         for session in sample["observation"].values()
         for items in session.values()
         for item in items
@@ -59,7 +59,7 @@ def english(texts: int) -> tuple[list[str], list[str]]:
 
 def chinese(path: Path) -> tuple[list[str], list[str]]:
     """The Chinese fixture's turns, as written and bare."""
-    data = json.loads(path.read_text())
+    data = json.loads(dev_file(path).read_text())
     said = [p["turn"] for p in data["pairs"]] + data["others"]
     return said, [re.sub(r"^.*?说：“(.*)”$", r"\1", t) for t in said]
 

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.common import LOCOMO, REALTALK
+from bench.common import LOCOMO, REALTALK, dev_file
 
 
 def recall(data: Path, weight: float, k: int) -> dict[str, float]:
@@ -30,7 +30,7 @@ def recall(data: Path, weight: float, k: int) -> dict[str, float]:
         }
         command = [
             sys.executable,
-            *("-m", "hippograph.cli", "bench", "locomo", "--data", str(data)),
+            *("-m", "hippograph.cli", "bench", "locomo", "--data", str(dev_file(data))),
             *("--method", "vector,hybrid", "--k", str(k), "--granularity", "turn", "--json"),
         ]
         out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import LOCOMO, REALTALK, machine
+from bench.common import LOCOMO, REALTALK, dev_file, machine
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.adapters.model_catalog import CATALOG
 from hippograph.benchmark.recall import recall_at_k
@@ -35,7 +35,7 @@ def turns_and_questions(
 ) -> list[tuple[list[tuple[str, str]], list[tuple[str, list[str]]]]]:
     """Per conversation: its turns (dia id, text as embedded) and scorable questions."""
     out = []
-    for sample in json.loads(path.read_text()):
+    for sample in json.loads(dev_file(path).read_text()):
         conversation = sample["conversation"]
         turns = []
         for key, value in conversation.items():

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import graphs
-from bench.common import LOCOMO, REALTALK, machine, percentiles, report_cli, stopwatch
+from bench.common import LOCOMO, REALTALK, dev_file, machine, percentiles, report_cli, stopwatch
 from bench.graphs import open_graph
 from graph.store import connect
 from hippograph.clock import utc_now
@@ -74,7 +74,7 @@ def stripping(reads: int) -> dict[str, Any]:
     asked = [
         (question.question, conversation.speakers)
         for path in (LOCOMO, REALTALK)
-        for conversation in load_locomo(path)
+        for conversation in load_locomo(dev_file(path))
         for question in conversation.questions
     ]
     samples = []
