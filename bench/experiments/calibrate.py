@@ -59,7 +59,7 @@ def english(texts: int) -> tuple[list[str], list[str]]:
 
 def chinese(path: Path) -> tuple[list[str], list[str]]:
     """The Chinese fixture's turns, as written and bare."""
-    data = json.loads(dev_file(path).read_text())
+    data = json.loads(path.read_text())
     said = [p["turn"] for p in data["pairs"]] + data["others"]
     return said, [re.sub(r"^.*?说：“(.*)”$", r"\1", t) for t in said]
 
