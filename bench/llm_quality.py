@@ -162,9 +162,11 @@ async def run(files: Sequence[Path], count: int, model: str) -> dict[str, Any]:
     """Both extractors on the first ``count`` turns of each file's first conversation."""
     reference = await SentenceTransformerEmbedder.load(EmbeddingSettings(model="all-minilm-l6-v2"))
     report: dict[str, Any] = {"machine": machine(), "model": MODELS[model].upstream, "files": []}
+    for data in files:
+        dev_file(data)  # before the model's minute of start-up
     with running(model, threads=1, parallel=1) as base_url:
         for data in files:
-            samples = json.loads(await asyncio.to_thread(dev_file(data).read_text))
+            samples = json.loads(await asyncio.to_thread(data.read_text))
             conversation = first_turns(parse_locomo(samples, data.name)[0], count)
             turns = {m.client_id for s in conversation.sessions for m in s.messages if m.client_id}
             questions = answerable((await asyncio.to_thread(load_locomo, data))[0].questions, turns)
