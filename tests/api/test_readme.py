@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from tests.api.conftest import Api
+from tests.documents import section
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 _BLOCK = re.compile(r"```graphql\n(.*?)```", re.DOTALL)
 _PLACEHOLDER = re.compile(r"\b(ses|msg|mem)_…")
 
 
 def walkthrough_blocks() -> list[str]:
     """The GraphQL blocks of the README's "A walk through GraphiQL" section."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## A walk through GraphiQL", 1)[1].split("\n## ", 1)[0]
-    return [block.replace("\n   ", "\n") for block in _BLOCK.findall(section)]
+    walk = section("README.md", "A walk through GraphiQL")
+    return [block.replace("\n   ", "\n") for block in _BLOCK.findall(walk)]
 
 
 def test_every_step_of_the_walkthrough_runs_as_pasted(api: Api) -> None:

@@ -24,6 +24,8 @@ from graphql import (
 )
 from hippograph_client import AsyncHippoGraph, HippoGraph, clients, enums, operations
 
+from tests.documents import section
+
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = build_schema((ROOT / "schema.graphql").read_text())
 
@@ -98,8 +100,8 @@ def test_every_root_field_is_wrapped_by_the_client_or_left_out_for_a_reason() ->
 
 
 def test_the_guide_lists_the_root_fields_the_client_leaves_out() -> None:
-    section = (ROOT / "docs" / "client.md").read_text().split("\n## Not covered\n", 1)[1]
-    bullets = [line for line in section.splitlines() if line.startswith("* ")]
+    text = section("docs/client.md", "Not covered")
+    bullets = [line for line in text.splitlines() if line.startswith("* ")]
     named = {name for line in bullets for name in re.findall(r"`(\w+)`", line.split(":")[0])}
     assert named == {field.split(".", 1)[1] for field in UNWRAPPED}
 

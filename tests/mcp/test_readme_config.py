@@ -8,13 +8,11 @@ from pathlib import Path
 
 from hippograph.cli import build_parser, cmd_mcp
 from hippograph.mcp.server import TOOLS
-
-README = Path(__file__).resolve().parents[2] / "README.md"
+from tests.documents import section
 
 
 def test_the_quick_starts_mcp_configuration_starts_the_stdio_server() -> None:
-    quick_start = README.read_text(encoding="utf-8").split("## Quick start", 1)[1]
-    quick_start = quick_start.split("\n## ", 1)[0]
+    quick_start = section("README.md", "Quick start")
     blocks = re.findall(r"```json\n(.*?)```", quick_start, flags=re.DOTALL)
     assert len(blocks) == 1
     server = json.loads(blocks[0])["mcpServers"]["hippograph"]
@@ -25,7 +23,6 @@ def test_the_quick_starts_mcp_configuration_starts_the_stdio_server() -> None:
 
 
 def test_the_readmes_tool_table_names_every_tool_and_only_tools() -> None:
-    section = README.read_text(encoding="utf-8").split("\n## MCP\n", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    rows = [line for line in section("README.md", "MCP").splitlines() if line.startswith("| `")]
     named = [name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])]
     assert sorted(named) == sorted(declared.fn.__name__ for declared in TOOLS)

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
 from hippograph.cli import build_parser
+from tests.documents import section
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 # A flag, and the choices written after it where the table spells them out (a|b|c).
 _FLAG = re.compile(r"(--[a-z][a-z-]*)(?: ([\w.]+(?:\|[\w.]+)+))?")
 # The description column starts after a run of three or more spaces.
@@ -53,8 +52,7 @@ def _options(parser: argparse.ArgumentParser) -> dict[str, tuple[str, ...] | Non
 
 def _synopses() -> list[str]:
     """Each command's synopsis in the table, its continuation lines joined to it."""
-    section = README.read_text().split("\n## Command line\n", 1)[1]
-    block = section.split("```\n", 2)[1]
+    block = section("README.md", "Command line").split("```\n", 2)[1]
     synopses: list[str] = []
     for line in block.splitlines():
         synopsis = _COLUMN.split(line.strip(), 1)[0]

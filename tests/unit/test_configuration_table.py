@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 
 from hippograph.settings import Settings
+from tests.documents import section
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 # How pydantic-settings names a setting's variable: HIPPOGRAPH_ and the path joined by __.
 PREFIX = str(Settings.model_config["env_prefix"])
 NESTED = str(Settings.model_config["env_nested_delimiter"])
@@ -37,9 +36,8 @@ def _settings(model: type[BaseModel], prefix: str = PREFIX) -> dict[str, FieldIn
 
 def _rows() -> list[tuple[list[str], list[str]]]:
     """Each row of the table: its variables (``/ `__X``` spelled out) and its defaults."""
-    section = README.read_text().split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
     rows = []
-    for line in section.splitlines():
+    for line in section("README.md", "Configuration").splitlines():
         if not line.startswith("| `HIPPOGRAPH_"):
             continue
         cells = [cell.strip() for cell in line.strip("|").split("|")]

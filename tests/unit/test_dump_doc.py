@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from hippograph.dump import EDGE_KINDS, NODE_LABELS
-
-DOC = Path(__file__).resolve().parents[2] / "docs" / "dump.md"
+from tests.documents import section
 
 
 def _bullet(title: str) -> str:
     """The text of the Format section's bullet that starts with ``**title**``."""
-    section = DOC.read_text().split("\n## Format\n", 1)[1].split("\n## ", 1)[0]
-    return " ".join(section.split(f"* **{title}**", 1)[1].split("\n* ", 1)[0].split())
+    text = section("docs/dump.md", "Format")
+    return " ".join(text.split(f"* **{title}**", 1)[1].split("\n* ", 1)[0].split())
 
 
 def test_the_nodes_are_the_labels_a_dump_holds_in_its_order() -> None:
