@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from hippograph.settings import Settings
 
@@ -33,16 +34,29 @@ READ_ELSEWHERE = {
 _DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=", re.MULTILINE)
 
 
-def setting_variables(model: type[BaseModel] = Settings, prefix: str = PREFIX) -> frozenset[str]:
-    """Every variable a setting reads: each field's, and each section's (a JSON object)."""
-    found: set[str] = set()
+def setting_fields(*, sections: bool = False) -> dict[str, FieldInfo]:
+    """Every setting's field by the variable that sets it; with ``sections``, each
+    section's too (a whole section may be set as one JSON object)."""
+    return _fields(Settings, PREFIX, sections)
+
+
+def _fields(model: type[BaseModel], prefix: str, sections: bool) -> dict[str, FieldInfo]:
+    found: dict[str, FieldInfo] = {}
     for name, field in model.model_fields.items():
         variable = prefix + name.upper()
-        found.add(variable)
         kind = field.annotation
         if isinstance(kind, type) and issubclass(kind, BaseModel):
-            found |= setting_variables(kind, variable + NESTED)
-    return frozenset(found)
+            if sections:
+                found[variable] = field
+            found |= _fields(kind, variable + NESTED, sections)
+        else:
+            found[variable] = field
+    return found
+
+
+def setting_variables() -> frozenset[str]:
+    """Every variable a setting reads: each field's, and each section's."""
+    return frozenset(setting_fields(sections=True))
 
 
 def dotenv_names(path: Path) -> list[str]:

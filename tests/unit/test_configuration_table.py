@@ -10,28 +10,11 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 from pydantic.fields import FieldInfo
 
-from hippograph.settings import Settings
+from hippograph.settings_names import NESTED, setting_fields
 from tests.documents import section
-
-# How pydantic-settings names a setting's variable: HIPPOGRAPH_ and the path joined by __.
-PREFIX = str(Settings.model_config["env_prefix"])
-NESTED = str(Settings.model_config["env_nested_delimiter"])
-
-
-def _settings(model: type[BaseModel], prefix: str = PREFIX) -> dict[str, FieldInfo]:
-    """Every setting by its environment variable."""
-    found: dict[str, FieldInfo] = {}
-    for name, field in model.model_fields.items():
-        variable = prefix + name.upper()
-        kind = field.annotation
-        if isinstance(kind, type) and issubclass(kind, BaseModel):
-            found |= _settings(kind, variable + NESTED)
-        else:
-            found[variable] = field
-    return found
 
 
 def _rows() -> list[tuple[list[str], list[str]]]:
@@ -75,14 +58,14 @@ def _same(written: str, field: FieldInfo) -> bool:
 
 
 def test_the_table_names_every_setting_and_only_settings() -> None:
-    known = _settings(Settings)
+    known = setting_fields()
     named = [name for variables, _ in _rows() for v in variables for name in _documented(v, known)]
     assert sorted(set(named) - set(known)) == []
     assert sorted(set(known) - set(named)) == []
 
 
 def test_the_tables_defaults_are_the_settings_defaults() -> None:
-    known = _settings(Settings)
+    known = setting_fields()
     wrong = []
     checked = 0
     for variables, defaults in _rows():
