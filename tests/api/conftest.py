@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Generic
@@ -55,6 +56,16 @@ class Api(Generic[C]):
         """The ``extensions.code`` of every error of an operation."""
         body = self.post(query, variables)
         return [e.get("extensions", {}).get("code") for e in body.get("errors") or []]
+
+    def finished_job(self, query: str, job_id: str, timeout_s: float = 30.0) -> dict[str, Any]:
+        """``query``'s job (it selects ``job(id: $id) { status … }``) once it succeeded or
+        failed, or as it stands when ``timeout_s`` have passed."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            job: dict[str, Any] = self.ok(query, {"id": job_id})["job"]
+            if job["status"] in {"SUCCEEDED", "FAILED"} or time.monotonic() > deadline:
+                return job
+            time.sleep(0.05)
 
     def create_key(self, user_ids: list[str]) -> str:
         """A new key limited to ``user_ids`` (made with this client's admin key)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +45,7 @@ def _at(answer: dict[str, Any], path: str) -> Any:
 def _settle(api: Api, answer: dict[str, Any]) -> None:
     """Wait for the jobs an answer queued, as a reader waits before the next step."""
     for job_id in re.findall(r'"(job_[0-9A-Z]{26})"', json.dumps(answer)):
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            job = api.ok("query($id: ID!) { job(id: $id) { status } }", {"id": job_id})["job"]
-            if job["status"] in {"SUCCEEDED", "FAILED"}:
-                break
-            time.sleep(0.1)
+        job = api.finished_job("query($id: ID!) { job(id: $id) { status } }", job_id, 60)
         assert job["status"] == "SUCCEEDED", (job_id, job)
 
 

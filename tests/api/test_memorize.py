@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -201,12 +200,7 @@ def test_async_memorize_returns_a_job_that_finishes(api: Api) -> None:
         "query($id: ID!) { job(id: $id) { status attempts error counts { messages memunits "
         "memories } usage { calls } } }"
     )
-    deadline = time.monotonic() + 30
-    while True:
-        found = api.ok(query, {"id": job["id"]})["job"]
-        if found["status"] in {"SUCCEEDED", "FAILED"} or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    found = api.finished_job(query, job["id"])
     assert found["status"] == "SUCCEEDED", found
     assert found["counts"]["messages"] == 6
     assert found["counts"]["memories"] >= 4

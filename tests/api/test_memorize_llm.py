@@ -7,7 +7,6 @@ malformed JSON or to be down on demand; the scripted server can.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,12 +77,7 @@ def llm_api(
 
 def _wait(api: Api, job_id: str) -> dict[str, Any]:
     query = "query($id: ID!) { job(id: $id) { status error usage { promptTokens calls } } }"
-    deadline = time.monotonic() + 30
-    while True:
-        job: dict[str, Any] = api.ok(query, {"id": job_id})["job"]
-        if job["status"] in {"SUCCEEDED", "FAILED"} or time.monotonic() > deadline:
-            return job
-        time.sleep(0.05)
+    return api.finished_job(query, job_id)
 
 
 def test_memories_come_from_the_models_json(llm_api: Api, stub: StubLLMServer) -> None:

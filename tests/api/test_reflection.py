@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from tests.api.conftest import ANN_FACTS_BY_THEME, Api, add_memory, seed_user
@@ -44,12 +43,7 @@ def _add_fact(api: Api, content: str, importance: float) -> str:
 def _run(api: Api, force: bool) -> dict[str, Any]:
     queued = api.ok(REFLECT, {"userId": "ann", "force": force})["reflect"]
     assert queued["__typename"] == "ReflectQueued", queued
-    deadline = time.monotonic() + 30
-    while True:
-        job: dict[str, Any] = api.ok(JOB, {"id": queued["job"]["id"]})["job"]
-        if job["status"] in {"SUCCEEDED", "FAILED"} or time.monotonic() > deadline:
-            return job
-        time.sleep(0.05)
+    return api.finished_job(JOB, queued["job"]["id"])
 
 
 def test_themes_become_reflections_over_their_facts(api: Api) -> None:
