@@ -19,8 +19,9 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from tests.wheels import build_wheels, install_into
+
 ROOT = Path(__file__).resolve().parents[1]
-PIP = (sys.executable, "-m", "pip", "--quiet", "--disable-pip-version-check")
 
 
 def _instructions(dockerfile: str) -> list[tuple[str, str]]:
@@ -92,20 +93,9 @@ def test_the_images_install_steps_give_a_server_whose_modules_all_import(
     steps = _instructions((ROOT / "Dockerfile").read_text())
     context = tmp_path / "app"
     _context(steps, context)
-    wheels = tmp_path / "wheels"
-    build = ("wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", str(wheels))
-    subprocess.run(
-        [*PIP, *build, *_installed(steps)],
-        check=True,
-        timeout=300,
-        cwd=context,
-    )
+    wheels = build_wheels(_installed(steps), tmp_path / "wheels", cwd=context, timeout_s=300)
     target = tmp_path / "image"
-    subprocess.run(
-        [*PIP, "install", "--no-deps", "--target", str(target), *map(str, wheels.glob("*.whl"))],
-        check=True,
-        timeout=120,
-    )
+    install_into(target, wheels)
     # -S: no site-packages .pth files, so not the editable installs of this
     # checkout; the third-party packages are added as a plain path.
     site = sysconfig.get_paths()["purelib"]

@@ -9,27 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.wheels import build_wheels, install_into
+
 pytestmark = pytest.mark.slow  # builds a wheel with pip
 
 CLIENT = Path(__file__).resolve().parents[2] / "client"
-PIP = (sys.executable, "-m", "pip", "--quiet", "--disable-pip-version-check")
 
 
 def test_the_client_wheel_holds_the_client_and_needs_only_httpx(tmp_path: Path) -> None:
-    subprocess.run(
-        [
-            *PIP,
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--wheel-dir",
-            str(tmp_path),
-            str(CLIENT),
-        ],
-        check=True,
-        timeout=120,
-    )
-    [wheel] = tmp_path.glob("hippograph_client-*.whl")
+    [wheel] = build_wheels([str(CLIENT)], tmp_path)
     with zipfile.ZipFile(wheel) as built:
         names = built.namelist()
         metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
@@ -44,11 +32,7 @@ def test_the_client_wheel_holds_the_client_and_needs_only_httpx(tmp_path: Path) 
     assert "hippograph_client/py.typed" in names
     # Installed alone (no dependencies pulled), it imports: the server is not needed.
     target = tmp_path / "alone"
-    subprocess.run(
-        [*PIP, "install", "--no-deps", "--target", str(target), str(wheel)],
-        check=True,
-        timeout=120,
-    )
+    install_into(target, [wheel])
     probe = (
         "import sys; sys.path.insert(0, sys.argv[1]); import hippograph_client as c; "
         "assert c.__file__.startswith(sys.argv[1]), c.__file__; "
