@@ -8,11 +8,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
 from redis.exceptions import RedisError
 
 from hippograph.errors import Unavailable
+from jobs.redis_pool import connect
 
 RUN_JOB = "run_job"
 
@@ -69,7 +69,7 @@ class ArqQueue:
             conn_timeout=max(1, round(timeout_s)),
         )
         try:
-            pool = await create_pool(
+            pool = await connect(
                 settings, job_serializer=dump_payload, job_deserializer=load_payload
             )
         except _REDIS_DOWN as exc:

@@ -10,6 +10,14 @@ raises ``CancelledError`` out of ``close()``. The process then exits with a
 traceback, ``on_shutdown`` never runs (the runtime and its lease sweep are
 dropped with the loop), and the outcome's write, still running under its
 shield, is destroyed half done.
+
+And without signal handlers (a worker run in another program's loop, as
+the tests run it), ``close()`` cancels arq's poll loop but closes the Redis
+pool without waiting for it: the loop's last commands then open connections
+of a pool already closed, which no one closes. Its Redis client is
+:mod:`jobs.redis_pool`'s, because that cancel most often lands inside the
+transaction that claims a queued id, and redis-py 5 would lose that
+transaction's connection.
 """
 
 from __future__ import annotations
@@ -21,6 +29,8 @@ from collections.abc import Awaitable
 from typing import Any
 
 from arq.worker import Worker
+
+from jobs.redis_pool import connect
 
 log = logging.getLogger(__name__)
 # How long a stop waits for arq's write of a job's outcome (a few Redis commands).
@@ -34,6 +44,27 @@ class CleanStopWorker(Worker):
         super().__init__(*args, **kwargs)
         # The shielded writes of each job's outcome still in flight, by arq job id.
         self._writing: dict[str, asyncio.Task[Any]] = {}
+
+    async def main(self) -> None:
+        """arq's worker loop, on a client of :mod:`jobs.redis_pool` unless given a pool."""
+        if self._pool is None and self.redis_settings is not None:
+            self._pool = await connect(
+                self.redis_settings,
+                job_serializer=self.job_serializer,
+                job_deserializer=self.job_deserializer,
+                default_queue_name=self.queue_name,
+                expires_extra_ms=self.expires_extra_ms,
+            )
+        await super().main()
+
+    async def close(self) -> None:
+        """arq's close, which closes the Redis pool only once the poll loop has ended."""
+        main = self.main_task
+        if not self._handle_signals and main is not None and not main.done():
+            main.cancel()
+            # Bounded: the loop's cleanup is a command or two, but Redis may hang.
+            await asyncio.wait({main}, timeout=WRITE_GRACE_S)
+        await super().close()
 
     async def run_job(self, job_id: str, score: int) -> None:
         """arq's run of one delivery; a stop that lands in arq's bookkeeping ends it quietly."""

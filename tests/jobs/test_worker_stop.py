@@ -41,13 +41,14 @@ pytestmark = pytest.mark.slow  # a redis-server of its own
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """Arq mode with one job and one poll, so the stop finds nothing but the gated write.
 
-    The stop cancels whatever else runs, as it should, but two libraries leak
-    on a cancellation, and the suite fails their unraisable ResourceWarning
-    (each seen here, about one run in six): the Neo4j driver a socket whose
-    opening is cancelled (a reflect run that memorize queues), and redis-py
-    the connection of arq's poll, cancelled inside its WATCH of the running
-    job. So memorize queues no reflect run, and the poll runs once: the job
-    is queued before the worker starts, and the next poll is a minute away.
+    The stop cancels whatever else runs, as it should, but the Neo4j driver
+    leaks a socket whose opening is cancelled (a reflect run that memorize
+    queues), and the suite fails its unraisable ResourceWarning (seen here
+    about one run in six). So memorize queues no reflect run. And the poll
+    runs once (the job is queued before the worker starts, and the next poll
+    is a minute away), so that the stop finds nothing else to cancel. (A
+    poll cancelled inside its claim of the job lost redis-py's connection
+    too, until jobs/redis_pool.py.)
     """
     base = arq_settings(graph_db, tmp_path, redis_server.url)
     memorize = base.memorize.model_copy(update={"reflect_after_write": False})
