@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,20 +32,27 @@ def redis_server() -> Iterator[PrivateRedis]:
         server.stop()
 
 
-def arq_settings(graph_db: TestDatabase, data_dir: Path, redis_url: str) -> Settings:
+def arq_settings(
+    graph_db: TestDatabase, data_dir: Path, redis_url: str, **changes: dict[str, Any]
+) -> Settings:
     """Settings for arq mode on the test's database, with a queue of its own.
 
     No scheduled sweeps: a worker's cron would queue jobs of its own whenever a
     test runs across a sweep minute (a burst worker then ran one job more, at
     minute 15 of the hour), and the tests count the jobs a worker ran.
+    ``changes`` sets fields of sections: ``jobs={"lease_s": 3.0}``.
     """
-    return Settings(
+    settings = Settings(
         graph=graph_db.settings(data_dir),
         api=ApiSettings(admin_key=ADMIN_KEY, key_cache_ttl_s=0),
         jobs=JobSettings(mode="arq", poll_delay_s=0.05, queue=f"q-{uuid.uuid4().hex[:8]}"),
         redis=RedisSettings(url=redis_url),
         reflection=ReflectionSettings(sweep_interval_s=0),
         forgetting=ForgettingSettings(sweep_interval_s=0),
+    )
+    sections = {name: getattr(settings, name) for name in changes}
+    return settings.model_copy(
+        update={name: sections[name].model_copy(update=fields) for name, fields in changes.items()}
     )
 
 

@@ -45,8 +45,7 @@ ARQ_CLAIM_S = 600
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """Jobs on the test's Redis, with a lease short enough to lapse within the test."""
-    base = arq_settings(graph_db, tmp_path, redis_server.url)
-    return base.model_copy(update={"jobs": base.jobs.model_copy(update={"lease_s": LEASE_S})})
+    return arq_settings(graph_db, tmp_path, redis_server.url, jobs={"lease_s": LEASE_S})
 
 
 async def _claim_like_a_dead_worker(settings: Settings, runtime: Runtime, job_id: str) -> None:

@@ -30,8 +30,7 @@ HANG_S = 4.0
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """Jobs on the test's Redis, which may take a second per command."""
-    base = arq_settings(graph_db, tmp_path, redis_server.url)
-    return base.model_copy(update={"redis": base.redis.model_copy(update={"timeout_s": TIMEOUT_S})})
+    return arq_settings(graph_db, tmp_path, redis_server.url, redis={"timeout_s": TIMEOUT_S})
 
 
 async def test_memorize_answers_unavailable_within_its_timeout_and_queues_once_redis_answers(

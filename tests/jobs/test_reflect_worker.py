@@ -63,10 +63,9 @@ PAUSED_WORKER = [sys.executable, "-m", "tests.jobs.paused_worker", "worker"]
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """Arq mode (no scheduled sweeps, see arq_settings) with a short lease and time limit."""
-    base = arq_settings(graph_db, tmp_path, redis_server.url)
     # The time limit as short as the lease: the timeout test's job outlasts it.
-    jobs = base.jobs.model_copy(update={"lease_s": LEASE_S, "timeout_s": LEASE_S})
-    return base.model_copy(update={"jobs": jobs})
+    jobs = {"lease_s": LEASE_S, "timeout_s": LEASE_S}
+    return arq_settings(graph_db, tmp_path, redis_server.url, jobs=jobs)
 
 
 @pytest.fixture

@@ -50,10 +50,13 @@ def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis)
     poll cancelled inside its claim of the job lost redis-py's connection
     too, until jobs/redis_pool.py.)
     """
-    base = arq_settings(graph_db, tmp_path, redis_server.url)
-    memorize = base.memorize.model_copy(update={"reflect_after_write": False})
-    jobs = base.jobs.model_copy(update={"poll_delay_s": 60.0})
-    return base.model_copy(update={"memorize": memorize, "jobs": jobs})
+    return arq_settings(
+        graph_db,
+        tmp_path,
+        redis_server.url,
+        memorize={"reflect_after_write": False},
+        jobs={"poll_delay_s": 60.0},
+    )
 
 
 class _GatedOutcome(Worker):
