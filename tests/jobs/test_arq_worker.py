@@ -1,11 +1,18 @@
-"""Server mode on a real Redis: the API queues memorize jobs, a burst worker runs them once."""
+"""Server mode on a real Redis: the API queues memorize jobs, a burst worker runs them once.
+
+And when Redis is not there, goes away, or hangs (paused with CLIENT PAUSE,
+which holds every client's commands: a Redis stuck in a long script or on a
+slow disk), the API says so and loses nothing.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
 
 from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
@@ -125,3 +132,41 @@ async def test_async_memorize_answers_unavailable_when_redis_goes_away(
         SETTINGS_ADMIN, [session_id], 10, None
     )
     assert len(added[session_id].items) == 6
+
+
+async def test_memorize_answers_unavailable_within_its_timeout_when_redis_hangs(
+    tmp_path: Path,
+    graph_db: TestDatabase,
+    embedder: SentenceTransformerEmbedder,
+    redis_server: PrivateRedis,
+) -> None:
+    timeout_s, hang_s = 1.0, 4.0
+    settings = arq_settings(graph_db, tmp_path, redis_server.url, redis={"timeout_s": timeout_s})
+    runtime = await Runtime.start(settings, embedder=embedder, **graph_db.start)
+    admin = Redis.from_url(redis_server.url)
+    try:
+        session_id = await _session(runtime)
+        await admin.client_pause(round(hang_s * 1000), all=True)
+        hang_ends = time.monotonic() + hang_s
+        async with graphql(runtime) as api:
+            started = time.monotonic()
+            answer = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
+            took = time.monotonic() - started
+            assert answer["__typename"] == "UnavailableError", answer
+            assert answer["message"] == (
+                f"the job queue (Redis) did not answer within {timeout_s:g} s"
+            )
+            assert took < hang_s - 1, took  # the timeout, not the hang
+            await asyncio.sleep(hang_ends - time.monotonic() + 0.2)
+
+            # The messages were stored before the queue hung: sending them
+            # again stores none twice, and queues the job that never was.
+            again = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
+            assert again["__typename"] == "Memorized", again
+            assert again["created"] == 0
+            assert again["job"]["status"] == "QUEUED"
+            assert (await api.ok(JOB, {"id": again["job"]["id"]}))["job"]["status"] == "QUEUED"
+            assert await queued_in_redis(settings) == 1
+    finally:
+        await admin.aclose()
+        await runtime.stop()
