@@ -44,6 +44,7 @@ from hippograph.dump import (
     records,
 )
 from hippograph.models import EdgeType
+from hippograph.plural import counted
 
 Progress = Callable[[int], object]
 
@@ -216,8 +217,8 @@ class DumpReport:
         total = self.nodes_created + self.nodes_existing + self.edges_created + self.edges_existing
         rate = total / elapsed_s if elapsed_s > 0 else 0.0
         return (
-            f"{self.nodes_created} nodes created ({self.nodes_existing} existed), "
-            f"{self.edges_created} edges created ({self.edges_existing} existed) "
+            f"{counted(self.nodes_created, 'node')} created ({self.nodes_existing} existed), "
+            f"{counted(self.edges_created, 'edge')} created ({self.edges_existing} existed) "
             f"in {elapsed_s:.1f} s ({rate:.0f} lines/s)"
         )
 

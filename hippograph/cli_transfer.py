@@ -121,6 +121,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
     from hippograph.clock import utc_now
+    from hippograph.plural import counted
 
     async def work(store: GraphStore) -> int:
         started = time.perf_counter()
@@ -128,9 +129,11 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         with _dump_output(args.file) as out, bar:
             counts = await store.dump.export(out, utc_now(), progress=bar.update)
         elapsed = time.perf_counter() - started
+        nodes = counted(sum(counts.nodes.values()), "node")
+        edges = counted(sum(counts.edges.values()), "edge")
         print(
-            f"exported {sum(counts.nodes.values())} nodes and {sum(counts.edges.values())} "
-            f"edges to {args.file} in {elapsed:.1f} s ({counts.total / elapsed:.0f} lines/s)",
+            f"exported {nodes} and {edges} to {args.file} in {elapsed:.1f} s "
+            f"({counts.total / elapsed:.0f} lines/s)",
             file=sys.stderr,
         )
         return 0

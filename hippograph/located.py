@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ValidationError, ValidationInfo
 from pydantic_core import ErrorDetails
 
 from hippograph.errors import InvalidInput
+from hippograph.plural import counted
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -62,7 +63,7 @@ def located(error: ValidationError, where: str) -> InvalidInput:
     )
     more = len(problems) - _SHOWN
     if more > 0:
-        shown += f" (and {more} more problem{'s' if more > 1 else ''} on this line)"
+        shown += f" (and {counted(more, 'more problem')} on this line)"
     return InvalidInput(f"{where}: {shown}", field_path(problems[0]["loc"]) or None)
 
 

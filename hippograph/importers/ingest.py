@@ -20,6 +20,7 @@ from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.ids import IdKind, derived_id
 from hippograph.importers.conversations import ConversationImport, SessionImport
 from hippograph.models import Session
+from hippograph.plural import counted
 from hippograph.services import Services
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memorize import MemorizeRequest
@@ -76,11 +77,6 @@ class ImportReport:
                 user = user_id
             lines.append(f"  session {session_id}  {title}  {counted(count, 'message')}")
         return "\n".join(lines)
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``n`` and the noun, singular for one (``1 message``, ``2 messages``)."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def import_session_id(user_id: str, key: str) -> str:

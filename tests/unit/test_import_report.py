@@ -1,8 +1,10 @@
-"""What `hippograph import` prints: counts in words, one of a thing singular."""
+"""What `hippograph import` and `export` print: counts in words, one of a thing singular."""
 
 from __future__ import annotations
 
-from hippograph.importers.ingest import ImportReport, counted
+from graph.dump import DumpReport
+from hippograph.importers.ingest import ImportReport
+from hippograph.plural import counted
 
 
 def test_one_of_a_thing_is_singular_and_every_other_count_plural() -> None:
@@ -23,3 +25,10 @@ def test_the_summary_and_listing_count_in_words() -> None:
     assert report.listing() == "user ann (Ann)\n  session ses_1  a chat  1 message"
     report.messages_existing = 11
     assert "12 messages (1 new, 11 existing)" in report.summary(2.0)
+
+
+def test_a_dumps_import_counts_in_words() -> None:
+    report = DumpReport(nodes_created=1, nodes_existing=2, edges_created=0, edges_existing=1)
+    assert report.summary(1.0) == (
+        "1 node created (2 existed), 0 edges created (1 existed) in 1.0 s (4 lines/s)"
+    )
