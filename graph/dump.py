@@ -11,7 +11,6 @@ query, chosen from the dicts below: none is ever formatted into a string.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, LiteralString, TextIO
@@ -43,8 +42,8 @@ from hippograph.dump import (
     node_line,
     records,
 )
+from hippograph.dump_report import DumpReport
 from hippograph.models import EdgeType
-from hippograph.plural import counted
 
 Progress = Callable[[int], object]
 
@@ -201,26 +200,6 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
     (EdgeType.MENTIONS, "Message", "Entity"): entities.DUMP_WRITE_MESSAGE_MENTIONS,
     (EdgeType.MENTIONS, "Memory", "Entity"): entities.DUMP_WRITE_MEMORY_MENTIONS,
 }
-
-
-@dataclass(slots=True)
-class DumpReport:
-    """What an import wrote, and what it found already there."""
-
-    nodes_created: int = 0
-    nodes_existing: int = 0
-    edges_created: int = 0
-    edges_existing: int = 0
-
-    def summary(self, elapsed_s: float) -> str:
-        """The report as one line for a terminal."""
-        total = self.nodes_created + self.nodes_existing + self.edges_created + self.edges_existing
-        rate = total / elapsed_s if elapsed_s > 0 else 0.0
-        return (
-            f"{counted(self.nodes_created, 'node')} created ({self.nodes_existing} existed), "
-            f"{counted(self.edges_created, 'edge')} created ({self.edges_existing} existed) "
-            f"in {elapsed_s:.1f} s ({rate:.0f} lines/s)"
-        )
 
 
 def _plain(value: Any) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graph.dump import DumpReport
+from hippograph.dump_report import DumpReport
 from hippograph.importers.ingest import ImportReport
 from hippograph.plural import counted
 
