@@ -34,7 +34,8 @@ from tests.jobs.support import close_worker
 
 pytestmark = pytest.mark.slow  # a redis-server of its own
 
-PAUSE_MS = 600
+# Long beside the wait before the cancel, so that a slow CI runner still cancels inside it.
+PAUSE_MS = 2000
 # Stops of a worker whose every poll claims (WATCHes) many ids: before the
 # fix about one stop in three lost a connection.
 STOPS = 30
@@ -57,7 +58,7 @@ async def _cancelled_in_its_unwatch(client: Redis, admin: Redis) -> Pipeline:
     await pipe.watch("claimed")
     await admin.client_pause(PAUSE_MS, all=True)
     resetting = asyncio.create_task(pipe.aclose())  # aclose is reset
-    await asyncio.sleep(PAUSE_MS / 4000)  # UNWATCH is sent; its reply waits for the pause
+    await asyncio.sleep(0.2)  # UNWATCH is sent; its reply waits for the pause
     resetting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await resetting
