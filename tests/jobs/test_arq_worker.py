@@ -157,7 +157,14 @@ async def test_memorize_answers_unavailable_within_its_timeout_when_redis_hangs(
                 f"the job queue (Redis) did not answer within {timeout_s:g} s"
             )
             assert took < hang_s - 1, took  # the timeout, not the hang
+            ready = await api.client.get("/readyz")
+            assert ready.status_code == 503
+            assert ready.json()["checks"]["queue"] == (
+                f"Redis did not answer within {timeout_s:g} s"
+            )
+            assert time.monotonic() < hang_ends  # both answered while Redis hung
             await asyncio.sleep(hang_ends - time.monotonic() + 0.2)
+            assert (await api.client.get("/readyz")).status_code == 200
 
             # The messages were stored before the queue hung: sending them
             # again stores none twice, and queues the job that never was.
