@@ -161,7 +161,12 @@ class _SlowToEnd(CleanStopWorker):
 
     cleanup_answered: bool | None = None
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.waiting = asyncio.Event()
+
     async def heart_beat(self) -> None:
+        self.waiting.set()
         try:
             await asyncio.sleep(3600)  # where the loop waits when the stop comes
         except asyncio.CancelledError:
@@ -176,7 +181,7 @@ async def test_an_in_loop_workers_close_lets_its_poll_loop_end_before_it_closes_
     # arq's own close() cancels the loop and closes the pool at once: the
     # cleanup then finds no pool, or opens a connection of a closed pool.
     worker, running = await _started(_SlowToEnd, redis_server)
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(worker.waiting.wait(), 10)
     await close_worker(worker)
     await asyncio.gather(running, return_exceptions=True)
     assert worker.cleanup_answered is True
