@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime
 
@@ -83,3 +84,19 @@ def test_a_stored_forget_request_that_makes_no_sense_fails_when_run() -> None:
     assert isinstance(work, ForgetJob)
     with pytest.raises(InvalidInput, match="strategy"):
         _ = work.request
+
+
+def test_a_forget_job_carries_every_field_of_a_forget_request_with_its_default() -> None:
+    # ForgetJob is flat, because stored records name the fields, so it spells
+    # them again; a request field it lacked would be dropped without a word
+    # (pydantic ignores names it does not declare), and the job run without it.
+    declared = {
+        field.name: None if field.default is dataclasses.MISSING else field.default
+        for field in dataclasses.fields(ForgetRequest)
+    }
+    carried = {
+        name: None if field.is_required() else field.default
+        for name, field in ForgetJob.model_fields.items()
+        if name not in {"kind", "dry_run"}
+    }
+    assert carried == declared
