@@ -5,9 +5,10 @@ The cancel is made to land in the UNWATCH every time: the server is paused
 the UNWATCH's reply when the cancel comes. The pools allow one connection,
 so a lost one shows as the next command's "Too many connections".
 
-CI caught the loss as a ResourceWarning ("Unclosed client session") when a
-test stopped an arq worker: the stop cancels arq's poll loop, most often
-inside the transaction that claims a queued id.
+A fresh clone's ``make test`` caught the loss as a ResourceWarning
+("Unclosed client session") when a test stopped an arq worker: the stop
+cancels arq's poll loop, most often inside the transaction that claims a
+queued id.
 """
 
 from __future__ import annotations
