@@ -44,8 +44,20 @@ ARQ_CLAIM_S = 600
 
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
-    """Jobs on the test's Redis, with a lease short enough to lapse within the test."""
-    return arq_settings(graph_db, tmp_path, redis_server.url, jobs={"lease_s": LEASE_S})
+    """Jobs on the test's Redis, with a lease short enough to lapse within the test.
+
+    Memorize queues no reflect run: the worker is stopped once the memorize
+    job is done, and a reflect run it had just begun would be cancelled
+    while it opens a graph connection, which the Neo4j driver then leaks
+    (test_worker_stop.py says more).
+    """
+    return arq_settings(
+        graph_db,
+        tmp_path,
+        redis_server.url,
+        jobs={"lease_s": LEASE_S},
+        memorize={"reflect_after_write": False},
+    )
 
 
 async def _claim_like_a_dead_worker(settings: Settings, runtime: Runtime, job_id: str) -> None:
