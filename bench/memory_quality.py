@@ -47,7 +47,7 @@ from hippograph.clock import utc_now
 from hippograph.extraction.assemble import quoted_words
 from hippograph.importers.conversations import ConversationImport, parse_locomo
 from hippograph.importers.ingest import import_conversations
-from hippograph.importers.locomo import load_locomo
+from hippograph.importers.locomo import parse_sample
 from hippograph.models import Memory, MemoryFilter, MemoryKind, Message
 from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
@@ -109,7 +109,7 @@ async def measure_file(
     """Import ``data`` into a fresh graph and measure what it kept and what search returns."""
     samples = json.loads(await asyncio.to_thread(dev_file(data).read_text))
     conversations = parse_locomo(samples, data.name)
-    questions = {c.sample_id: c.questions for c in await asyncio.to_thread(load_locomo, data)}
+    questions = {c.sample_id: c.questions for c in map(parse_sample, samples)}
     runtime = await Runtime.start(settings)
     kinds: Counter[str] = Counter()
     totals = Counter[str]()
