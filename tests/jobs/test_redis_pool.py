@@ -17,8 +17,6 @@ import asyncio
 import gc
 import random
 import warnings
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import pytest
@@ -44,15 +42,6 @@ CLAIMED = 20
 Stoppable = TypeVar("Stoppable", bound=CleanStopWorker)
 
 
-@asynccontextmanager
-async def _admin(server: PrivateRedis) -> AsyncIterator[Redis]:
-    client = Redis.from_url(server.url)
-    try:
-        yield client
-    finally:
-        await client.aclose()
-
-
 async def _cancelled_in_its_unwatch(client: Redis, admin: Redis) -> Pipeline:
     """A transaction pipeline of ``client`` that WATCHed, its reset cancelled in the UNWATCH."""
     pipe = client.pipeline(transaction=True)
@@ -73,7 +62,7 @@ async def test_a_reset_cancelled_in_its_unwatch_gives_the_connection_back(
     settings.max_connections = 1
     client = await connect(settings)
     try:
-        async with _admin(redis_server) as admin:
+        async with Redis.from_url(redis_server.url) as admin:
             pipe = await _cancelled_in_its_unwatch(client, admin)
             assert pipe.connection is None
             # The pool's one connection serves again once the pause is over,
@@ -97,7 +86,7 @@ async def test_redis_pys_own_pipeline_loses_it_so_the_module_is_still_needed(
     client = Redis.from_url(redis_server.url, max_connections=1)
     pipe = None
     try:
-        async with _admin(redis_server) as admin:
+        async with Redis.from_url(redis_server.url) as admin:
             pipe = await _cancelled_in_its_unwatch(client, admin)
             assert pipe.connection is not None
             with pytest.raises(RedisConnectionError, match="Too many connections"):
@@ -138,7 +127,7 @@ async def _started(
 async def test_an_in_loop_worker_stopped_while_it_claims_loses_no_connection(
     redis_server: PrivateRedis,
 ) -> None:
-    async with _admin(redis_server) as admin:
+    async with Redis.from_url(redis_server.url) as admin:
         # Ids another worker runs: each poll WATCHes every one of them, and
         # skips it. A stop then lands inside a claim's transaction most times.
         for n in range(CLAIMED):
