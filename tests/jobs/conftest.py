@@ -50,9 +50,11 @@ def arq_settings(
         reflection=ReflectionSettings(sweep_interval_s=0),
         forgetting=ForgettingSettings(sweep_interval_s=0),
     )
-    sections = {name: getattr(settings, name) for name in changes}
     return settings.model_copy(
-        update={name: sections[name].model_copy(update=fields) for name, fields in changes.items()}
+        update={
+            name: getattr(settings, name).model_copy(update=fields)
+            for name, fields in changes.items()
+        }
     )
 
 
