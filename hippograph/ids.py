@@ -91,7 +91,9 @@ def require_client_id(client_id: str, field: str) -> str:
     """Return a client-chosen message id if it is 1–128 printable ASCII characters."""
     if not _CLIENT_ID.fullmatch(client_id):
         raise InvalidInput(
-            f"{field} must be 1-128 printable ASCII characters without spaces", field
+            f"{field} must be 1-128 printable ASCII characters without spaces "
+            f"(got {_shorten(client_id)!r})",
+            field,
         )
     return client_id
 

@@ -12,6 +12,7 @@ import pytest
 
 from hippograph.errors import InvalidInput
 from hippograph.importers.conversations import (
+    ImportFormat,
     Person,
     detect_format,
     named_user,
@@ -188,6 +189,58 @@ def test_a_broken_locomo_sample_is_refused_naming_its_index(tmp_path: Path) -> N
     path.write_text(json.dumps([locomo_sample(), broken]))
     with pytest.raises(InvalidInput, match=re.escape("locomo.json sample 1: not a LoCoMo sample")):
         read_conversations(path)
+
+
+def _sample_with(**conversation: Any) -> dict[str, Any]:
+    sample = locomo_sample()
+    sample["conversation"].update(conversation)
+    return sample
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content", "expected"),
+    [
+        ("locomo", "[{", "f.json: not valid JSON: Expecting property name"),
+        ("messages", "nope", "f.json: not valid JSON: Expecting value"),
+        ("locomo", locomo_sample(), "f.json: a LoCoMo file is a JSON list of samples"),
+        ("locomo", [7], "f.json sample 0: not a LoCoMo sample (TypeError: "),
+        (
+            "locomo",
+            [_sample_with(session_1="hi")],
+            "f.json sample 0: not a LoCoMo sample (AttributeError: ",
+        ),
+        (
+            "locomo",
+            [_sample_with(session_1_date_time="someday")],
+            "f.json sample 0: not a LoCoMo sample (ValueError: time data 'someday'",
+        ),
+        (
+            "locomo",
+            [{**locomo_sample(), "sample_id": "bad id!"}],
+            "f.json sample 0: sample_id must be 1-128 characters of letters, digits and _.:@- "
+            "starting with a letter or digit (got 'bad id!')",
+        ),
+        (
+            "locomo",
+            [_sample_with(session_1=[{"speaker": "Caroline", "dia_id": "D 1", "text": "x"}])],
+            "f.json sample 0: dia_id must be 1-128 printable ASCII characters without spaces "
+            "(got 'D 1')",
+        ),
+        (
+            "messages",
+            {"role": "user", "content": "hi"},
+            "f.json: a message list is a JSON list of {role, content} objects",
+        ),
+    ],
+)
+def test_a_bad_file_of_a_named_format_is_refused_saying_what_is_wrong(
+    tmp_path: Path, fmt: ImportFormat, content: Any, expected: str
+) -> None:
+    path = tmp_path / "f.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    with pytest.raises(InvalidInput) as refused:
+        read_conversations(path, fmt, user_id="sam")
+    assert refused.value.message.startswith(expected), refused.value.message
 
 
 def test_the_format_is_detected_from_the_name_or_the_content(tmp_path: Path) -> None:
