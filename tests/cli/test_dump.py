@@ -364,6 +364,40 @@ BROKEN: dict[str, tuple[Callable[[Path], Path], str]] = {
         ),
         "line 2: props.created_at: '9999-12-31T23:59:59-14:00' is out of range once moved to UTC",
     ),
+    # Refusals no case reached before: a node twice, a node without an id, a
+    # line that is neither, and property values the graph cannot hold.
+    "node_twice": (
+        lambda p: _replace_line(p, 4, p.read_text().splitlines()[2]),
+        "line 4: Session 'ses_1' appears twice",
+    ),
+    "node_without_id": (
+        lambda p: _edit(p, 3, lambda r: r["props"].pop("id")),
+        "line 3: props.id must be a non-empty string",
+    ),
+    "neither_node_nor_edge": (
+        lambda p: _replace_line(p, 3, '{"props": {"id": "ses_1"}}'),
+        "line 3: a line after the header is a node or an edge",
+    ),
+    "time_not_a_string": (
+        lambda p: _edit(p, 2, lambda r: r["props"].update(created_at={"$datetime": 7})),
+        "line 2: props.created_at: a time must be an ISO 8601 string, not int",
+    ),
+    "time_not_a_time": (
+        lambda p: _edit(p, 2, lambda r: r["props"].update(created_at={"$datetime": "soon"})),
+        "line 2: props.created_at: 'soon' is not an ISO 8601 time",
+    ),
+    "object_value": (
+        lambda p: _edit(p, 2, lambda r: r["props"].update(name={"first": "Ann"})),
+        "line 2: props.name: an object value must be {'$datetime': <ISO time>}",
+    ),
+    "list_of_lists": (
+        lambda p: _edit(p, 2, lambda r: r["props"].update(tags=[["a"]])),
+        "line 2: props.tags: lists of lists cannot be graph properties",
+    ),
+    "null_in_a_list": (
+        lambda p: _edit(p, 2, lambda r: r["props"].update(tags=["a", None])),
+        "line 2: props.tags: a list property cannot hold null",
+    ),
     "edge_end_not_an_id": (
         lambda p: _edit(p, 6, lambda r: r.update({"from": 7})),
         "line 6: from: Input should be a valid string",
