@@ -35,10 +35,19 @@ def test_every_root_field_needs_a_key(api: Api, operation: str) -> None:
     assert body["data"] is None or set(body["data"].values()) == {None}
 
 
-def test_an_unknown_key_is_refused_with_401(api: Api) -> None:
-    body = api.as_key("hg_not-a-key").post("{ viewer { keyId } }")
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("hg_not-a-key", "unknown or revoked API key"),
+        # Longer than any key made: refused before it is hashed or looked up.
+        ("hg_" + "x" * 300, "unknown API key"),
+    ],
+)
+def test_an_unknown_key_is_refused_with_401(api: Api, key: str, message: str) -> None:
+    body = api.as_key(key).post("{ viewer { keyId } }")
     assert body["_status"] == 401
     assert body["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    assert body["errors"][0]["message"] == message
     malformed = api.client.post(
         "/graphql", json={"query": "{ viewer { keyId } }"}, headers={"Authorization": "Basic x"}
     )
@@ -57,12 +66,32 @@ def test_limited_keys_are_made_by_admins_only_and_can_be_revoked(api: Api) -> No
     assert ann.ok("{ viewer { admin userIds } }")["viewer"] == {"admin": False, "userIds": ["ann"]}
     forbidden = ann.ok('mutation { createApiKey(input: {name: "x", admin: true}) { __typename } }')
     assert forbidden["createApiKey"]["__typename"] == "ForbiddenError"
+    # A key that is not admin must name its users.
+    unlimited = api.ok(
+        'mutation { createApiKey(input: {name: "x"}) '
+        "{ __typename ... on InputError { message field } } }"
+    )["createApiKey"]
+    assert unlimited == {
+        "__typename": "InputError",
+        "message": "a key that is not admin needs at least one user id",
+        "field": "userIds",
+    }
     key_id = ann.ok("{ viewer { keyId } }")["viewer"]["keyId"]
     denied = ann.ok("mutation($id: ID!) { revokeApiKey(id: $id) { __typename } }", {"id": key_id})
     assert denied["revokeApiKey"]["__typename"] == "ForbiddenError"
     revoked = api.ok("mutation($id: ID!) { revokeApiKey(id: $id) { __typename } }", {"id": key_id})
     assert revoked["revokeApiKey"]["__typename"] == "ApiKeyRevoked"
     assert ann.post("{ viewer { keyId } }")["_status"] == 401
+    # Revoking is idempotent (a retried call succeeds); a key that never was is NotFound.
+    revoke = (
+        "mutation($id: ID!) { revokeApiKey(id: $id) { __typename ... on NotFoundError { id } } }"
+    )
+    assert api.ok(revoke, {"id": key_id})["revokeApiKey"] == {"__typename": "ApiKeyRevoked"}
+    never = "key_01HZZZZZZZZZZZZZZZZZZZZZZZ"
+    assert api.ok(revoke, {"id": never})["revokeApiKey"] == {
+        "__typename": "NotFoundError",
+        "id": never,
+    }
 
 
 def test_a_limited_key_creates_only_its_own_users(api: Api) -> None:

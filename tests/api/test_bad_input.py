@@ -36,6 +36,9 @@ def ann(api: Api) -> dict[str, Any]:
         ('{ memories(userId: "ann", first: 0) { edges { cursor } } }', "first"),
         ('{ memories(userId: "ann", first: 100000) { edges { cursor } } }', "first"),
         ('{ memories(userId: "ann", after: "garbage") { edges { cursor } } }', "after"),
+        ('{ memories(userId: "ann", after: "%s") { edges { cursor } } }' % ("e" * 600), "after"),
+        # A cursor that decodes, to {"u": 5}: a number where a user id goes.
+        ('{ users(after: "eyJ1IjogNX0") { edges { cursor } } }', "after"),
         ('{ search(userId: "ann", query: "x", topK: -1) { hits { score } } }', "topK"),
         ('{ search(userId: "ann", query: "x", topK: 1000000) { hits { score } } }', "topK"),
         ('{ search(userId: "ann", query: "   ") { hits { score } } }', "query"),

@@ -250,6 +250,7 @@ def test_bad_memorize_input_changes_nothing(api: Api) -> None:
         ({"userIds": ["other"]}, "userIds"),
         ({"userIds": ["nobody"]}, None),
         ({"sourceType": "Bad Type!"}, "sourceType"),
+        ({"groupId": "team a"}, "groupId"),
         ({"messages": []}, "messages"),
         ({"messages": [{"speaker": "A", "content": "  "}]}, "messages[0].content"),
         ({"messages": [{"speaker": "A", "content": "x", "ts": "2023-05-08T13:56:00"}]}, None),

@@ -115,15 +115,23 @@ def test_a_memory_that_is_not_current_cannot_be_edited(api: Api) -> None:
     assert len(_all_of_ann(api)) == 2
 
 
-def test_a_memory_cannot_be_filed_under_another_users_session(api: Api) -> None:
-    seed_user(api, "ann", ["hello"])
+def test_a_memory_is_filed_under_a_session_of_its_own_user_only(api: Api) -> None:
+    session, _ = seed_user(api, "ann", ["hello"])
     bobs_session, _ = seed_user(api, "bob", ["hi"])
+    filed = api.ok(ADD_MEMORY, {"input": {"userId": "ann", "content": "x", "sessionId": session}})
+    unfiled = add_memory(api, "ann", "y")
+    in_session = "query($id: ID!) { memory(id: $id) { session { id userId } } }"
+    assert api.ok(in_session, {"id": filed["addMemory"]["memory"]["id"]})["memory"] == {
+        "session": {"id": session, "userId": "ann"}
+    }
+    assert api.ok(in_session, {"id": unfiled})["memory"] == {"session": None}
+
     refused = api.ok(
-        ADD_MEMORY, {"input": {"userId": "ann", "content": "x", "sessionId": bobs_session}}
+        ADD_MEMORY, {"input": {"userId": "ann", "content": "z", "sessionId": bobs_session}}
     )["addMemory"]
     assert refused["__typename"] == "NotFoundError", refused
     assert bobs_session in refused["message"]
-    assert _all_of_ann(api) == []
+    assert sorted(m["content"] for m in _all_of_ann(api)) == ["x", "y"]
 
 
 def test_a_memory_can_be_derived_from_a_memunit_of_its_own_user_only(api: Api) -> None:
