@@ -77,6 +77,33 @@ def test_log_lines_are_json_with_the_request_id(api: Api, caplog: pytest.LogCapt
     assert entry["duration_ms"] > 0
 
 
+@pytest.mark.parametrize(
+    ("body", "operation"),
+    [
+        # Several operations: the one operationName picks, not the first.
+        (
+            {
+                "query": "fragment Id on User { id } query A { viewer { admin } } "
+                'query B { user(id: "x") { ...Id } }',
+                "operationName": "B",
+            },
+            "query:user",
+        ),
+        # A root selection that is a fragment spread names no root field.
+        ({"query": "{ ...Q } fragment Q on Query { viewer { admin } }"}, "query:fragment"),
+        # An operationName that no operation has: GraphQL refuses it; the route names it.
+        ({"query": "query A { viewer { admin } }", "operationName": "Z"}, "graphql"),
+    ],
+)
+def test_the_access_log_names_the_operation_that_ran(
+    api: Api, caplog: pytest.LogCaptureFixture, body: dict[str, str], operation: str
+) -> None:
+    with caplog.at_level(logging.INFO, logger="hippograph.access"):
+        api.client.post("/graphql", json=body, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+    (record,) = [r for r in caplog.records if r.name == "hippograph.access"]
+    assert json.loads(JsonFormatter().format(record))["operation"] == operation
+
+
 @pytest.fixture
 def limited(
     graph_db: TestDatabase, embedder: SentenceTransformerEmbedder, tmp_path: Path
