@@ -8,6 +8,7 @@ slow disk), the API says so and loses nothing.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 
@@ -132,6 +133,30 @@ async def test_async_memorize_answers_unavailable_when_redis_goes_away(
         SETTINGS_ADMIN, [session_id], 10, None
     )
     assert len(added[session_id].items) == 6
+
+
+async def test_a_synchronous_memorize_keeps_its_memories_when_reflection_cannot_be_queued(
+    runtime: Runtime, redis_server: PrivateRedis, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A small memorize runs in the request; only the reflect run it queues
+    # after writing needs Redis. The memories stand, and the sweep finds them.
+    session_id = await _session(runtime)
+    redis_server.stop()
+    with caplog.at_level(logging.WARNING, logger="hippograph.services.memorize"):
+        async with graphql(runtime) as api:
+            variables = {"input": memorize_input(session_id, run_async=False)}
+            answer = (await api.ok(MEMORIZE, variables))["memorize"]
+    assert answer["__typename"] == "Memorized", answer
+    assert (answer["created"], answer["job"]) == (6, None)
+    assert await runtime.connection.store.memories.count("caro") > 0
+    [warning] = [r.getMessage() for r in caplog.records if r.name.endswith(".memorize")]
+    assert warning.startswith(
+        "could not queue reflection for caro: the job queue (Redis) cannot be reached"
+    )
+    # The live updates of the write (its memories, the reflect job's failed
+    # record) could not be published either: counted, and the write stands.
+    unpublished = runtime.metrics.registry.get_sample_value("hippograph_events_unpublished_total")
+    assert unpublished == 2
 
 
 async def test_memorize_answers_unavailable_within_its_timeout_when_redis_hangs(
