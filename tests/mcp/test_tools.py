@@ -366,6 +366,14 @@ async def test_bad_inputs_are_clear_tool_errors_and_change_nothing(world: World)
         )
         assert bad_time["code"] == "BAD_USER_INPUT"
         assert bad_time["field"] == "messages[0].ts"
+        # Refused by the API, after the tool started a session for it.
+        blank = error(
+            await alice.call_tool(
+                "memorize",
+                {"user_id": "alice", "messages": [{"speaker": "alice", "content": "   "}]},
+            )
+        )
+        assert (blank["code"], blank["field"]) == ("BAD_USER_INPUT", "messages[0].content")
 
         empty = error(await alice.call_tool("search", {"user_id": "alice", "query": ""}))
         assert empty == {
@@ -373,6 +381,10 @@ async def test_bad_inputs_are_clear_tool_errors_and_change_nothing(world: World)
             "message": "query must not be empty",
             "field": "query",
         }
+        no_job = error(
+            await alice.call_tool("get_job", {"job_id": "job_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+        )
+        assert (no_job["code"], no_job["field"]) == ("NOT_FOUND", "jobId")
         not_an_id = error(await alice.call_tool("provenance", {"id": "nope"}))
         assert not_an_id["code"] == "BAD_USER_INPUT"
         assert not_an_id["field"] == "id"
@@ -393,7 +405,7 @@ async def test_bad_inputs_are_clear_tool_errors_and_change_nothing(world: World)
         assert "content" in str(missing.content)
 
         assert await memories(world, "alice") == before
-        # bad_time's memorize started no session: the one it made is gone again.
+        # bad_time's memorize started no session, and the one blank's made is gone again.
         assert await sessions(world, "alice") == sessions_before
 
 
