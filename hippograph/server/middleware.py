@@ -174,6 +174,6 @@ def _metrics(scope: Scope) -> Metrics | None:
 
 def _route_name(path: str) -> str:
     # Bounded label values: the few fixed routes, everything else "other".
-    if path in ("/graphql", "/healthz", "/readyz", "/metrics", "/explore"):
+    if path in ("/graphql", "/mcp", "/healthz", "/readyz", "/metrics", "/explore"):
         return path.lstrip("/")
     return "static" if path.startswith("/static/") else "other"

@@ -176,6 +176,17 @@ def test_a_keys_rate_limit_is_one_budget_for_graphql_and_mcp(world: World) -> No
     assert second.json()["error"]["code"] == "RATE_LIMITED"
 
 
+def test_the_latency_metric_names_mcp_requests(base_url: str) -> None:
+    # Named by its route, as /graphql is, not lumped with unknown paths as "other".
+    auth = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    response = httpx2.post(
+        f"{base_url}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **auth}, timeout=30
+    )
+    assert response.status_code == 200, response.text
+    metrics = httpx2.get(f"{base_url}/metrics", headers=auth, timeout=30).text
+    assert 'hippograph_request_duration_seconds_count{operation="mcp",status="200"}' in metrics
+
+
 async def test_a_tool_call_spends_its_keys_budget_once_whatever_it_sends_inside(
     world: World,
 ) -> None:
