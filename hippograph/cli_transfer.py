@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from hippograph.cli_context import with_graph, with_runtime
+from hippograph.errors import InvalidInput
 from hippograph.settings import Settings
 
 if TYPE_CHECKING:
@@ -30,7 +31,9 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from hippograph.importers.ingest import import_conversations
 
     if not args.file.is_file():
-        raise SystemExit(f"hippograph import: no such file {args.file}")
+        # Refused as a bad file's content is (exit status 2), naming what is there instead.
+        what = "is a directory, not a file" if args.file.is_dir() else "does not exist"
+        raise InvalidInput(f"{args.file} {what}", "file")
     if args.format == "dump" or (args.format == "auto" and looks_like_dump(args.file)):
         return _import_dump(args, settings)
     # The whole file is checked before anything is written.

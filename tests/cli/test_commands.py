@@ -55,8 +55,10 @@ def test_import_refuses_a_bad_file_before_starting_anything(
     assert (
         "chats.jsonl line 1: messages: List should have at least 1 item" in capsys.readouterr().err
     )
-    with pytest.raises(SystemExit, match="no such file"):
-        main(["import", str(tmp_path / "missing.jsonl")])
+    assert main(["import", str(tmp_path / "missing.jsonl")]) == 2
+    assert f"hippograph: {tmp_path / 'missing.jsonl'} does not exist" in capsys.readouterr().err
+    assert main(["import", str(tmp_path)]) == 2
+    assert f"hippograph: {tmp_path} is a directory, not a file" in capsys.readouterr().err
 
 
 def test_import_refuses_an_unknown_conversation_and_a_user_for_two_speakers(
