@@ -143,10 +143,16 @@ def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
-    """Create, list or revoke API keys directly in the graph."""
+    """Create, list or revoke API keys directly in the graph.
 
-    async def work(runtime: Runtime) -> int:
-        keys = runtime.services.keys
+    The graph alone: a leaked key can be revoked without the model loaded, and
+    while Redis (which server mode's runtime needs) is down.
+    """
+    from hippograph.clock import utc_now
+    from hippograph.services.keys import KeyService
+
+    async def work(store: GraphStore) -> int:
+        keys = KeyService(store.keys, utc_now, admin_key=None, cache_ttl_s=0)
         if args.keys_command == "create":
             record, key = await keys.issue(args.name, args.admin, args.user or [])
             scope = "admin" if record.admin else "users " + ", ".join(record.user_ids)
@@ -165,7 +171,7 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
             print(f"revoked {args.id}")
         return 0
 
-    return asyncio.run(with_runtime(settings, work))
+    return asyncio.run(with_graph(settings, work))
 
 
 def cmd_export_schema(args: argparse.Namespace, settings: Settings) -> int:

@@ -43,3 +43,34 @@ def test_prepare_model_exports_a_local_folder_into_the_cache(
     assert main(["prepare-model"]) == 0
     out = capsys.readouterr().out
     assert f"{folder}: onnx, float32, 384 dimensions, cached in {MODEL_CACHE}" in out
+
+
+@pytest.mark.usefixtures("cli_environment")
+def test_keys_are_created_listed_and_revoked_on_the_graph_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["init"]) == 0
+    capsys.readouterr()
+    assert main(["keys", "create", "--name", "agent", "--user", "ann", "--user", "bob"]) == 0
+    created = capsys.readouterr().out.splitlines()
+    key_id = created[0].split()[2]
+    assert created[0] == f"created key {key_id} (users ann, bob); it is shown only now:"
+    assert created[1].startswith("hg_")
+
+    assert main(["keys", "create", "--name", "nobody"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "hippograph: a key that is not admin needs at least one user id"
+    )
+    assert main(["keys", "create", "--user", "bad id"]) == 2
+    assert "userIds[0] must be 1-128 characters" in capsys.readouterr().err
+
+    assert main(["keys", "revoke", key_id]) == 0
+    assert capsys.readouterr().out == f"revoked {key_id}\n"
+    assert main(["keys", "revoke", "key_01HZZZZZZZZZZZZZZZZZZZZZZZ"]) == 1
+    assert capsys.readouterr().err == "no key key_01HZZZZZZZZZZZZZZZZZZZZZZZ\n"
+
+    assert main(["keys", "list"]) == 0
+    listed = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert [key_id, "revoked", "ann,bob", "agent"] in listed
+    # The admin key init made, and no other: the refused ones made nothing.
+    assert [row[1:3] for row in listed if row[0] != key_id] == [["active", "admin"]]
