@@ -29,6 +29,9 @@ from hippograph.settings_names import startup_warnings
 from hippograph.store_check import check_port, check_store
 
 if TYPE_CHECKING:
+    import uvicorn
+    from starlette.types import ASGIApp
+
     from graph.store import GraphStore
     from hippograph.runtime import Runtime
 
@@ -55,6 +58,8 @@ def _settings() -> Settings:
 
 # Seconds uvicorn keeps an idle client connection open.
 KEEP_ALIVE_S = 65
+# The exit status of a server that did not start listening (uvicorn's own).
+_STARTUP_FAILED = 3
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -75,10 +80,36 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         )
     log.info("starting HippoGraph on http://%s:%s/graphql", host, port)
     favour_requests()
+
+    async def serve() -> int:
+        from hippograph.runtime import Runtime
+
+        # Started before the server, not in its lifespan: a graph that cannot be
+        # reached or a bad setting is then "hippograph: …" and exit status 2, as
+        # for every other command, where uvicorn would print a traceback. The
+        # app's lifespan stops it at shutdown, before uvicorn re-raises a signal.
+        runtime = await Runtime.start(settings)
+        try:
+            app = create_app(settings, runtime=runtime, stop_runtime=True)
+            server = uvicorn.Server(_server_config(app, settings, host, port))
+        except BaseException:
+            await runtime.stop()
+            raise
+        # The lifespan is the first thing serve() runs: from here it owns the runtime.
+        await server.serve()
+        return 0 if server.started else _STARTUP_FAILED
+
+    return asyncio.run(serve())
+
+
+def _server_config(app: ASGIApp, settings: Settings, host: str, port: int) -> uvicorn.Config:
+    """uvicorn's settings for the API."""
+    import uvicorn
+
     # log_config=None keeps our logging (JSON, request ids); the access log is
     # ours too (hippograph.access), with the request id and the operation.
-    uvicorn.run(
-        create_app(settings),
+    return uvicorn.Config(
+        app,
         host=host,
         port=port,
         log_level=settings.log_level,
@@ -93,7 +124,6 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         # a read error (bench/soak.py saw it on an MCP session).
         timeout_keep_alive=KEEP_ALIVE_S,
     )
-    return 0
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:

@@ -77,11 +77,15 @@ async def explore(request: Request) -> Response:
 
 
 def create_app(
-    settings: Settings | None = None, *, runtime: Runtime | None = None, **start: Any
+    settings: Settings | None = None,
+    *,
+    runtime: Runtime | None = None,
+    stop_runtime: bool = False,
+    **start: Any,
 ) -> Starlette:
-    """The ASGI app. With ``runtime`` given, it is used and left running at shutdown;
-    otherwise one is started from ``settings`` (and ``start`` keyword arguments)
-    in the lifespan and stopped at shutdown.
+    """The ASGI app. With ``runtime`` given, it is used, and stopped at shutdown only
+    with ``stop_runtime``; otherwise one is started from ``settings`` (and ``start``
+    keyword arguments) in the lifespan and stopped at shutdown.
     """
     settings = settings or (runtime.settings if runtime else Settings())
 
@@ -99,6 +103,8 @@ def create_app(
         async with contextlib.AsyncExitStack() as stack:
             if runtime is not None:
                 app.state.runtime = runtime
+                if stop_runtime:
+                    stack.push_async_callback(runtime.stop)
             else:
                 app.state.runtime = await Runtime.start(settings, **start)
                 stack.push_async_callback(app.state.runtime.stop)

@@ -112,3 +112,28 @@ def test_serve_answers_restarts_and_exits_on_signals(
     assert code in (0, -sig, 128 + sig), output
     assert "no store in" not in output
     assert not list(data_dir.glob("**/hs_err_pid*.log"))
+
+
+def test_serve_that_cannot_reach_its_graph_says_so_in_one_line(tmp_path: Path) -> None:
+    # As every other command does: no traceback of the server's startup.
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("HIPPOGRAPH_GRAPH__")},
+        "HIPPOGRAPH_GRAPH__SERVER": "neo4j",
+        "HIPPOGRAPH_GRAPH__EMBEDDED": "false",
+        "HIPPOGRAPH_GRAPH__URI": f"bolt://127.0.0.1:{free_port()}",
+        "HIPPOGRAPH_GRAPH__PASSWORD": "not-the-password",
+        "HIPPOGRAPH_API__PORT": str(free_port()),
+    }
+    done = subprocess.run(
+        [str(HIPPOGRAPH), "serve"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("hippograph: ")]
+    assert errors, done.stderr
+    assert errors[0].startswith("hippograph: the graph database cannot be reached: ")
