@@ -163,6 +163,10 @@ mutation($input: AddMemoryInput!) {
 }"""
 
 
+# A validity that ended years ago: the memory is no longer current.
+ENDED = {"validFrom": "2020-01-01T00:00:00+00:00", "validTo": "2021-01-01T00:00:00+00:00"}
+
+
 def seed_user(api: Api, user_id: str, texts: list[str]) -> tuple[str, list[str]]:
     """A user with one session holding ``texts``; returns (session id, message ids)."""
     assert api.ok(CREATE_USER, {"id": user_id, "name": user_id.title()})["createUser"]["user"]
@@ -174,12 +178,17 @@ def seed_user(api: Api, user_id: str, texts: list[str]) -> tuple[str, list[str]]
     return session, [m["id"] for m in added["messages"]]
 
 
-def add_memory(api: Api, user_id: str, content: str, derived_from: list[str] | None = None) -> str:
-    """Add a memory and return its id."""
-    result = api.ok(
-        ADD_MEMORY,
-        {"input": {"userId": user_id, "content": content, "derivedFrom": derived_from or []}},
-    )["addMemory"]
+def add_memory(
+    api: Api,
+    user_id: str,
+    content: str,
+    derived_from: list[str] | None = None,
+    *,
+    extra: dict[str, Any] | None = None,
+) -> str:
+    """Add a memory (``extra``: more fields of ``AddMemoryInput``) and return its id."""
+    given = {"userId": user_id, "content": content, "derivedFrom": derived_from or []}
+    result = api.ok(ADD_MEMORY, {"input": given | (extra or {})})["addMemory"]
     assert result["__typename"] == "MemoryPayload", result
     memory_id: str = result["memory"]["id"]
     return memory_id

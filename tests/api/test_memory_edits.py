@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.conftest import ADD_MEMORY, Api, add_memory, seed_user
+from tests.api.conftest import ADD_MEMORY, ENDED, Api, add_memory, seed_user
 
 UPDATE = """
 mutation($input: UpdateMemoryInput!) {
@@ -90,17 +90,7 @@ def test_a_memory_that_is_not_current_cannot_be_edited(api: Api) -> None:
     seed_user(api, "ann", ["hello"])
     deleted = add_memory(api, "ann", "Ann lived in Porto")
     api.ok("mutation($id: ID!) { deleteMemory(input: {id: $id}) { __typename } }", {"id": deleted})
-    ended = api.ok(
-        ADD_MEMORY,
-        {
-            "input": {
-                "userId": "ann",
-                "content": "Ann worked at the bakery",
-                "validFrom": "2020-01-01T00:00:00+00:00",
-                "validTo": "2021-01-01T00:00:00+00:00",
-            }
-        },
-    )["addMemory"]["memory"]["id"]
+    ended = add_memory(api, "ann", "Ann worked at the bakery", extra=ENDED)
     before = {i: _memory(api, i) for i in (deleted, ended)}
     for memory_id in (deleted, ended):
         for fields in ({"importance": 0.9}, {"content": "something new"}):

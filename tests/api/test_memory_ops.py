@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.conftest import ADD_MEMORY, Api, add_memory, seed_user
+from tests.api.conftest import ENDED, Api, add_memory, seed_user
 
 APPLY = """
 mutation($userId: ID!, $ops: [MemoryOpInput!]!) {
@@ -88,17 +88,7 @@ def test_a_bad_operation_applies_nothing(api: Api) -> None:
     seed_user(api, "bob", ["hi"])
     tea = add_memory(api, "ann", "Ann drinks green tea")
     bobs = add_memory(api, "bob", "Bob runs marathons")
-    ended = api.ok(
-        ADD_MEMORY,
-        {
-            "input": {
-                "userId": "ann",
-                "content": "Ann worked at the bakery",
-                "validFrom": "2020-01-01T00:00:00+00:00",
-                "validTo": "2021-01-01T00:00:00+00:00",
-            }
-        },
-    )["addMemory"]["memory"]["id"]
+    ended = add_memory(api, "ann", "Ann worked at the bakery", extra=ENDED)
     before = _state(api)
     unknown = "mem_01JAAAAAAAAAAAAAAAAAAAAAAA"
     add = {"op": "ADD", "content": "Ann likes jazz"}
