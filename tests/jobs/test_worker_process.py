@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from pathlib import Path
 
@@ -65,3 +66,31 @@ async def test_the_worker_command_runs_queued_jobs_and_exits_in_burst_mode(
     assert job.status is JobStatus.SUCCEEDED, job
     assert job.counts["memories"] >= 4
     assert await queued_in_redis(settings) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("runtime")  # the graph the worker reaches as a server
+async def test_a_worker_whose_metrics_port_is_taken_refuses_to_start_in_one_line(
+    settings: Settings, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        extra = {"HIPPOGRAPH_JOBS__METRICS_PORT": str(port)}
+        process = await asyncio.create_subprocess_exec(
+            str(HIPPOGRAPH),
+            "worker",
+            "--burst",
+            env=worker_env(settings, graph_db, tmp_path / "worker", extra),
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, raw = await asyncio.wait_for(process.communicate(), timeout=120)
+    errors = raw.decode()
+    assert process.returncode == 2, errors
+    assert "Traceback" not in errors, errors
+    assert errors.splitlines()[-1].startswith(
+        f"hippograph: the worker's metrics port {port} cannot be used ("
+    )
