@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
+import pytest
+
 from graph.store import GraphStore
 from hippograph.clock import utc_now
 from hippograph.jobs import Job, JobStatus
@@ -130,3 +132,24 @@ async def test_a_run_past_its_time_limit_fails_however_often_it_renewed(
     done = await asyncio.wait_for(runner.run(job.id), 10)
     assert done is not None
     assert (done.status, done.error) == (JobStatus.FAILED, "timed out after 1 s")
+
+
+async def test_a_job_that_crashes_is_recorded_failed_and_its_lease_let_go(
+    store: GraphStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A bug in a handler: the job must not stay "running" (every later
+    # delivery would wait out its lease) and the error must reach the logs.
+    async def handle(job: Job) -> JobResult:
+        raise RuntimeError("boom")
+
+    job = await queued_job(store)
+    runner = JobRunner(store.jobs, handle, utc_now, LEASE, LEASE)
+    with pytest.raises(RuntimeError, match="boom"):
+        await runner.run(job.id)
+    failed = (await store.jobs.get_jobs([job.id]))[job.id]
+    assert (failed.status, failed.error) == (
+        JobStatus.FAILED,
+        "internal error: RuntimeError('boom')",
+    )
+    assert f"job {job.id} crashed" in caplog.text
+    assert await runner.run(job.id) is None  # finished: a later delivery is a no-op
