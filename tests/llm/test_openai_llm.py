@@ -6,17 +6,16 @@ import asyncio
 import json
 import logging
 import socket
-from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 from typing import Any
 
 import pytest
 
-from hippograph.adapters.openai_llm import LLMError, OpenAICompatibleLLM
+from hippograph.adapters.openai_llm import LLMError
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.ports import Usage
-from hippograph.settings import LLMSettings
+from tests.llm.conftest import MakeLLM
 from tests.llm.stub_server import Reply, StubLLMServer, completion, cut, error, grouped
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -37,8 +36,6 @@ REQUEST = ExtractionRequest(
     ),
     users={"caro": "Caroline", "mel": "Melanie"},
 )
-
-MakeLLM = Callable[..., OpenAICompatibleLLM]
 
 
 def extraction(**changes: Any) -> dict[str, Any]:
@@ -92,32 +89,6 @@ def answer(**changes: Any) -> str:
 def ok(**changes: Any) -> Reply:
     """A completion carrying a valid extraction (100 prompt, 20 completion tokens)."""
     return completion(answer(**changes))
-
-
-@pytest.fixture
-async def make_llm(stub: StubLLMServer) -> AsyncIterator[MakeLLM]:
-    """Builds adapters pointed at the stub (fast timeouts and backoff); closes them after."""
-    made: list[OpenAICompatibleLLM] = []
-
-    def make(**overrides: Any) -> OpenAICompatibleLLM:
-        options: dict[str, Any] = {
-            "provider": "openai",
-            "base_url": stub.base_url,
-            "api_key": "sk-test",
-            "model": "stub-model",
-            "timeout_s": 0.5,
-            "max_retries": 3,
-            "backoff_s": 0.01,
-            "max_backoff_s": 0.05,
-            "temperature": 0.2,
-        }
-        llm = OpenAICompatibleLLM(LLMSettings(**(options | overrides)))
-        made.append(llm)
-        return llm
-
-    yield make
-    for llm in made:
-        await llm.aclose()
 
 
 def _prompt(language: str) -> str:
