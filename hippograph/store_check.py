@@ -47,6 +47,13 @@ def check_store(graph: GraphSettings, *, create: bool) -> bool:
     database = database_dir(graph)
     if not database.is_dir():
         if not create:
+            others = sorted(d.name for d in database.parent.glob("*") if d.is_dir())
+            if others:
+                # The store is there: the database name is what is off.
+                raise ConfigError(
+                    f"the store in {data_dir.resolve()} has no database {graph.database!r} "
+                    f"(HIPPOGRAPH_GRAPH__DATABASE); it has {', '.join(map(repr, others))}"
+                )
             raise ConfigError(
                 f"there is no HippoGraph store in {data_dir.resolve()} ({DATA_DIR}): set it to "
                 "your store's directory, or make one there with `hippograph serve` or "

@@ -42,6 +42,20 @@ def test_a_missing_store_is_refused_naming_the_setting(
     assert not embedded_at.exists()  # nothing was made
 
 
+def test_a_database_name_the_store_does_not_hold_is_refused_naming_the_ones_it_does(
+    embedded_at: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The store's files as a first `hippograph serve` leaves them (no JVM needed).
+    (embedded_at / "arcadedb" / "databases" / "hippograph").mkdir(parents=True)
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__DATABASE", "hipograph")
+    assert main(["keys", "list"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"hippograph: the store in {embedded_at.resolve()} has no database 'hipograph' "
+        "(HIPPOGRAPH_GRAPH__DATABASE); it has 'hippograph'"
+    )
+    assert not (embedded_at / "arcadedb" / "databases" / "hipograph").exists()
+
+
 def test_a_data_directory_that_is_a_file_is_refused(
     embedded_at: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
