@@ -158,6 +158,31 @@ async def test_memunits_are_searched_by_vector_and_keyword(store: GraphStore) ->
     assert [h.id for h in words] == [unit.id]
     assert await store.search.unit_vector_exact("bob", unit_vector(9), 5, MemoryFilter()) == []
     assert await store.search.count_units("ann") == 1
+    assert await store.search.count_units(None) == 1
+    # A keyword hit of a MemUnit gets its cosine by id, as a memory's does.
+    cosines = await store.search.unit_cosines(
+        [unit.id, "mu_01HZZZZZZZZZZZZZZZZZZZZZZZ"], unit_vector(9)
+    )
+    assert list(cosines) == [unit.id]
+    assert abs(cosines[unit.id] - 1.0) < 1e-5
+    assert await store.search.unit_cosines([], unit_vector(9)) == {}
+
+
+async def test_a_term_sample_is_the_indexed_text_of_the_users_memories(store: GraphStore) -> None:
+    # What large users' keyword queries prune common terms with
+    # (hippograph/services/common_terms.py).
+    from hippograph.text import search_text
+
+    await add_user(store, "ann")
+    await add_user(store, "bob")
+    contents = ["Ann drinks coffee", "Ann climbs on Saturdays", "Ann reads at night"]
+    for seed, content in enumerate(contents):
+        await _add_text(store, "ann", content, seed)
+    await _add_text(store, "bob", "Bob sails", 9)
+    sample = await store.search.sample_search_text("ann", 10)
+    assert sorted(sample) == sorted(search_text(c) for c in contents)
+    assert len(await store.search.sample_search_text("ann", 2)) == 2
+    assert await store.search.sample_search_text("nobody", 10) == []
 
 
 async def test_candidates_carry_what_ranking_reads_unchanged_on_every_path(
