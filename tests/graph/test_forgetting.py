@@ -1,4 +1,5 @@
-"""A forget batch in the graph: a level whose text stays keeps the memory's vector and tokens."""
+"""A forget batch in the graph: levels keep or replace vector and tokens; a job's batch counts
+what its hard deletes cascaded."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from graph.store import GraphStore
 from hippograph.forgetting import BatchWrite, Rewrite
 from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, Sources
 from hippograph.text import search_text
-from tests.support import T0, add_user, memory, unit_vector
+from tests.support import T0, add_user, memory, queued_job, unit_vector
 
 FACT = "Ann keeps bees"
 
@@ -52,3 +53,31 @@ async def test_a_level_with_new_text_replaces_vector_and_tokens(store: GraphStor
     cosine = await store.search.cosines([record.id], vector)
     assert abs(cosine[record.id] - 1.0) < 1e-6
     assert await store.search.keyword("ann", ["keep"], 5, MemoryFilter(), T0) == []
+
+
+async def test_a_jobs_hard_delete_counts_what_it_cascaded_in_the_jobs_progress(
+    store: GraphStore,
+) -> None:
+    # A forget job's batch advances the job's cursor and progress in the same
+    # transaction; what a hard delete removed along provenance is added to it.
+    await add_user(store, "ann")
+    fact = memory("ann", FACT)
+    await store.memories.add(fact, IndexedText(unit_vector(7), search_text(FACT)), Sources())
+    derived = memory("ann", "Ann's hives are on the roof")
+    await store.memories.add(
+        derived, IndexedText(unit_vector(8), "hives"), Sources(memory_ids=(fact.id,))
+    )
+    job = await queued_job(store)
+    assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
+    batch = BatchWrite(
+        "ann",
+        T0 + timedelta(days=400),
+        hard_deletes=[fact.id],
+        job_id=job.id,
+        cursor=fact.id,
+        progress={"scanned": 1, "cascaded": 2},
+    )
+    assert await store.forgetting.apply(batch) == 1
+    assert await store.memories.get_memories([fact.id, derived.id]) == {}
+    after = (await store.jobs.get_jobs([job.id]))[job.id]
+    assert (after.cursor, dict(after.progress)) == (fact.id, {"scanned": 1, "cascaded": 3})
