@@ -1,4 +1,4 @@
-"""memorize with the OpenAI-compatible extractor when the model misbehaves: the stub.
+"""memorize and reflect with the OpenAI-compatible model when it misbehaves: the stub.
 
 A real model (tests/llm/test_real_model.py) cannot be made to answer
 malformed JSON or to be down on demand; the scripted server can.
@@ -17,8 +17,9 @@ from starlette.testclient import TestClient
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
 from hippograph.settings import LLMSettings
-from tests.api.conftest import ADMIN_KEY, Api, make_settings
+from tests.api.conftest import ADMIN_KEY, ANN_FACTS_BY_THEME, Api, make_settings, seed_user
 from tests.api.test_memorize import CONVERSATION, MEMORIES, MEMORIZE, _messages, _user_with_session
+from tests.api.test_reflection import REFLECTIONS, _add_fact, _run
 from tests.graphs import TestDatabase
 from tests.llm.stub_server import StubLLMServer, completion, error, grouped
 
@@ -113,3 +114,28 @@ def test_an_llm_outage_keeps_the_messages_for_the_next_call(
     assert again["created"] == 0  # the messages were kept the first time
     assert again["counts"]["messages"] == 6
     assert again["counts"]["memories"] >= 3
+
+
+def test_two_groups_the_model_names_one_theme_become_one_reflection(
+    llm_api: Api, stub: StubLLMServer
+) -> None:
+    # The facts fall into two groups by meaning, but the model calls both
+    # "hobbies": they are summarised again as one, so that the user never
+    # holds two current reflections on one theme.
+    seed_user(llm_api, "ann", ["hello"])
+    facts = {_add_fact(llm_api, t, w) for group in ANN_FACTS_BY_THEME.values() for t, w in group}
+    merged = "Ann's mornings are for coffee and her Saturdays for climbing."
+    stub.script(
+        completion(json.dumps({"content": "Ann loves coffee.", "topic": "hobbies"})),
+        completion(json.dumps({"content": "Ann climbs.", "topic": "Hobbies"})),
+        completion(json.dumps({"content": merged, "topic": "hobbies"})),
+    )
+    job = _run(llm_api, force=False)
+    assert job["status"] == "SUCCEEDED", job
+    assert job["counts"] == {"reflections": 1, "consolidated": 6}
+    [reflection] = [
+        e["node"] for e in llm_api.ok(REFLECTIONS, {"userId": "ann"})["memories"]["edges"]
+    ]
+    assert reflection["content"] == merged
+    assert {s["id"] for s in reflection["summarizes"]} == facts
+    assert len(stub.received) == 3
