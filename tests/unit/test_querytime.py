@@ -47,6 +47,13 @@ NOW = datetime(2024, 3, 15, 10, 0, tzinfo=UTC)
             datetime(2023, 6, 3, tzinfo=UTC),
         ),
         ("2023年5月的计划", datetime(2023, 5, 20, tzinfo=UTC), datetime(2023, 6, 1, tzinfo=UTC)),
+        # A day without a year is this year's; a month alone is that month of any year.
+        (
+            "3月5号我做了什么",
+            datetime(2024, 3, 5, 9, tzinfo=UTC),
+            datetime(2024, 3, 20, tzinfo=UTC),
+        ),
+        ("我5月份去了哪里", datetime(2021, 5, 9, tzinfo=UTC), datetime(2021, 6, 1, tzinfo=UTC)),
         ("去年我喜欢什么", datetime(2023, 8, 1, tzinfo=UTC), datetime(2024, 1, 2, tzinfo=UTC)),
         (
             "what did I say yesterday",
@@ -84,8 +91,9 @@ def test_no_period_named(query: str) -> None:
     assert parse_time_window(query, NOW) is None
 
 
-def test_impossible_dates_are_ignored() -> None:
-    assert parse_time_window("on February 30, 2023", NOW) is None
+@pytest.mark.parametrize("query", ["on February 30, 2023", "2月30日", "13月份", "2023年13月"])
+def test_impossible_dates_are_ignored(query: str) -> None:
+    assert parse_time_window(query, NOW) is None
 
 
 SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
