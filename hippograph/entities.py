@@ -15,9 +15,8 @@ Pure and offline, and cheap enough to run on every message memorize stores:
 * the message's best keyword phrases (:mod:`hippograph.extraction.keywords`)
   are THINGs.
 
-An extractor with an LLM may name entities itself
-(:class:`hippograph.extraction.schema.Extraction` ``entities``); they are
-taken as given, by the same normalisation.
+The reading is the same whichever extractor made the memories: the LLM's
+answer names no entities (its schema does not ask for them).
 
 Entities merge per user by their normalised name: casefolded, a possessive
 ``'s`` dropped, whitespace collapsed, so "Caroline's" and "caroline" are one
@@ -199,31 +198,6 @@ def extract_entities(
     return list(found.values())
 
 
-def merge_mentions(groups: Sequence[Sequence[EntityMention]]) -> list[EntityMention]:
-    """The union of several lists of mentions, first occurrence of each name kept."""
-    merged: dict[str, EntityMention] = {}
-    for group in groups:
-        for mention in group:
-            merged.setdefault(mention.norm, mention)
-    return list(merged.values())
-
-
-def from_names(names: Iterable[tuple[str, str]]) -> list[EntityMention]:
-    """Mentions from (name, kind) pairs an LLM gave; unknown kinds are THINGs."""
-    out: dict[str, EntityMention] = {}
-    for name, kind in names:
-        norm = normalise(name)
-        if not _usable(norm):
-            continue
-        try:
-            entity_kind = EntityKind(kind.lower())
-        except ValueError:
-            entity_kind = EntityKind.THING
-        display = _SPACES.sub(" ", name.strip())
-        out.setdefault(norm, EntityMention(norm=norm, name=display, kind=entity_kind))
-    return list(out.values())
-
-
 def query_norms(query: str) -> list[str]:
     """Every name a query might mean, normalised: phrases of up to three content words.
 
@@ -261,17 +235,11 @@ def written_mentions(memories: Sequence[Memory], user_name: str) -> list[Mention
     return [memory_mentions(m, "", (user_name,)) for m in memories]
 
 
-def memory_mentions(
-    memory: Memory,
-    speaker: str,
-    known_names: Iterable[str] = (),
-    extra: Sequence[EntityMention] = (),
-) -> Mentions:
-    """The entities a memory mentions: those of its text, said by ``speaker``, and ``extra``."""
-    found = extract_entities(speaker, memory.content, memory.created_at, known_names)
+def memory_mentions(memory: Memory, speaker: str, known_names: Iterable[str] = ()) -> Mentions:
+    """The entities a memory mentions: those of its text, said by ``speaker``."""
     return Mentions(
         label="Memory",
         node_id=memory.id,
         user_id=memory.user_id,
-        entities=tuple(merge_mentions([found, extra])),
+        entities=tuple(extract_entities(speaker, memory.content, memory.created_at, known_names)),
     )

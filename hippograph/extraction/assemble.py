@@ -20,11 +20,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from hippograph import text
-from hippograph.entities import from_names, memory_mentions, merge_mentions, message_mentions
+from hippograph.entities import memory_mentions, message_mentions
 from hippograph.extraction.schema import Extraction, UnitMessage
 from hippograph.ids import IdKind, derived_id
 from hippograph.models import (
-    EntityMention,
     Memory,
     MemoryCategory,
     MemoryKind,
@@ -242,40 +241,24 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
         search_text=text.search_text(f"{extraction.subject} {extraction.narrative}"),
         message_ids=message_ids,
         memories=memories,
-        mentions=_mentions(extraction, context, memories) if context.entities else (),
+        mentions=_mentions(context, memories) if context.entities else (),
     )
 
 
-def _mentions(
-    extraction: Extraction, context: UnitContext, memories: Sequence[MemoryDraft]
-) -> tuple[Mentions, ...]:
+def _mentions(context: UnitContext, memories: Sequence[MemoryDraft]) -> tuple[Mentions, ...]:
     """What each message and memory of the unit mentions.
 
     A message: its speaker and what its text names. A memory: what its own
     text names, said by the speaker of its first source message (an episode:
-    the unit's first). Entities the LLM named join the messages it says
-    they are in, and the memories drawn from those messages.
+    the unit's first).
     """
     messages = context.messages
     known = tuple(dict.fromkeys([*context.user_names.values(), *(m.speaker for m in messages)]))
-    named: dict[str, list[EntityMention]] = {}
-    for entity in extraction.entities:
-        mentions = from_names([(entity.name, entity.kind)])
-        indices = [i for i in entity.message_indices if 0 <= i < len(messages)] or range(
-            len(messages)
-        )
-        for i in indices:
-            named.setdefault(messages[i].id, []).extend(mentions)
     by_id = {m.id: m for m in messages}
-    out: list[Mentions] = []
-    for message in messages:
-        found = message_mentions(message, known)
-        extra = named.get(message.id, [])
-        out.append(replace(found, entities=tuple(merge_mentions([found.entities, extra]))))
+    out = [message_mentions(message, known) for message in messages]
     for draft in memories:
         sources = [by_id[i] for i in draft.sources.message_ids if i in by_id] or list(messages)
-        extra = [e for m in sources for e in named.get(m.id, [])]
-        out.append(memory_mentions(draft.memory, sources[0].speaker, known, extra))
+        out.append(memory_mentions(draft.memory, sources[0].speaker, known))
     return tuple(m for m in out if m.entities)
 
 

@@ -68,14 +68,6 @@ class ProfileAttribute(BaseModel):
     message_indices: list[int] = Field(default_factory=list)
 
 
-class NamedEntity(BaseModel):
-    """A person, place, organisation, thing or date the unit mentions (optional)."""
-
-    name: str = Field(min_length=1, max_length=80)
-    kind: str = Field(default="thing", max_length=20)
-    message_indices: list[int] = Field(default_factory=list)
-
-
 class Extraction(BaseModel):
     """Everything extracted from one MemUnit."""
 
@@ -86,6 +78,4 @@ class Extraction(BaseModel):
     episodes: list[Episode] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
     profile: list[ProfileAttribute] = Field(default_factory=list)
-    # Entities an LLM named; the offline reading of every message adds its own.
-    entities: list[NamedEntity] = Field(default_factory=list, max_length=100)
     usage: Usage = Field(default_factory=Usage)

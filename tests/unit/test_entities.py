@@ -8,8 +8,6 @@ from hippograph.entities import (
     _capitalised_spans,
     entity_id,
     extract_entities,
-    from_names,
-    merge_mentions,
     normalise,
     query_norms,
 )
@@ -79,21 +77,6 @@ def test_ids_merge_per_user_by_normalised_name() -> None:
     assert one == entity_id("u1", "caroline")
     assert one != entity_id("u2", "caroline")
     assert kind_of(one) is IdKind.ENTITY
-
-
-def test_llm_names_are_normalised_and_unknown_kinds_are_things() -> None:
-    found = from_names([("Stanford  University", "ORGANIZATION"), ("Pixar", "studio"), ("a", "x")])
-    assert found == [
-        EntityMention("stanford university", "Stanford University", EntityKind.ORGANIZATION),
-        EntityMention("pixar", "Pixar", EntityKind.THING),
-    ]
-
-
-def test_merge_keeps_the_first_of_each_name() -> None:
-    a = EntityMention("boston", "Boston", EntityKind.PLACE)
-    b = EntityMention("boston", "boston", EntityKind.THING)
-    c = EntityMention("jon", "Jon", EntityKind.PERSON)
-    assert merge_mentions([[a], [b, c]]) == [a, c]
 
 
 def test_query_norms_are_liberal_phrases_names_and_written_dates() -> None:
