@@ -98,10 +98,13 @@ async def import_conversations(
 
     ``sessions`` is the session store itself: the use cases only make
     sessions with fresh random ids, and an import needs its fixed ones.
-    A conversation the services refuse stops the import with an error naming
-    where it is in the file; what came before it stays (importing again
-    resumes, since nothing is created twice).
+    Every message is checked against the services' limits before anything
+    is written, so a refused file writes nothing; a refusal names where it is
+    in the file. What stops an import midway (the graph going away) leaves
+    what came before it, and importing again resumes, since nothing is
+    created twice.
     """
+    _check_messages(services, conversations, chunk_size)
     report = ImportReport()
     for conversation in conversations:
         try:
@@ -112,6 +115,29 @@ async def import_conversations(
             raise InvalidInput(f"{conversation.source}: {exc.message}", exc.field) from exc
         report.conversations += 1
     return report
+
+
+def _check_messages(
+    services: Services, conversations: Sequence[ConversationImport], chunk_size: int
+) -> None:
+    """Every message as the services will take it, before anything is written.
+
+    The file's shape was checked as it was read; the services' own limits (a
+    message's length among them) are settings the reader does not know. A
+    message over one then refuses the whole file, naming where it is, rather
+    than stopping the import halfway with a user and session made for it.
+    """
+    for conversation in conversations:
+        for session in conversation.sessions:
+            where = conversation.source
+            if len(conversation.sessions) > 1:
+                where += f", {session.title or session.key}"
+            for start in range(0, len(session.messages), chunk_size):
+                chunk = session.messages[start : start + chunk_size]
+                try:
+                    services.messages.build(session.key, conversation.user_id, chunk, first=start)
+                except InvalidInput as exc:
+                    raise InvalidInput(f"{where}: {exc.message}", exc.field) from exc
 
 
 async def _import_one(

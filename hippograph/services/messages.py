@@ -74,14 +74,20 @@ class MessageService:
         self._clock = clock
         self._limits = limits
 
-    def build(self, session_id: str, user_id: str, items: Sequence[MessageInput]) -> list[Message]:
-        """Validated ``Message`` records for ``items`` (sequence numbers come from the store)."""
+    def build(
+        self, session_id: str, user_id: str, items: Sequence[MessageInput], *, first: int = 0
+    ) -> list[Message]:
+        """Validated ``Message`` records for ``items`` (sequence numbers come from the store).
+
+        ``first`` is the index the first item's errors name: the items are
+        a chunk of a longer list.
+        """
         if not items:
             raise InvalidInput("messages must not be empty", "messages")
         require_count(len(items), "messages", 1, self._limits.max_messages_per_call)
         now = self._clock()
         built: list[Message] = []
-        for index, item in enumerate(items):
+        for index, item in enumerate(items, start=first):
             field = f"messages[{index}]"
             speaker = require_text(item.speaker, f"{field}.speaker", _MAX_SPEAKER)
             content = require_text(

@@ -187,3 +187,27 @@ async def test_the_import_names_its_user_and_lists_what_it_made(
     )
     with pytest.raises(InvalidInput, match="2 conversations"):
         named_user(read_conversations(two), "x", None, two.name)
+
+
+async def test_a_message_over_a_services_limit_refuses_the_file_before_anything_is_written(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    # The reader checks the file's shape; a limit of the services' (a
+    # message's length, a setting) is checked before the first write too, so
+    # a refused file leaves no user, session or message behind.
+    good = {"user_id": "alice", "messages": [{"speaker": s, "content": c} for s, c in TALK]}
+    talk = [{"speaker": "Bob", "content": f"line {i}"} for i in range(6)]
+    talk[5] = {"speaker": "Bob", "content": "x" * 9000}
+    long = {"user_id": "bob", "messages": talk}
+    path = write_jsonl(tmp_path / "chats.jsonl", [good, long])
+    with pytest.raises(InvalidInput) as refused:
+        await _import(runtime, path)  # in chunks of 4: the index is the line's own
+    assert refused.value.message == (
+        "chats.jsonl line 2: messages[5].content is 9000 characters long; the limit is 8000"
+    )
+    for user_id in ("alice", "bob"):
+        assert await runtime.services.users.get_user(SETTINGS_ADMIN, user_id) is None
+
+    talk[5] = {"speaker": "Bob", "content": "bye"}
+    report, _ = await _import(runtime, write_jsonl(path, [good, long]))
+    assert (report.conversations, report.messages_new) == (2, len(TALK) + 6)
