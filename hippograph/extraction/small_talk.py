@@ -3,8 +3,8 @@
 Greetings, thanks, agreement, praise ("That looks amazing!") and "how are
 you" carry no fact, yet a chat says them every day: stored as events they
 were a tenth of all memories, near-duplicates of each other, and took
-result slots from what was said. They stay as messages (provenance and
-``recentMessages`` still show them); they do not become memories.
+result slots from what was said. They stay as messages (provenance and a
+session's ``messages`` still show them); they do not become memories.
 
 A message is small talk when, with stop words, these courtesies and the
 name it is addressed to ("Hey Kate", "What about you Kate?") set aside, no
