@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
 
 from graph.store import GraphStore
 from hippograph.ids import IdKind, new_id
@@ -141,3 +145,17 @@ async def queued_job(store: GraphStore, at: datetime = T0) -> Job:
     )
     await store.jobs.submit(job)
     return job
+
+
+def record_calls(monkeypatch: pytest.MonkeyPatch, cls: type, names: Sequence[str]) -> list[str]:
+    """The names of ``cls``'s methods ``names`` as they are called, in order (they still run)."""
+    calls: list[str] = []
+    for name in names:
+        method: Callable[..., Any] = getattr(cls, name)
+
+        def recorded(*args: Any, _name: str = name, _method: Any = method, **kw: Any) -> Any:
+            calls.append(_name)
+            return _method(*args, **kw)
+
+        monkeypatch.setattr(cls, name, recorded)
+    return calls

@@ -9,9 +9,8 @@ search does.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,6 +25,7 @@ from hippograph.services.messages import MessageInput
 from hippograph.services.search import SearchRequest, SearchTarget
 from hippograph.settings import SearchSettings, Settings
 from tests.graphs import TestDatabase
+from tests.support import record_calls
 
 FACTS = ["Ann drinks espresso every morning", "Ann's dog Rex likes the park", "Ann sails"]
 TALK = [
@@ -50,16 +50,8 @@ async def runtime(
 @pytest.fixture
 def paths(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The vector paths the graph was asked for, in order."""
-    asked: list[str] = []
-    for name in ("vector_exact", "vector_index", "unit_vector_exact", "unit_vector_index"):
-        method: Callable[..., Awaitable[Any]] = getattr(SearchGraph, name)
-
-        def spied(*args: Any, _name: str = name, _method: Any = method, **kw: Any) -> Any:
-            asked.append(_name)
-            return _method(*args, **kw)
-
-        monkeypatch.setattr(SearchGraph, name, spied)
-    return asked
+    paths = ("vector_exact", "vector_index", "unit_vector_exact", "unit_vector_index")
+    return record_calls(monkeypatch, SearchGraph, paths)
 
 
 async def test_every_method_and_target_ranks_from_the_index(

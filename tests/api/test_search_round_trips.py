@@ -7,9 +7,7 @@ access is checked without the graph, and the record is read once per
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,6 +20,7 @@ from hippograph.services.memory_ops import MemoryOp, MemoryOpKind
 from hippograph.services.search import SearchRequest
 from hippograph.settings import Settings
 from tests.graphs import TestDatabase
+from tests.support import record_calls
 
 FACTS = ["Ann lives in Lisbon", "Ann runs the Lisbon marathon in May", "Ann's dog is called Rex"]
 
@@ -29,16 +28,7 @@ FACTS = ["Ann lives in Lisbon", "Ann runs the Lisbon marathon in May", "Ann's do
 @pytest.fixture
 def trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every call the graph driver makes, by method, as it happens."""
-    calls: list[str] = []
-    for name in ("read", "query", "write", "write_once"):
-        method: Callable[..., Awaitable[Any]] = getattr(GraphDriver, name)
-
-        def counted(*args: Any, _name: str = name, _method: Any = method, **kw: Any) -> Any:
-            calls.append(_name)
-            return _method(*args, **kw)
-
-        monkeypatch.setattr(GraphDriver, name, counted)
-    return calls
+    return record_calls(monkeypatch, GraphDriver, ("read", "query", "write", "write_once"))
 
 
 async def test_a_hybrid_search_of_a_known_user_takes_one_round_trip_fewer(
