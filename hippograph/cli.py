@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -60,6 +61,8 @@ def _settings() -> Settings:
 KEEP_ALIVE_S = 65
 # The exit status of a server that did not start listening (uvicorn's own).
 _STARTUP_FAILED = 3
+# The signals that stop `hippograph serve` (uvicorn's, once it serves).
+_STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -88,7 +91,19 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         # reached or a bad setting is then "hippograph: …" and exit status 2, as
         # for every other command, where uvicorn would print a traceback. The
         # app's lifespan stops it at shutdown, before uvicorn re-raises a signal.
-        runtime = await Runtime.start(settings)
+        # A stop asked for while it starts (uvicorn's handlers are not in place
+        # yet) lets the start finish, then stops it cleanly.
+        asked: list[int] = []
+        previous = {sig: signal.signal(sig, lambda s, _: asked.append(s)) for sig in _STOPS}
+        try:
+            runtime = await Runtime.start(settings)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        if asked:
+            log.info("stopped by %s before serving", signal.Signals(asked[0]).name)
+            await runtime.stop()
+            return 0
         try:
             app = create_app(settings, runtime=runtime, stop_runtime=True)
             server = uvicorn.Server(_server_config(app, settings, host, port))

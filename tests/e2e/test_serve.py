@@ -137,3 +137,30 @@ def test_serve_that_cannot_reach_its_graph_says_so_in_one_line(tmp_path: Path) -
     errors = [line for line in done.stderr.splitlines() if line.startswith("hippograph: ")]
     assert errors, done.stderr
     assert errors[0].startswith("hippograph: the graph database cannot be reached: ")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_while_serve_starts_lets_it_start_then_stops_it_cleanly(
+    graph_db: TestDatabase, tmp_path: Path, sig: signal.Signals
+) -> None:
+    # Before uvicorn's own handlers are in place (the model and the graph
+    # start first): no traceback, no store killed halfway through its start.
+    data_dir = tmp_path / "data"
+    port = free_port()
+    process = _start(graph_db, data_dir, port)
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if "starting HippoGraph on" in line:
+            break
+    time.sleep(0.5)
+    code, output, _ = _stop(process, sig)
+    output = "".join(lines) + output
+    assert code == 0, output
+    assert f"stopped by {sig.name} before serving" in output
+    assert "Traceback" not in output
+    # The store it made is whole: the next start answers.
+    again = _start(graph_db, data_dir, port)
+    _first_answer(again, port, data_dir / "admin.key", timeout=60)
+    _stop(again, signal.SIGTERM)
