@@ -12,6 +12,8 @@ from graph.embedded import free_port
 
 pytestmark = [
     pytest.mark.slow,
+    # 215 s beside the rest of `make test` on two Intel cores: over the suite's 300.
+    pytest.mark.timeout(900),
     pytest.mark.only_on("arcadedb", "the example imports into the embedded store"),
 ]
 
@@ -42,7 +44,7 @@ def test_the_local_model_example_imports_a_conversation(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=850,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]

@@ -403,6 +403,21 @@ async def test_no_more_questions_in_flight_than_the_concurrency_allows(
     assert arrivals[2] - arrivals[0] >= 0.15  # the third waited for a slot
 
 
+async def test_the_wait_for_a_slot_does_not_count_against_the_timeout(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    # One slot, three questions at once, each answered in 0.3 s: the last
+    # waits 0.6 s for its slot, longer than the timeout, and is still asked once.
+    slow = Reply(body=completion(answer()).body, delay_s=0.3)
+    stub.script(*[slow] * 3)
+    llm = make_llm(concurrency=1, timeout_s=0.5, max_retries=0)
+    results = await asyncio.gather(*(llm.extract(REQUEST) for _ in range(3)))
+    assert [r.usage.calls for r in results] == [1, 1, 1]
+    assert llm.peak_in_flight == 1
+    arrivals = sorted(r.at for r in stub.received)
+    assert arrivals[2] - arrivals[0] >= 0.5  # the last one did wait
+
+
 async def test_an_unreachable_server_is_retried_then_fails(make_llm: MakeLLM) -> None:
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))

@@ -35,8 +35,11 @@ from tests.api.conftest import (
 )
 from tests.graphs import TestDatabase
 
+# A question to the model takes 10-45 s on two idle Intel cores and three
+# times that beside the rest of `make test`; a test asks up to eight.
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.timeout(900),
     pytest.mark.every_server("a real model's memories written on a Neo4j too (issue 33)"),
 ]
 
@@ -82,7 +85,7 @@ def make_api(
             "provider": "openai",
             "base_url": local_model,
             "model": SMALL,
-            "timeout_s": 120,
+            "timeout_s": 300,
             "max_retries": 1,
             "backoff_s": 0.1,
             "concurrency": 2,
@@ -136,7 +139,7 @@ def _memorize(
     return _wait(api, queued["job"]["id"])
 
 
-def _wait(api: Api, job_id: str, limit_s: float = 600) -> dict[str, Any]:
+def _wait(api: Api, job_id: str, limit_s: float = 850) -> dict[str, Any]:
     deadline = time.monotonic() + limit_s
     while True:
         job: dict[str, Any] = api.ok(JOB, {"id": job_id})["job"]
@@ -272,7 +275,10 @@ def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
 
 @_NOT_CYPHER
 def test_a_burst_of_jobs_keeps_to_the_concurrency_bound(make_api: MakeApi) -> None:
-    api = make_api(concurrency=1, timeout_s=60)
+    # The wait for a slot not counting against the timeout is shown on the
+    # stub (tests/llm/test_openai_llm.py), where time is exact: a fixed
+    # timeout between one question and two held on one machine's speed only.
+    api = make_api(concurrency=1)
     pairs = [("bob", "Bob"), ("cat", "Cat")]
     sessions = {user_id: _users(api, (user_id, name)) for user_id, name in pairs}
     queued = []
@@ -288,7 +294,7 @@ def test_a_burst_of_jobs_keeps_to_the_concurrency_bound(make_api: MakeApi) -> No
     jobs = [_wait(api, job_id) for job_id in queued]
     assert [j["status"] for j in jobs] == ["SUCCEEDED"] * 2, jobs
     # One question at a time, although the queue runs two jobs at once and the
-    # server has two slots; no request timed out waiting for a slot.
+    # server has two slots; neither was asked twice.
     assert _llm(api).peak_in_flight == 1
     assert all(j["usage"]["calls"] == 1 for j in jobs), jobs
 
