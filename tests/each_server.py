@@ -1,7 +1,8 @@
 """``python -m tests.each_server RUN...``: the suite on each graph server, one verdict each.
 
 ``make test`` runs one pytest per server (``--graph``), or per part of a
-server's suite (``arcadedb:processes``, ``arcadedb:rest``; see ``PARTS``).
+server's suite (``arcadedb:llm``, ``arcadedb:processes``, ``arcadedb:rest``; see
+``PARTS``).
 The embedded ArcadeDB run holds the whole suite; a Neo4j run holds the
 store's contract and the few tests kept on every server (tests/conftest.py).
 
@@ -24,15 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 # A server's suite in parts, each its own run, so that side by side no one
-# run is the long pole: ``arcadedb:processes`` runs the tests that drive
-# whole processes (a served API killed and restarted, a real LLM, the
-# command line) or load models of their own (the embedding runtimes),
-# ``arcadedb:rest`` everything else. Side by side from a fresh clone:
-# 670 s and 763 s with the command line in the rest, 800 s and 798 s with
-# it here; with the JVMs on C1 alone (tests/graphs.py), 733 s and 874 s
-# with the embedding runtimes (about 70 s of tests) in the rest.
+# run is the long pole: ``arcadedb:llm`` runs the tests that ask a real model
+# (one question is 10-45 s on a lone core, and the model server uses one),
+# ``arcadedb:processes`` the tests that drive whole processes (a served API
+# killed and restarted, the command line) or load models of their own (the
+# embedding runtimes), ``arcadedb:rest`` everything else. On two Intel cores
+# the model's tests alone took about 1,300 s beside the rest: inside the
+# processes part they made it a 2,176 s long pole, its last 740 s on one core.
 PARTS: dict[str, tuple[str, ...]] = {
-    "processes": ("tests/e2e", "tests/llm", "tests/cli", "tests/adapters")
+    "llm": ("tests/llm",),
+    "processes": ("tests/e2e", "tests/cli", "tests/adapters"),
 }
 REST = "rest"
 
@@ -109,8 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "runs",
         nargs="+",
-        help="arcadedb, neo4j-5.26, neo4j-2026, or a part of one: arcadedb:processes, "
-        "arcadedb:rest",
+        help="arcadedb, neo4j-5.26, neo4j-2026, or a part of one: arcadedb:llm, "
+        "arcadedb:processes, arcadedb:rest",
     )
     parser.add_argument("--jobs", type=int, default=1, help="runs at a time (default 1)")
     parser.add_argument(

@@ -48,11 +48,13 @@ def test_side_by_side_each_runs_output_is_whole_and_in_the_order_given(
 
 def test_a_part_of_a_servers_suite_is_its_paths_and_the_rest_ignores_them() -> None:
     assert pytest_args("arcadedb") == ["--graph=arcadedb"]
+    llm = pytest_args("arcadedb:llm")
     processes = pytest_args("arcadedb:processes")
     rest = pytest_args("arcadedb:rest")
-    assert processes[0] == rest[0] == "--graph=arcadedb"
-    parts = ["tests/e2e", "tests/llm", "tests/cli", "tests/adapters"]
-    assert processes[1:] == parts
+    assert llm[0] == processes[0] == rest[0] == "--graph=arcadedb"
+    assert llm[1:] == ["tests/llm"]
+    assert processes[1:] == ["tests/e2e", "tests/cli", "tests/adapters"]
+    parts = ["tests/llm", "tests/e2e", "tests/cli", "tests/adapters"]
     assert rest[1:] == [f"--ignore={path}" for path in parts]
     with pytest.raises(ValueError, match="no part 'nope'"):
         pytest_args("arcadedb:nope")
