@@ -114,7 +114,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         await server.serve()
         return 0 if server.started else _STARTUP_FAILED
 
-    return asyncio.run(serve())
+    try:
+        return asyncio.run(serve())
+    except KeyboardInterrupt:
+        # Ctrl-C while serving: uvicorn shut down (the lifespan stopped the
+        # runtime) and then raised SIGINT again, which asyncio.run turns into
+        # KeyboardInterrupt. A stop asked for is a clean exit, as uvicorn.run
+        # makes it, not a traceback.
+        return 0
 
 
 def _server_config(app: ASGIApp, settings: Settings, host: str, port: int) -> uvicorn.Config:
