@@ -40,7 +40,7 @@ from graph.embedded import free_port
 from tests.graphql import data_of, payload
 from tests.graphs import TestDatabase
 
-# Eleven starts of `hippograph serve` as a child process: about 100 s on two
+# Eleven starts of `hippograph serve` as a child process: 159 s on two
 # idle cores, and over the suite's 300 s beside the rest of `make test`.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
