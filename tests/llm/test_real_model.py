@@ -221,16 +221,17 @@ _NOT_CYPHER = pytest.mark.only_on("arcadedb", "the provider and the queue, not C
 
 @_NOT_CYPHER
 def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
-    # Four MemUnits (an hour apart), one question at a time: the job takes
-    # longer than the timeout of any one request, which waits for its slot
-    # here, not in the server's queue with its clock running. The timeout
-    # sits between one question's time and the job's: half the time the same
-    # job took with time to spare (a fixed number held on one machine's speed
-    # only; a lone question to measure is slower, the model's cache cold).
-    # Four, not three: a question may now take twice the first job's mean
-    # before it times out. Three allowed 1.5 times, and one question took
-    # longer while the other half of `make test` ran beside it.
-    def four_units(api: Api, user_id: str, said: list[str]) -> tuple[dict[str, Any], float]:
+    # MemUnits an hour apart, one question at a time: the job takes longer
+    # than the timeout of any one request, which waits for its slot here, not
+    # in the server's queue with its clock running. The timeout sits between
+    # one question's time and the job's, measured on this machine (a fixed
+    # number held on one machine's speed only): a two-unit job first, then
+    # six units under 1.5 times its time. A question may take three times
+    # the first job's mean before it times out, and the six-unit job
+    # outlasts the timeout unless its questions are twice as fast. Two units
+    # and four with half the time (twice the mean) failed beside the rest of
+    # `make test` on a slower machine: one question took longer than that.
+    def units(api: Api, user_id: str, said: list[str]) -> tuple[dict[str, Any], float]:
         session = _users(api, (user_id, user_id.title()))
         turns = [
             {
@@ -244,19 +245,16 @@ def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
         job = _memorize(api, [user_id], session, turns)
         return job, time.monotonic() - started
 
-    first, unhurried = four_units(
+    first, unhurried = units(
         make_api(concurrency=1),
         "bo",
-        [
-            "My brother Tom works as a nurse in Leeds.",
-            "I took up pottery classes in March.",
-            "I can't eat shellfish.",
-            "My neighbour Sam fixes old bicycles.",
-        ],
+        ["My brother Tom works as a nurse in Leeds.", "I took up pottery classes in March."],
     )
     assert first["status"] == "SUCCEEDED", first
-    api = make_api(concurrency=1, timeout_s=unhurried / 2)
-    job, took = four_units(
+    assert first["usage"]["calls"] == 2, first
+    timeout_s = 1.5 * unhurried
+    api = make_api(concurrency=1, timeout_s=timeout_s)
+    job, took = units(
         api,
         "ann",
         [
@@ -264,13 +262,15 @@ def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
             "I started learning the cello this spring.",
             "I'm allergic to peanuts.",
             "My cousin Mia teaches chemistry in Cork.",
+            "My neighbour Sam fixes old bicycles.",
+            "I can't eat shellfish either.",
         ],
     )
     assert job["status"] == "SUCCEEDED", job
-    assert job["usage"]["calls"] == 4  # one question per unit, none timed out
-    assert took > unhurried / 2, (took, unhurried)
+    assert job["usage"]["calls"] == 6, job  # one question per unit, none timed out
+    assert took > timeout_s, (took, unhurried)
     episodes = [m for m in _memories(api, "ann") if m["kind"] == "EPISODIC"]
-    assert len(episodes) == 4
+    assert len(episodes) == 6
 
 
 @_NOT_CYPHER
