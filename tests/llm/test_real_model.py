@@ -231,7 +231,7 @@ def test_a_job_outlives_the_models_timeout(make_api: MakeApi) -> None:
     # outlasts the timeout unless its questions are twice as fast. Four units
     # under half their time (twice the mean) failed beside the rest of `make
     # test` on a slower machine, and so did this once: one question took
-    # longer than three times the mean (see the issue notes).
+    # longer than three times the mean.
     def units(api: Api, user_id: str, said: list[str]) -> tuple[dict[str, Any], float]:
         session = _users(api, (user_id, user_id.title()))
         turns = [
