@@ -184,12 +184,19 @@ class JobRunner:
 
     async def _attempt(self, job: Job) -> Job | None:
         job_id = job.id
+        limit = asyncio.timeout(self._time_limit.total_seconds())
         try:
-            result = await asyncio.wait_for(self._held(job), self._time_limit.total_seconds())
+            async with limit:
+                result = await self._held(job)
             if result is None:
                 log.warning("job %s: lease lost to another run; this run stops", job_id)
                 return None
-        except TimeoutError:
+        except TimeoutError as exc:
+            if not limit.expired():
+                # The work's own TimeoutError (a library's deadline), not the
+                # job's limit: a crash, which must not be reported as the limit.
+                await self._crashed(job, exc)
+                raise
             message = f"timed out after {self._time_limit.total_seconds():g} s"
             log.warning("job %s %s", job_id, message)
             return await self._finish(job, JobStatus.FAILED, {}, message, {})
@@ -202,12 +209,16 @@ class JobRunner:
             log.warning("job %s failed: %s", job_id, exc.message)
             return await self._finish(job, JobStatus.FAILED, {}, exc.message, {})
         except Exception as exc:
-            log.exception("job %s crashed", job_id)
-            await self._finish(job, JobStatus.FAILED, {}, f"internal error: {exc!r}", {})
+            await self._crashed(job, exc)
             raise
         return await self._finish(
             job, JobStatus.SUCCEEDED, result.counts, None, result.usage.model_dump()
         )
+
+    async def _crashed(self, job: Job, exc: Exception) -> None:
+        """Record an unexpected error as the job's failure; the caller raises it on."""
+        log.exception("job %s crashed", job.id)
+        await self._finish(job, JobStatus.FAILED, {}, f"internal error: {exc!r}", {})
 
     async def _finish(
         self,

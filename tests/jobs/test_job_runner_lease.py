@@ -153,3 +153,22 @@ async def test_a_job_that_crashes_is_recorded_failed_and_its_lease_let_go(
     )
     assert f"job {job.id} crashed" in caplog.text
     assert await runner.run(job.id) is None  # finished: a later delivery is a no-op
+
+
+async def test_a_timeout_inside_the_work_is_a_crash_not_the_jobs_time_limit(
+    store: GraphStore,
+) -> None:
+    # A library's own deadline raises TimeoutError too; reported as the job's
+    # limit it would send the reader after the wrong setting.
+    async def handle(job: Job) -> JobResult:
+        raise TimeoutError("the driver's deadline")
+
+    job = await queued_job(store)
+    runner = JobRunner(store.jobs, handle, utc_now, LEASE, LEASE)
+    with pytest.raises(TimeoutError):
+        await runner.run(job.id)
+    failed = (await store.jobs.get_jobs([job.id]))[job.id]
+    assert (failed.status, failed.error) == (
+        JobStatus.FAILED,
+        'internal error: TimeoutError("the driver\'s deadline")',
+    )
