@@ -7,7 +7,10 @@ malformed JSON or to be down on demand; the scripted server can.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
+from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -53,23 +56,29 @@ EXTRACTION = {
 
 
 @pytest.fixture
+def llm_options() -> dict[str, Any]:
+    """LLM settings a test changes, by ``parametrize``."""
+    return {}
+
+
+@pytest.fixture
 def llm_api(
     graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
     tmp_path: Path,
     stub: StubLLMServer,
+    llm_options: dict[str, Any],
 ) -> Iterator[Api]:
+    options: dict[str, Any] = {
+        "provider": "openai",
+        "base_url": stub.base_url,
+        "model": "stub-model",
+        "timeout_s": 2,
+        "max_retries": 1,
+        "backoff_s": 0.01,
+    }
     settings = make_settings(graph_db, tmp_path).model_copy(
-        update={
-            "llm": LLMSettings(
-                provider="openai",
-                base_url=stub.base_url,
-                model="stub-model",
-                timeout_s=2,
-                max_retries=1,
-                backoff_s=0.01,
-            )
-        }
+        update={"llm": LLMSettings(**(options | llm_options))}
     )
     app = create_app(settings, embedder=embedder, **graph_db.start)
     with TestClient(app) as client:
@@ -114,6 +123,63 @@ def test_an_llm_outage_keeps_the_messages_for_the_next_call(
     assert again["created"] == 0  # the messages were kept the first time
     assert again["counts"]["messages"] == 6
     assert again["counts"]["memories"] >= 3
+
+
+# Each answer takes 0.8 s and a request times out after 3 s; one question at a time.
+_SLOW_ONE_AT_A_TIME = {"timeout_s": 3, "concurrency": 1}
+_ANSWER_S = 0.8
+
+
+@pytest.mark.parametrize("llm_options", [_SLOW_ONE_AT_A_TIME])
+def test_a_job_outlives_the_models_timeout(llm_api: Api, stub: StubLLMServer) -> None:
+    # Six MemUnits an hour apart are six questions, asked one at a time: the
+    # job takes at least 4.8 s, longer than the 3 s timeout of any one request.
+    # The timeout is each request's, not the job's, and a question's wait for
+    # its slot does not count against it. The stub makes the times exact; a
+    # real model's time swings by more than three to one beside the rest of
+    # the suite, and a margin calibrated on it failed twice there.
+    said = [
+        "My sister Lucy lives in Dublin.",
+        "I started learning the cello this spring.",
+        "I'm allergic to peanuts.",
+        "My cousin Mia teaches chemistry in Cork.",
+        "My neighbour Sam fixes old bicycles.",
+        "I can't eat shellfish either.",
+    ]
+    session = _user_with_session(llm_api, "ann", "Ann")
+    for text in said:
+        answer = {
+            "summary": text,
+            "subject": text.split()[1],
+            "keywords": [],
+            "episodes": [{"user_id": "ann", "title": "news", "narrative": f"Ann said: {text}"}],
+            "facts": [
+                {
+                    "user_id": "ann",
+                    "kind": "semantic",
+                    "content": text.replace("I", "Ann", 1).replace("My", "Ann's", 1),
+                    "importance": 0.6,
+                    "message_indices": [0],
+                }
+            ],
+        }
+        stub.script(replace(completion(json.dumps(grouped(answer))), delay_s=_ANSWER_S))
+    turns = [
+        {"speaker": "Ann", "content": text, "ts": f"2023-05-08T{10 + i:02d}:00:00+00:00"}
+        for i, text in enumerate(said)
+    ]
+    payload = {"userIds": ["ann"], "sessionId": session, "messages": turns, "async": True}
+    started = time.monotonic()
+    queued = llm_api.ok(MEMORIZE, {"input": payload})["memorize"]
+    job = _wait(llm_api, queued["job"]["id"])
+    took = time.monotonic() - started
+    assert job["status"] == "SUCCEEDED", job
+    assert job["usage"]["calls"] == 6, job  # one question per unit, none timed out
+    assert took > _SLOW_ONE_AT_A_TIME["timeout_s"], took
+    asked = [r.at for r in stub.received]
+    assert all(b - a >= _ANSWER_S * 0.95 for a, b in pairwise(asked)), asked
+    nodes = [e["node"] for e in llm_api.ok(MEMORIES, {"userId": "ann"})["memories"]["edges"]]
+    assert sum(n["kind"] == "EPISODIC" for n in nodes) == 6, nodes
 
 
 def test_two_groups_the_model_names_one_theme_become_one_reflection(
