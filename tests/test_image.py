@@ -19,6 +19,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 from tests.wheels import build_wheels, install_into
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,6 +89,7 @@ print(len(names))
 """
 
 
+@pytest.mark.slow  # builds wheels and imports every module in a child: 10 s
 def test_the_images_install_steps_give_a_server_whose_modules_all_import(
     tmp_path: Path,
 ) -> None:

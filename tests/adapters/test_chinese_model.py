@@ -68,6 +68,7 @@ async def chinese(pristine_db: TestDatabase, tmp_path: Path) -> AsyncIterator[Ru
         await embedder.close()
 
 
+@pytest.mark.slow  # a graph set up for 512 numbers, and the search: 12 s here
 async def test_chinese_memories_are_found_by_chinese_questions(chinese: Runtime) -> None:
     stored = await chinese.connection.store.vectors()
     assert stored is not None
