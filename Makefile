@@ -23,11 +23,13 @@ VENDOR := hippograph/server/static/vendor/.built
 # for a quicker inner loop). ArcadeDB's whole suite runs as three parts;
 # TEST_JOBS runs go side by side (tests/each_server.py), started longest
 # first, so that the last to end are short and no core sits idle for long.
-GRAPHS ?= arcadedb neo4j-5.26 neo4j-2026
+SERVERS := arcadedb neo4j-5.26 neo4j-2026
+GRAPHS ?= $(SERVERS)
 RUN_ORDER := arcadedb:rest arcadedb:llm neo4j-2026 arcadedb:processes neo4j-5.26
 TEST_RUNS := $(foreach run,$(RUN_ORDER),$(if $(filter $(firstword $(subst :, ,$(run))),$(GRAPHS)),$(run)))
-ifneq ($(filter-out arcadedb neo4j-5.26 neo4j-2026,$(GRAPHS)),)
-$(error GRAPHS: no such graph server: $(filter-out arcadedb neo4j-5.26 neo4j-2026,$(GRAPHS)))
+UNKNOWN_GRAPHS := $(filter-out $(SERVERS),$(GRAPHS))
+ifneq ($(UNKNOWN_GRAPHS),)
+$(error GRAPHS: no such graph server: $(UNKNOWN_GRAPHS))
 endif
 TEST_JOBS ?= 3
 NEO4J_RELEASES := $(patsubst neo4j-%,%,$(filter neo4j-%,$(GRAPHS)))

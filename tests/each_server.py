@@ -30,8 +30,9 @@ from dataclasses import dataclass
 # ``arcadedb:processes`` the tests that drive whole processes (a served API
 # killed and restarted, the command line) or load models of their own (the
 # embedding runtimes), ``arcadedb:rest`` everything else. On two Intel cores
-# the model's tests alone took about 1,300 s beside the rest: inside the
-# processes part they made it a 2,176 s long pole, its last 740 s on one core.
+# the model's tests, inside the processes part, made it a 2,176 s long pole,
+# its last 740 s on one core; as a run of their own they took 650 s beside
+# the rest (docs/decisions/2026-11-29-timing-on-the-stub.md).
 PARTS: dict[str, tuple[str, ...]] = {
     "llm": ("tests/llm",),
     "processes": ("tests/e2e", "tests/cli", "tests/adapters"),
