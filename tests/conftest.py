@@ -173,7 +173,9 @@ def graph_backend(
     if graph == "arcadedb":
         server = EmbeddedArcadeDB(tmp_path_factory.mktemp("arcadedb"), heap="2g")
         server.start()
-        backend = ArcadeBackend(server)
+        backend = ArcadeBackend(server).set_up_template(
+            tmp_path_factory.mktemp("template"), model=MODEL, dimensions=DIMENSIONS
+        )
     else:
         backend = Neo4jBackend(NEO4J_RELEASES[graph], tmp_path_factory.mktemp("neo4j-logs")).start()
     try:

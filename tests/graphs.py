@@ -15,6 +15,7 @@ the same test runs unchanged on each server.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 import uuid
@@ -134,26 +135,56 @@ class GraphBackend(Protocol):
 
 @dataclass
 class ArcadeBackend:
-    """The embedded ArcadeDB: a fresh database per test, dropped after it."""
+    """The embedded ArcadeDB: a database of its own per test, dropped after it.
+
+    A test's database is a copy of one set up for the run's model, with the
+    schema and no nodes, as a Neo4j test finds its server's database: making
+    the schema anew cost 0.4 s a test (two thirds of an API test's set-up),
+    a copy costs 0.05 s.
+    """
 
     embedded: EmbeddedArcadeDB
+    _template: str | None = None
+
+    def set_up_template(self, data_dir: Path, *, model: str, dimensions: int) -> ArcadeBackend:
+        """Make the database every test's is copied from: set up for ``model``, then emptied
+        (setting up records the model in a node), and closed. Call it with no event loop
+        running, once per run."""
+        name = "template" + uuid.uuid4().hex[:8]
+        self.embedded.create_database(name)
+        asyncio.run(_set_up(self.database_named(name), data_dir, model, dimensions))
+        endpoints = self.embedded.start()  # already running: its endpoints
+        auth = (endpoints.user, endpoints.password)
+        with bolt_session(endpoints.bolt_uri, auth, name) as session:
+            session.run(_DELETE_NODES).consume()
+        self.embedded.close_database(name)
+        self._template = name
+        return self
+
+    def database_named(self, name: str) -> TestDatabase:
+        """Every way a test reaches database ``name`` of this server."""
+        endpoints = self.embedded.start()  # already running: its endpoints
+        return TestDatabase(
+            server="arcadedb",
+            name=name,
+            bolt_uri=endpoints.bolt_uri,
+            user=endpoints.user,
+            password=endpoints.password,
+            http_url=endpoints.http_url,
+            embedded=self.embedded,
+        )
 
     @contextlib.contextmanager
     def database(self, *, pristine: bool = False) -> Iterator[TestDatabase]:
-        """A database of its own, created now and dropped afterwards."""
-        endpoints = self.embedded.start()  # already running: its endpoints
+        """A database of its own, a copy of the template (a new one if ``pristine``, or
+        before a template is set up), dropped afterwards."""
         name = "t" + uuid.uuid4().hex[:16]
-        self.embedded.create_database(name)
+        if self._template is None or pristine:
+            self.embedded.create_database(name)
+        else:
+            self.embedded.clone_database(self._template, name)
         try:
-            yield TestDatabase(
-                server="arcadedb",
-                name=name,
-                bolt_uri=endpoints.bolt_uri,
-                user=endpoints.user,
-                password=endpoints.password,
-                http_url=endpoints.http_url,
-                embedded=self.embedded,
-            )
+            yield self.database_named(name)
         finally:
             self.embedded.drop_database(name)
 
@@ -162,9 +193,19 @@ class ArcadeBackend:
         self.embedded.stop()
 
 
+async def _set_up(database: TestDatabase, data_dir: Path, model: str, dimensions: int) -> None:
+    connection = await database.connect(data_dir)
+    try:
+        await connection.store.setup(model=model, dimensions=dimensions)
+    finally:
+        await connection.close()
+
+
 # Test-only Cypher, on the launcher's own stores: empty the database, and
 # (for a test that needs a graph never set up) drop its schema too.
 _DELETE_ALL = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+# ArcadeDB's template holds one node (the model's record): no batches needed.
+_DELETE_NODES = "MATCH (n) DETACH DELETE n"
 _CONSTRAINTS = "SHOW CONSTRAINTS YIELD name RETURN name"
 _INDEXES = "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
 
@@ -228,13 +269,19 @@ class Neo4jBackend:
             server.stop()
 
 
+@contextlib.contextmanager
+def bolt_session(uri: str, auth: tuple[str, str], database: str) -> Iterator[neo4j.Session]:
+    """A session on ``database`` over Bolt, with a driver of its own."""
+    with (
+        neo4j.GraphDatabase.driver(uri, auth=auth) as driver,
+        driver.session(database=database) as session,
+    ):
+        yield session
+
+
 def empty(server: Neo4jServer, *, drop_schema: bool = False) -> None:
     """Delete every node and edge of a launcher's ``neo4j`` database, and its schema if asked."""
-    auth = (server.user, server.password)
-    with (
-        neo4j.GraphDatabase.driver(server.uri, auth=auth) as driver,
-        driver.session(database="neo4j") as session,
-    ):
+    with bolt_session(server.uri, (server.user, server.password), "neo4j") as session:
         session.run(_DELETE_ALL).consume()
         if drop_schema:
             for record in list(session.run(_CONSTRAINTS)):
