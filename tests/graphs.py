@@ -1,11 +1,12 @@
 """The graph servers a test run uses, chosen with ``pytest --graph``.
 
 ``arcadedb`` (the default) is the embedded ArcadeDB, one per run, with a
-fresh database per test. ``neo4j-5.26`` and ``neo4j-2026`` are Neo4j
-Community started by :mod:`neo4j_launcher` in temporary stores of their own:
-Community has one user database per server, so a test gets a server's
-``neo4j`` database emptied for it, and a test that needs two databases at
-once gets a second server. Nothing outside those temporary stores is ever
+database per test, copied from one set up at the start of the run.
+``neo4j-5.26`` and ``neo4j-2026`` are Neo4j Community started by
+:mod:`neo4j_launcher` in temporary stores of their own: Community has one
+user database per server, so a test gets a server's ``neo4j`` database
+emptied for it, and a test that needs two databases at once gets a second
+server. Nothing outside those temporary stores is ever
 emptied.
 
 Every suite asks for a :class:`TestDatabase` (fixture ``graph_db``) and
@@ -139,7 +140,7 @@ class ArcadeBackend:
 
     A test's database is a copy of one set up for the run's model, with the
     schema and no nodes, as a Neo4j test finds its server's database: making
-    the schema anew cost 0.4 s a test (two thirds of an API test's set-up),
+    the schema anew cost 0.3-0.5 s a test (two thirds of an API test's set-up),
     a copy costs 0.05 s.
     """
 
@@ -201,8 +202,9 @@ async def _set_up(database: TestDatabase, data_dir: Path, model: str, dimensions
         await connection.close()
 
 
-# Test-only Cypher, on the launcher's own stores: empty the database, and
-# (for a test that needs a graph never set up) drop its schema too.
+# Test-only Cypher, on the launcher's own stores and ArcadeDB's template:
+# empty the database, and (for a test that needs a graph never set up) drop
+# its schema too.
 _DELETE_ALL = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
 # ArcadeDB's template holds one node (the model's record): no batches needed.
 _DELETE_NODES = "MATCH (n) DETACH DELETE n"
