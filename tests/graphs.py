@@ -6,8 +6,7 @@ database per test, copied from one set up at the start of the run.
 :mod:`neo4j_launcher` in temporary stores of their own: Community has one
 user database per server, so a test gets a server's ``neo4j`` database
 emptied for it, and a test that needs two databases at once gets a second
-server. Nothing outside those temporary stores is ever
-emptied.
+server. Nothing outside those temporary stores is ever emptied.
 
 Every suite asks for a :class:`TestDatabase` (fixture ``graph_db``) and
 builds its settings, connections and child-process environments from it, so
@@ -141,7 +140,8 @@ class ArcadeBackend:
     A test's database is a copy of one set up for the run's model, with the
     schema and no nodes, as a Neo4j test finds its server's database: making
     the schema anew cost 0.3-0.5 s a test (two thirds of an API test's set-up),
-    a copy costs 0.05 s.
+    a copy and the start-up's check of its schema 0.14 s
+    (``bench/experiments/database_setup.py``).
     """
 
     embedded: EmbeddedArcadeDB
@@ -151,15 +151,14 @@ class ArcadeBackend:
         """Make the database every test's is copied from: set up for ``model``, then emptied
         (setting up records the model in a node), and closed. Call it with no event loop
         running, once per run."""
-        name = "template" + uuid.uuid4().hex[:8]
-        self.embedded.create_database(name)
-        asyncio.run(_set_up(self.database_named(name), data_dir, model, dimensions))
-        endpoints = self.embedded.start()  # already running: its endpoints
-        auth = (endpoints.user, endpoints.password)
-        with bolt_session(endpoints.bolt_uri, auth, name) as session:
+        template = self.database_named("template" + uuid.uuid4().hex[:8])
+        self.embedded.create_database(template.name)
+        asyncio.run(_set_up(template, data_dir, model, dimensions))
+        auth = (template.user, template.password)
+        with bolt_session(template.bolt_uri, auth, template.name) as session:
             session.run(_DELETE_NODES).consume()
-        self.embedded.close_database(name)
-        self._template = name
+        self.embedded.close_database(template.name)
+        self._template = template.name
         return self
 
     def database_named(self, name: str) -> TestDatabase:
