@@ -15,13 +15,12 @@ from typing import Any
 
 from hippograph_client import HippoGraphError, MemoryFilter, MemoryKind, NotFound
 from hippograph_client.decode import encode
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from hippograph.admission import Refused
-from hippograph.mcp.caller import Caller
-from hippograph.mcp.inprocess import InProcess
+from hippograph.mcp.toolkit import ToolServer, server_of
 
 PROFILE_URI = "hippograph://users/{user_id}/profile"
 REFLECTIONS_URI = "hippograph://users/{user_id}/reflections"
@@ -36,18 +35,13 @@ def _invalid(uri: str, code: str, message: str, field: str | None = None) -> MCP
 
 
 async def _user_memories(
-    connect: InProcess,
-    caller: Caller,
-    ctx: Context[Any, Any],
-    uri: str,
-    user_id: str,
-    kind: MemoryKind,
-    first: int,
+    ctx: Context[Any, Any], uri: str, user_id: str, kind: MemoryKind, first: int
 ) -> tuple[Any, Any]:
     """The user and their newest ``first`` memories of ``kind`` (as JSON), or a JSON-RPC error."""
+    server = server_of(ctx)
     try:
-        admitted = await caller.admitted(ctx)
-        async with connect.client(admitted) as client:
+        admitted = await server.caller.admitted(ctx)
+        async with server.connect.client(admitted) as client:
             # The memories first: for a user the key may not see, the API's own answer.
             page = await client.memories(user_id, filter=MemoryFilter(kinds=(kind,)), first=first)
             user = await client.user(user_id)
@@ -94,26 +88,23 @@ RESOURCES = (
 )
 
 
-def _reader(
-    resource: UserResource, connect: InProcess, caller: Caller
-) -> Callable[[str, Context[Any, Any]], Awaitable[str]]:
+def _reader(resource: UserResource) -> Callable[[str, Context[Any, Any]], Awaitable[str]]:
     # The SDK reads the template's parameters off the function's signature.
     async def read(user_id: str, ctx: Context[Any, Any]) -> str:
         uri = resource.uri.format(user_id=user_id)
-        user, memories = await _user_memories(
-            connect, caller, ctx, uri, user_id, resource.kind, resource.first
-        )
+        user, memories = await _user_memories(ctx, uri, user_id, resource.kind, resource.first)
         return json.dumps({"user": user, resource.key: memories})
 
     return read
 
 
-def register_resources(server: MCPServer[Any], connect: InProcess, caller: Caller) -> None:
-    """Add the resource templates of ``RESOURCES`` to ``server``."""
+def register_resources(server: ToolServer) -> None:
+    """Add the resource templates of ``RESOURCES`` to ``server``: they reach the API
+    through it, as its tools do."""
     for resource in RESOURCES:
         server.resource(
             resource.uri,
             name=resource.name,
             description=resource.description,
             mime_type="application/json",
-        )(_reader(resource, connect, caller))
+        )(_reader(resource))

@@ -3,15 +3,15 @@ the typed client, in process, as the caller."""
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cache
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
 
 from hippograph.mcp import memory_tools, tools, user_tools
 from hippograph.mcp.caller import Caller
 from hippograph.mcp.inprocess import InProcess
 from hippograph.mcp.resources import register_resources
-from hippograph.mcp.toolkit import Declared, bind
+from hippograph.mcp.toolkit import Declared, ToolServer, served
 
 INSTRUCTIONS = (
     "HippoGraph is long-term memory. Call memorize with new conversation turns, search "
@@ -24,22 +24,25 @@ TOOLS: tuple[Declared, ...] = (*tools.TOOLS, *memory_tools.TOOLS, *user_tools.TO
 """Every tool the server offers."""
 
 
-def build_server(connect: InProcess, caller: Caller) -> MCPServer[Any]:
+@cache
+def served_tools() -> tuple[Tool, ...]:
+    """``TOOLS`` as the SDK serves them, built once per process: every server shares them."""
+    return tuple(served(declared) for declared in TOOLS)
+
+
+def build_server(connect: InProcess, caller: Caller) -> ToolServer:
     """An MCP server whose tools and resources reach the API through ``connect``,
     acting for the caller ``caller`` finds for each call."""
-    server: MCPServer[Any] = MCPServer(
+    server = ToolServer(
+        connect,
+        caller,
         "hippograph",
         title="HippoGraph",
         instructions=INSTRUCTIONS,
         # Our logging is configured by the command; the SDK's is only used when
         # nothing else configured the root logger.
         log_level="WARNING",
+        tools=list(served_tools()),
     )
-    for declared in TOOLS:
-        server.add_tool(
-            bind(declared, connect, caller),
-            description=declared.description,
-            annotations=declared.annotations,
-        )
-    register_resources(server, connect, caller)
+    register_resources(server)
     return server

@@ -4,9 +4,14 @@ A tool is a plain async function whose first parameter is the typed client
 (``AsyncHippoGraph``) and whose others are what an agent sends, typed and
 described (the SDK derives the input schema from them). It returns a client
 value, or a dict of them. ``@tool`` declares it with its description and
-hints; ``bind`` gives the SDK a function of the agent's arguments that opens
-a client as the caller, runs the tool, and answers its value as JSON, or a
-client error as an ``isError`` result with GraphQL's code.
+hints; ``served`` makes it the SDK's ``Tool``: a function of the agent's
+arguments that opens a client as the caller, runs the tool, and answers its
+value as JSON, or a client error as an ``isError`` result with GraphQL's code.
+
+A served tool belongs to no app: it finds the API and the caller through the
+``ToolServer`` that calls it (the SDK's ``Context`` names it). So the tools
+are built once per process, not once per app: building them (the SDK derives
+a pydantic model from each signature) was most of an app's MCP set-up.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ from typing import Annotated, Any
 
 from hippograph_client import HippoGraphError
 from hippograph_client.decode import encode
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
@@ -83,16 +89,35 @@ def failed(code: str, message: str, field: str | None = None) -> CallToolResult:
     )
 
 
-def bind(declared: Declared, connect: InProcess, caller: Caller) -> Callable[..., Any]:
-    """The function the SDK calls for ``declared``: the tool's own parameters but the
-    client, and the SDK's ``Context`` (the request, hence the caller)."""
+class ToolServer(MCPServer[Any]):
+    """The SDK's server, holding what its tools reach the API through: ``connect``
+    opens a client in process, ``caller`` says who each call acts for."""
+
+    def __init__(self, connect: InProcess, caller: Caller, name: str, **options: Any) -> None:
+        super().__init__(name, **options)
+        self.connect = connect
+        self.caller = caller
+
+
+def server_of(ctx: Context[Any, Any]) -> ToolServer:
+    """The server a tool or resource call came through."""
+    server = ctx.mcp_server
+    if not isinstance(server, ToolServer):
+        raise TypeError(f"a HippoGraph tool served by a {type(server).__name__}, not a ToolServer")
+    return server
+
+
+def served(declared: Declared) -> Tool:
+    """The SDK's tool for ``declared``: the tool's own parameters but the client, and
+    the SDK's ``Context`` (the request, hence the caller, and the server, hence the API)."""
     fn = declared.fn
     _client, *parameters = inspect.signature(fn, eval_str=True).parameters.values()
 
     async def call(ctx: Context[Any, Any], **arguments: Any) -> CallToolResult:
+        server = server_of(ctx)
         try:
-            admitted = await caller.admitted(ctx)
-            async with connect.client(admitted) as client:
+            admitted = await server.caller.admitted(ctx)
+            async with server.connect.client(admitted) as client:
                 return succeeded(await fn(client, **arguments))
         except HippoGraphError as exc:
             return failed(exc.code, exc.message, exc.field)
@@ -109,4 +134,6 @@ def bind(declared: Declared, connect: InProcess, caller: Caller) -> Callable[...
         "ctx": Context,
         "return": CallToolResult,
     }
-    return call
+    return Tool.from_function(
+        call, description=declared.description, annotations=declared.annotations
+    )
