@@ -3,7 +3,8 @@
 A new database gets its schema (constraints, property indexes, the vector
 and full-text indexes) from ``GraphStore.setup``. A copy of one set up and
 emptied, which is what ``tests/graphs.py`` gives each test, finds them there
-and only records the model. This times both, one embedded server, in turns
+and only records the model. This times both through ``tests/graphs.py``'s
+own ``ArcadeBackend``, on one embedded server, in turns
 (new, copy, then copy, new, …) so that the machine's drift falls on both
 alike, ``--rounds`` databases of each.
 
@@ -13,26 +14,25 @@ alike, ``--rounds`` databases of each.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import tempfile
-import uuid
 from pathlib import Path
 from typing import Any
 
 from bench.common import machine, percentiles, report_cli, stopwatch
 from graph.embedded import EmbeddedArcadeDB
-from graph.store import connect
-from hippograph.services import job_payloads
-from hippograph.settings import EmbeddingSettings, GraphSettings
+from hippograph.settings import EmbeddingSettings
+from tests.graphs import ArcadeBackend, TestDatabase
 
 MODEL = EmbeddingSettings().model
 DIMENSIONS = 384
 WAYS = ("new", "copy")
 
 
-async def set_up(embedded: EmbeddedArcadeDB, name: str, data_dir: Path) -> float:
-    """Seconds for ``GraphStore.setup`` on database ``name`` (the connection not counted)."""
-    settings = GraphSettings(data_dir=data_dir, database=name)
-    connection = await connect(settings, job_codec=job_payloads, embedded=embedded, database=name)
+async def set_up(database: TestDatabase, data_dir: Path) -> float:
+    """Seconds for ``GraphStore.setup`` on ``database`` (the connection not counted)."""
+    connection = await database.connect(data_dir)
     try:
         with stopwatch() as took:
             await connection.store.setup(model=MODEL, dimensions=DIMENSIONS)
@@ -41,48 +41,42 @@ async def set_up(embedded: EmbeddedArcadeDB, name: str, data_dir: Path) -> float
     return took[0]
 
 
-async def make_template(embedded: EmbeddedArcadeDB, data_dir: Path) -> str:
-    """A database set up for the default model, emptied and closed, as the tests' template."""
-    name = "template" + uuid.uuid4().hex[:8]
-    embedded.create_database(name)
-    await set_up(embedded, name, data_dir)
-    settings = GraphSettings(data_dir=data_dir, database=name)
-    connection = await connect(settings, job_codec=job_payloads, embedded=embedded, database=name)
-    try:
-        await connection.store.graph.run_schema("MATCH (n) DETACH DELETE n")
-    finally:
-        await connection.close()
-    embedded.close_database(name)
-    return name
+async def measure(backend: ArcadeBackend, rounds: int, data_dir: Path) -> dict[str, Any]:
+    """Each way's database times and set-up times, ``rounds`` of each, in turns."""
+    database_s: dict[str, list[float]] = {way: [] for way in WAYS}
+    setup_s: dict[str, list[float]] = {way: [] for way in WAYS}
+    for round_ in range(rounds):
+        for way in WAYS if round_ % 2 == 0 else tuple(reversed(WAYS)):
+            # The tests' own way to a database: new (pristine) or a copy of
+            # the template, dropped when the block ends.
+            with contextlib.ExitStack() as stack:
+                with stopwatch() as took:
+                    database = stack.enter_context(backend.database(pristine=way == "new"))
+                database_s[way].append(took[0])
+                setup_s[way].append(await set_up(database, data_dir))
+    return {
+        "database_ms": {way: percentiles([s * 1000 for s in database_s[way]]) for way in WAYS},
+        "setup_ms": {way: percentiles([s * 1000 for s in setup_s[way]]) for way in WAYS},
+    }
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     data_dir = Path(tempfile.mkdtemp(prefix="hippograph-database-setup-"))
     embedded = EmbeddedArcadeDB(data_dir / "server")
     embedded.start()
-    database_s: dict[str, list[float]] = {way: [] for way in WAYS}
-    setup_s: dict[str, list[float]] = {way: [] for way in WAYS}
     try:
-        template = await make_template(embedded, data_dir)
-        for round_ in range(args.rounds):
-            for way in WAYS if round_ % 2 == 0 else tuple(reversed(WAYS)):
-                name = "t" + uuid.uuid4().hex[:16]
-                with stopwatch() as took:
-                    if way == "new":
-                        embedded.create_database(name)
-                    else:
-                        embedded.clone_database(template, name)
-                database_s[way].append(took[0])
-                setup_s[way].append(await set_up(embedded, name, data_dir))
-                embedded.drop_database(name)
+        # The template every test's database is copied from, made as the suite makes it.
+        backend = ArcadeBackend(embedded).set_up_template(
+            data_dir / "template", model=MODEL, dimensions=DIMENSIONS
+        )
+        figures = asyncio.run(measure(backend, args.rounds, data_dir))
     finally:
         embedded.stop()
     return {
         "benchmark": "database_setup",
         "machine": machine(),
         "settings": {"rounds": args.rounds, "model": MODEL, "dimensions": DIMENSIONS},
-        "database_ms": {way: percentiles([s * 1000 for s in database_s[way]]) for way in WAYS},
-        "setup_ms": {way: percentiles([s * 1000 for s in setup_s[way]]) for way in WAYS},
+        **figures,
     }
 
 
