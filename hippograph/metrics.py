@@ -16,12 +16,26 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 
 from graph.stats import GraphCounts
 from hippograph.jobs import JobKind, JobStatus
 
 log = logging.getLogger(__name__)
+
+# Without this, every counter and histogram series comes with a
+# ``<name>_created`` gauge holding the second it was first seen: as many
+# series again to store, and nothing a dashboard or an alert here reads.
+# The switch is the library's own and global; this module is imported
+# before any metric is exported.
+disable_created_metrics()  # type: ignore[no-untyped-call]  # the library leaves it unannotated
 
 # GraphQL answers from about a millisecond (a cached lookup) to tens of
 # seconds (a large synchronous memorize).

@@ -46,6 +46,8 @@ def test_metrics_count_requests_by_operation_and_memories_by_kind(api: Api) -> N
     assert (
         _sample(text, 'hippograph_memories{deleted="false",kind="semantic",level="full"}') == 1
     ), text
+    # Only the series themselves: no ``_created`` twin per counter and histogram.
+    assert "_created" not in text, text
 
 
 def test_every_response_carries_a_request_id_and_a_tame_given_one_is_kept(
