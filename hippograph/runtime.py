@@ -25,6 +25,7 @@ from hippograph.services.keys import KeyService
 from hippograph.settings import Settings
 from hippograph.wiring import build_services
 from jobs.arq_queue import ArqQueue
+from jobs.clock_skew import check_clock
 from jobs.inprocess import InProcessConsumer, InProcessQueue
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,10 @@ class Runtime:
             llm = build_llm(settings)
             metrics = Metrics(connection.store.stats.counts)
             queue = await _queue(settings)
+            if isinstance(queue, ArqQueue):
+                # Queue times and job leases compare the clocks of processes
+                # on different hosts: say so when this one is off.
+                await check_clock(queue, clock, settings.jobs.lease_s)
             events = bus = _event_bus(settings)
             metrics.watch_subscriptions(lambda: bus.subscribers)
             services = build_services(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from dataclasses import replace
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from arq.connections import ArqRedis, RedisSettings
 from redis.exceptions import RedisError
@@ -15,6 +16,8 @@ from hippograph.errors import Unavailable
 from jobs.redis_pool import connect
 
 RUN_JOB = "run_job"
+
+T = TypeVar("T")
 
 # redis-py raises its own ConnectionError/TimeoutError (subclasses of RedisError,
 # not of the builtins), and a socket error can still surface as OSError.
@@ -111,8 +114,19 @@ class ArqQueue:
 
     async def ping(self) -> None:
         """Raise ``Unavailable`` unless Redis answers within the timeout."""
+        await self._answer(self._pool.ping())
+
+    async def server_time(self) -> datetime:
+        """Redis's clock (its ``TIME``), the one every process of a deployment reaches.
+
+        Raises ``Unavailable`` unless Redis answers within the timeout.
+        """
+        seconds, micros = await self._answer(self._pool.time())
+        return datetime.fromtimestamp(seconds + micros / 1_000_000, UTC)
+
+    async def _answer(self, call: Awaitable[T]) -> T:
         try:
-            await asyncio.wait_for(self._pool.ping(), self._timeout_s)
+            return await asyncio.wait_for(call, self._timeout_s)
         except TimeoutError as exc:
             raise Unavailable(f"Redis did not answer within {self._timeout_s:g} s") from exc
         except _REDIS_DOWN as exc:
