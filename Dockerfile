@@ -34,7 +34,11 @@ COPY --from=assets /src/hippograph/server/static/vendor ./hippograph/server/stat
 # checked), so a container starts without downloading anything.
 ENV HIPPOGRAPH_EMBEDDING__MODELS_DIR=/app/models \
     HIPPOGRAPH_EMBEDDING__CACHE_DIR=/app/models
+# The embedded graph's JVM archives (a faster start, graph/jvm_archive.py) go
+# to the cache of the user the container runs as; optional, as in the Makefile.
+ENV XDG_CACHE_HOME=/app/.cache
 RUN pip install --no-deps ./client . && hippograph prepare-model \
+    && { hippograph prepare-jvm || true; } \
     && useradd --system --uid 10001 --home /app hippograph \
     && mkdir -p /app/data && chown hippograph /app/data
 USER hippograph

@@ -20,13 +20,14 @@ import socket
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from graph.jvm_archive import start_options
 from graph.tls import shared_context
 from hippograph.errors import ConfigError, Unavailable
 
@@ -79,7 +80,7 @@ def _root_password(data_dir: Path, configured: str | None) -> str:
     return password
 
 
-def _start_jvm(data_dir: Path, heap: str) -> None:
+def _start_jvm(data_dir: Path, heap: str, archive_options: Sequence[str]) -> None:
     import jpype
     from arcadedb_embedded.jvm import start_jvm
 
@@ -103,6 +104,7 @@ def _start_jvm(data_dir: Path, heap: str) -> None:
                     "-Xrs",
                     f"-Djava.util.logging.config.file={logging_file}",
                     "--sun-misc-unsafe-memory-access=allow",
+                    *archive_options,
                 ],
             )
 
@@ -144,10 +146,20 @@ def _check_name(name: str) -> str:
 class EmbeddedArcadeDB:
     """An ArcadeDB server with Bolt on a free loopback port."""
 
-    def __init__(self, data_dir: Path, *, heap: str = "2g", password: str | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        heap: str = "2g",
+        password: str | None = None,
+        archive_options: Sequence[str] | None = None,
+    ) -> None:
+        """``archive_options``: the JVM's class-data archives (:mod:`graph.jvm_archive`);
+        None uses this install's when they are made."""
         self._data_dir = data_dir
         self._heap = heap
         self._password = password
+        self._archive_options = archive_options
         self._server: Any = None
         self.endpoints: Endpoints | None = None
 
@@ -159,7 +171,8 @@ class EmbeddedArcadeDB:
     def start_jvm(self) -> None:
         """Start the JVM if this process has none yet; call it from the main thread."""
         self._data_dir.mkdir(parents=True, exist_ok=True)
-        _start_jvm(self._data_dir, self._heap)
+        options = self._archive_options
+        _start_jvm(self._data_dir, self._heap, start_options() if options is None else options)
 
     def start(self) -> Endpoints:
         """Start the JVM (once per process) and the server; blocking, about 1–2 s.

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from hippograph.benchmark.cli import add_bench_parser
 from hippograph.cli_context import with_graph, with_runtime
+from hippograph.cli_jvm import add_jvm_parser
 from hippograph.cli_models import add_model_parsers, cmd_reembed
 from hippograph.cli_transfer import add_transfer_parsers
 from hippograph.errors import HippoError
@@ -301,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.set_defaults(func=cmd_reindex, store="existing")
 
     add_model_parsers(sub)
+    add_jvm_parser(sub)
 
     keys = sub.add_parser("keys", help="manage API keys")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)

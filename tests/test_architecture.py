@@ -31,6 +31,7 @@ EDGE = {
     "cli_context.py",
     "cli_transfer.py",
     "cli_models.py",
+    "cli_jvm.py",
 }
 
 
