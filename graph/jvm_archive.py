@@ -37,8 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-# The archives' own messages: without them an archive that does not match is
-# ignored in silence (the JVM prints them on stdout, into a command's output).
+# The archives' own messages, switched off: an archive that does not match is
+# then ignored in silence (the JVM prints them on stdout, into a command's output).
 _QUIET = ("-Xlog:cds*=off", "-Xlog:aot*=off")
 # What the package starts every JVM with (jvm.py) and a dump must match.
 _DUMP_FLAGS = ("-XX:+UseCompactObjectHeaders",)
