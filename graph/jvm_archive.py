@@ -15,9 +15,9 @@ verifies ArcadeDB's, anew. Two archives give that work back:
 
 ``hippograph prepare-jvm`` (:mod:`hippograph.cli_jvm`, which ``make run`` and
 ``make test`` call) makes both, in the user's cache under a key of the runtime
-and the jars, so an upgraded package gets archives of its own; making them
-removes those of installs that are gone. Every start of the embedded graph
-uses them when they are there and starts as before when they are not. The
+and the jars, so an upgraded package gets archives of its own; each run
+removes the archives of installs that are gone. Every start of the embedded
+graph uses them when they are there and starts as before when they are not. The
 JVM checks an archive against its own build and the class path and ignores
 one that does not match (``-Xshare:auto``, with the archive's messages
 silenced), so a stale or damaged archive costs the time it would have saved,
@@ -118,10 +118,10 @@ def prepare(trainer: str, found: Archives | None = None) -> Prepared:
     """
     found = found or archives()
     started = time.monotonic()
+    _prune(found.directory.parent)
     if found.ready():
         return Prepared(found, made=False, seconds=0.0)
     try:
-        _prune(found.directory.parent)
         found.directory.mkdir(parents=True, exist_ok=True)
         found.origin.write_text(str(_libjvm()))
         if not found.base.is_file():
@@ -136,13 +136,19 @@ def _prune(cache_dir: Path) -> None:
     """Remove the archives of installs that are gone (a deleted checkout's venv).
 
     Each install has its own (about 60 MB); without this, every clone that
-    ran ``make`` would leave a set behind for good.
+    ran ``make`` would leave a set behind for good. Best effort: what cannot
+    be read or removed stays.
     """
-    if not cache_dir.is_dir():
+    try:
+        directories = list(cache_dir.iterdir()) if cache_dir.is_dir() else []
+    except OSError:
         return
-    for directory in cache_dir.iterdir():
-        origin = directory / "origin"
-        if origin.is_file() and not Path(origin.read_text().strip()).exists():
+    for directory in directories:
+        try:
+            runtime = Path((directory / "origin").read_text().strip())
+        except OSError:
+            continue  # no origin: not one of ours, or being made right now
+        if not runtime.exists():
             shutil.rmtree(directory, ignore_errors=True)
 
 

@@ -79,9 +79,14 @@ def test_the_archives_are_made_once_and_found_again(cache: Path) -> None:
     assert again.stdout == f"the embedded graph's JVM archives are in {directory} already\n"
 
 
-def test_making_them_removes_the_archives_of_installs_that_are_gone(cache: Path) -> None:
-    others = sorted(p.name for p in (cache / "hippograph" / "jvm").iterdir())
-    assert others == sorted(["kept", _archives(cache).name])
+def test_each_run_removes_the_archives_of_installs_that_are_gone(cache: Path) -> None:
+    jvm = cache / "hippograph" / "jvm"
+    assert sorted(p.name for p in jvm.iterdir()) == sorted(["kept", _archives(cache).name])
+    # An install deleted since: the next run, with nothing to make, removes its archives.
+    (jvm / "deleted-since").mkdir()
+    (jvm / "deleted-since" / "origin").write_text(str(cache / "another-venv" / "libjvm.so"))
+    assert _prepare(cache).returncode == 0
+    assert sorted(p.name for p in jvm.iterdir()) == sorted(["kept", _archives(cache).name])
 
 
 def test_a_start_loads_arcadedbs_classes_from_the_archives(cache: Path, tmp_path: Path) -> None:
