@@ -122,9 +122,9 @@ models: install
 	$(BIN)/hippograph prepare-model --all
 
 # The embedded graph's JVM starts from class-data archives made here, once per
-# install, in the user's cache (graph/jvm_archive.py): a serve is ready about
-# 2 s sooner, and every command and test worker on the embedded graph starts
-# with about a second less of CPU. Optional: the leading '-' goes on without
+# install, in the user's cache (graph/jvm_archive.py): a serve is ready 2-4 s
+# sooner, and every command and test worker on the embedded graph starts with
+# about a second less of CPU. Optional: the leading '-' goes on without
 # them (the command says why), and the graph starts as before.
 jvm: install
 	-$(BIN)/hippograph prepare-jvm
