@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hippograph.adapters.model_jars import file_sha256
+from hippograph.user_dirs import user_cache
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,7 @@ _CHUNK = 1 << 22
 
 def cache_dir() -> Path:
     """Where joined models go: ``$XDG_CACHE_HOME/hippograph/llm``."""
-    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    return Path(base).expanduser() / "hippograph" / "llm"
+    return user_cache("llm")
 
 
 def model_file(name: str) -> Path:

