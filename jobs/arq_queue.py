@@ -97,19 +97,10 @@ class ArqQueue:
         arq_id = f"{job_id}:{attempt}"
         if lapsed_at is not None:
             arq_id += f":lapsed:{round(lapsed_at.timestamp() * 1000)}"
-        try:
-            queued = await asyncio.wait_for(
-                self._pool.enqueue_job(
-                    RUN_JOB, job_id, _job_id=arq_id, _queue_name=self._queue_name
-                ),
-                self._timeout_s,
-            )
-        except TimeoutError as exc:
-            raise Unavailable(
-                f"the job queue (Redis) did not answer within {self._timeout_s:g} s"
-            ) from exc
-        except _REDIS_DOWN as exc:
-            raise Unavailable(f"the job queue (Redis) cannot be reached: {exc}") from exc
+        queued = await self._answer(
+            self._pool.enqueue_job(RUN_JOB, job_id, _job_id=arq_id, _queue_name=self._queue_name),
+            "the job queue (Redis)",
+        )
         return queued is not None
 
     async def ping(self) -> None:
@@ -124,13 +115,14 @@ class ArqQueue:
         seconds, micros = await self._answer(self._pool.time())
         return datetime.fromtimestamp(seconds + micros / 1_000_000, UTC)
 
-    async def _answer(self, call: Awaitable[T]) -> T:
+    async def _answer(self, call: Awaitable[T], what: str = "Redis") -> T:
+        """``call``'s answer within the timeout, else ``Unavailable`` naming ``what``."""
         try:
             return await asyncio.wait_for(call, self._timeout_s)
         except TimeoutError as exc:
-            raise Unavailable(f"Redis did not answer within {self._timeout_s:g} s") from exc
+            raise Unavailable(f"{what} did not answer within {self._timeout_s:g} s") from exc
         except _REDIS_DOWN as exc:
-            raise Unavailable(f"Redis cannot be reached: {exc}") from exc
+            raise Unavailable(f"{what} cannot be reached: {exc}") from exc
 
     async def close(self) -> None:
         """Close the connection pool."""
