@@ -80,7 +80,7 @@ def _root_password(data_dir: Path, configured: str | None) -> str:
     return password
 
 
-def _start_jvm(data_dir: Path, heap: str, archive_options: Sequence[str]) -> None:
+def _start_jvm(data_dir: Path, heap: str, archive_options: Sequence[str] | None) -> None:
     import jpype
     from arcadedb_embedded.jvm import start_jvm
 
@@ -91,6 +91,8 @@ def _start_jvm(data_dir: Path, heap: str, archive_options: Sequence[str]) -> Non
         # in a worker thread makes the process hang at exit, waiting for it.
         if threading.current_thread() is not threading.main_thread():
             raise ConfigError("the embedded ArcadeDB's JVM must be started in the main thread")
+        # Looked up only now that this process's JVM is starting.
+        archives = start_options() if archive_options is None else archive_options
         log_dir = (data_dir / "log").resolve()
         log_dir.mkdir(parents=True, exist_ok=True)
         logging_file = log_dir / "logging.properties"
@@ -104,7 +106,7 @@ def _start_jvm(data_dir: Path, heap: str, archive_options: Sequence[str]) -> Non
                     "-Xrs",
                     f"-Djava.util.logging.config.file={logging_file}",
                     "--sun-misc-unsafe-memory-access=allow",
-                    *archive_options,
+                    *archives,
                 ],
             )
 
@@ -171,8 +173,7 @@ class EmbeddedArcadeDB:
     def start_jvm(self) -> None:
         """Start the JVM if this process has none yet; call it from the main thread."""
         self._data_dir.mkdir(parents=True, exist_ok=True)
-        options = self._archive_options
-        _start_jvm(self._data_dir, self._heap, start_options() if options is None else options)
+        _start_jvm(self._data_dir, self._heap, self._archive_options)
 
     def start(self) -> Endpoints:
         """Start the JVM (once per process) and the server; blocking, about 1–2 s.

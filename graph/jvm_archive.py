@@ -31,7 +31,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -154,10 +153,8 @@ def _prune(cache_dir: Path) -> None:
 def _write_whole(path: Path, write: Callable[[Path], None]) -> None:
     """Run ``write(temporary path)``, then rename the file into ``path``: a reader sees
     the whole archive or none, whatever else runs at once."""
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".jsa")
-    os.close(handle)
-    temporary = Path(name)
-    temporary.unlink()  # the JVM writes the file itself
+    # A name of this process's own, which the JVM creates itself.
+    temporary = path.with_name(f".{path.stem}-{os.getpid()}.jsa")
     try:
         write(temporary)
         if not temporary.is_file():
