@@ -26,13 +26,15 @@ nothing more.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +64,11 @@ class Archives:
     def top(self) -> Path:
         """The classes a start of the embedded graph loads beyond the JDK's."""
         return self.directory / "top.jsa"
+
+    @property
+    def lock(self) -> Path:
+        """Held while the archives are made, so that two runs never make them at once."""
+        return self.directory / "lock"
 
     @property
     def origin(self) -> Path:
@@ -121,13 +128,32 @@ def prepare(trainer: str, found: Archives | None = None) -> Prepared:
         return Prepared(found, made=False, seconds=0.0)
     try:
         found.directory.mkdir(parents=True, exist_ok=True)
-        found.origin.write_text(str(_libjvm()))
-        if not found.base.is_file():
-            _write_whole(found.base, _dump_base)
-        _write_whole(found.top, lambda top: _train(trainer, found.base, top))
+        # Two runs at once (two fresh clones' `make`) would each dump a base and
+        # train a top against their own: the last renames could pair one's top
+        # with the other's base, which the JVM then ignores. One makes them; the
+        # other waits and finds them made.
+        with _held(found.lock):
+            if found.ready():
+                return Prepared(found, made=False, seconds=time.monotonic() - started)
+            found.origin.write_text(str(_libjvm()))
+            if not found.base.is_file():
+                _write_whole(found.base, _dump_base)
+            _write_whole(found.top, lambda top: _train(trainer, found.base, top))
     except OSError as exc:
         raise RuntimeError(f"{found.directory}: {exc.strerror or exc}") from exc
     return Prepared(found, made=True, seconds=time.monotonic() - started)
+
+
+@contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    """An exclusive lock on the file ``lock`` (made if missing), waited for; the system
+    releases it when the process ends, so a run that dies leaves no lock behind."""
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _prune(cache_dir: Path) -> None:

@@ -72,7 +72,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_archives_are_made_once_and_found_again(cache: Path) -> None:
     directory = _archives(cache)
-    assert sorted(p.name for p in directory.iterdir()) == ["base.jsa", "origin", "top.jsa"]
+    assert sorted(p.name for p in directory.iterdir()) == ["base.jsa", "lock", "origin", "top.jsa"]
     assert Path((directory / "origin").read_text()).name == "libjvm.so"
     again = _prepare(cache)
     assert again.returncode == 0, again.stderr
