@@ -56,7 +56,7 @@ class ForgetPolicy(StrEnum):
 
 
 class HardDeleteStrategy(StrEnum):
-    """Seed 000's three ways of choosing what a hard deletion removes."""
+    """Note 000's three ways of choosing what a hard deletion removes."""
 
     IMPORTANCE_BASED = "importance_based"
     TIME_BASED = "time_based"

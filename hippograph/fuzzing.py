@@ -79,7 +79,7 @@ def language_of(text: str) -> str:
 
 
 def trace_text(topic: str, language: str) -> str:
-    """Seed 002's trace: the user once had memories about the topic."""
+    """Note 002's trace: the user once had memories about the topic."""
     topic = topic or _FALLBACK_TOPIC.get(language, _FALLBACK_TOPIC["en"])
     if language == "zh":
         return f"用户曾经有{topic}相关记忆"
@@ -87,7 +87,7 @@ def trace_text(topic: str, language: str) -> str:
 
 
 def archive_text(topic: str, language: str) -> str:
-    """Seed 002's archive: a historical trace of the topic."""
+    """Note 002's archive: a historical trace of the topic."""
     topic = topic or _FALLBACK_TOPIC.get(language, _FALLBACK_TOPIC["en"])
     return f"历史痕迹：{topic}" if language == "zh" else f"archived trace: {topic}"
 

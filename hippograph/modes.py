@@ -24,7 +24,7 @@ class SearchMode(StrEnum):
 NORMAL_LEVELS = (MemoryLevel.FULL, MemoryLevel.SUMMARY)
 REVIEW_LEVELS = tuple(MemoryLevel)
 
-# Seed 002's trigger words, and their English counterparts. Deliberately no
+# Note 002's trigger words, and their English counterparts. Deliberately no
 # bare "before" or "earlier": they are as often about the future or ordering.
 _CHINESE_CUES = (
     "回顾",

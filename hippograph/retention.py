@@ -1,12 +1,12 @@
 """Retention: how much of a memory is left, and which of the five levels that is.
 
-Two curves from the seeds, both counted from the memory's last access:
+Two curves from the source notes (docs/design.md), both counted from the memory's last access:
 
 * ``ebbinghaus`` (note 001): ``base^(Δt_hours / (24 · s^access_count)) ·
   (0.5 + 0.5·importance)``. Recalls stretch the time constant; importance
-  scales the whole curve. Seed 001 soft-deletes below 0.1.
+  scales the whole curve. Note 001 soft-deletes below 0.1.
 * ``hyperbolic`` (note 002): ``1 / (1 + α · days / strength)`` with
-  ``strength = (0.5 + importance) · s^access_count``. The seed gives only
+  ``strength = (0.5 + importance) · s^access_count``. The note gives only
   ``1 / (1 + α·days)``; we let importance and recalls slow the decay (a
   memory twice as strong takes twice as many days to fade as far) rather
   than scale it, so a new memory always starts at 1.0 (full) as the note's
@@ -42,7 +42,7 @@ class Curve(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class LevelThresholds:
-    """Seed 002's five levels: above ``full`` is full, above ``summary`` summary, and so on."""
+    """Note 002's five levels: above ``full`` is full, above ``summary`` summary, and so on."""
 
     full: float = 0.7
     summary: float = 0.3
@@ -57,9 +57,9 @@ class LevelThresholds:
 
 
 def default_speeds() -> dict[MemoryCategory, float]:
-    """Seed 004's categories: system and core never decay, episodes about 4× faster than facts.
+    """Note 004's categories: system and core never decay, episodes about 4× faster than facts.
 
-    Seed 004 decays episodes by ×0.8 and facts by ×0.95 a day; ln 0.8 / ln 0.95 ≈ 4.35.
+    Note 004 decays episodes by ×0.8 and facts by ×0.95 a day; ln 0.8 / ln 0.95 ≈ 4.35.
     """
     return {
         MemoryCategory.SYSTEM: 0.0,
@@ -101,7 +101,7 @@ def _strength(s: float, access_count: int) -> float:
 def ebbinghaus(
     hours: float, access_count: int, importance: float, base: float = 0.9, s: float = 1.5
 ) -> float:
-    """Seed 001's retention after ``hours`` without a recall."""
+    """Note 001's retention after ``hours`` without a recall."""
     exponent = max(hours, 0.0) / (24.0 * _strength(s, access_count))
     return float(base**exponent) * (0.5 + 0.5 * _clamp01(importance))
 
@@ -109,7 +109,7 @@ def ebbinghaus(
 def hyperbolic(
     days: float, access_count: int, importance: float, alpha: float = 0.01, s: float = 1.5
 ) -> float:
-    """Seed 002's weight after ``days`` without a recall, slowed by importance and recalls."""
+    """Note 002's weight after ``days`` without a recall, slowed by importance and recalls."""
     strength = (0.5 + _clamp01(importance)) * _strength(s, access_count)
     return 1.0 / (1.0 + alpha * max(days, 0.0) / strength)
 
@@ -148,7 +148,7 @@ def retention(
 
 
 def level_for(weight: float, thresholds: LevelThresholds | None = None) -> MemoryLevel:
-    """Seed 002's level of a weight.
+    """Note 002's level of a weight.
 
     Above 0.7 full, above 0.3 summary, above 0.1 tag, above 0.01 trace, else archive.
     """

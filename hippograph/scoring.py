@@ -114,13 +114,13 @@ def clip01(value: float) -> float:
 def weighted_score(
     fused: float, hours_since_access: float, importance: float, w: ScoringWeights
 ) -> tuple[float, float]:
-    """Seed 001: ``α·fused + β·decay^hours + γ·importance``; returns (final, recency)."""
+    """Note 001: ``α·fused + β·decay^hours + γ·importance``; returns (final, recency)."""
     recency = w.decay_rate ** max(0.0, hours_since_access)
     return w.alpha * fused + w.beta * recency + w.gamma * importance, recency
 
 
 def multiplicative_score(fused: float, age_days: float, importance: float) -> tuple[float, float]:
-    """Seed 000: ``(0.8·fused + 0.2/(1 + age_days))·(0.8 + 0.4·importance)``; (final, recency)."""
+    """Note 000: ``(0.8·fused + 0.2/(1 + age_days))·(0.8 + 0.4·importance)``; (final, recency)."""
     recency = 1.0 / (1.0 + max(0.0, age_days))
     return (0.8 * fused + 0.2 * recency) * (0.8 + 0.4 * importance), recency
 

@@ -21,7 +21,7 @@ Fraction = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
 class ScoringWeights(BaseModel):
-    """Every knob of the ranking, with the seeds' defaults (docs/retrieval.md)."""
+    """Every knob of the ranking, with the design's defaults (docs/retrieval.md)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -17,7 +17,7 @@ from schema.types import MemUnit, Node
 _DEFAULT = scoring.ScoringWeights()
 
 
-@strawberry.input(description="How hits are scored; defaults are the seeds'.")
+@strawberry.input(description="How hits are scored: the strategy and its weights.")
 class ScoringInput:
     strategy: ScoringStrategy = scoring.ScoringStrategy.WEIGHTED
     alpha: float = strawberry.field(default=_DEFAULT.alpha, description="Weight of relevance.")

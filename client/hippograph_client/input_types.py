@@ -70,8 +70,8 @@ class MemoryFilter:
 @dataclass(frozen=True)
 class Scoring:
     """
-    How hits are scored; defaults are the seeds' (GraphQL's ScoringInput); unset members
-    keep the server's defaults.
+    How hits are scored: the strategy and its weights (GraphQL's ScoringInput); unset
+    members keep the server's defaults.
     """
 
     strategy: ScoringStrategy | None = None

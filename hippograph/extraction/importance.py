@@ -1,6 +1,6 @@
 """Importance by transparent features, in [0, 1]; each feature is named and weighed here.
 
-Seed 001 keeps facts scoring at least 0.7. The features reward what makes a
+Note 001 keeps facts scoring at least 0.7. The features reward what makes a
 statement worth remembering about a person (it is about the speaker, names
 things, carries numbers or dates, states a preference or a plan, says enough)
 and penalise small talk.

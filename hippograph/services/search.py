@@ -61,7 +61,7 @@ class SearchTarget(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
-    """One search, with every knob; defaults are the seeds'."""
+    """One search, with every knob; defaults are the design's."""
 
     user_id: str
     query: str

@@ -18,9 +18,9 @@ from tests.api.conftest import ADMIN_KEY, CREATE_USER, Api, seed_user
 from tests.graphs import TestDatabase
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
-# Seed 002's worked example: age in days → weight, level. Day 3000 is where the
-# seed says 0.003 (archive); its formula says 1/31 = 0.032, which is a trace.
-SEED_002 = {
+# Note 002's worked example: age in days → weight, level. Day 3000 is where the
+# note says 0.003 (archive); its formula says 1/31 = 0.032, which is a trace.
+NOTE_002 = {
     1: (0.990, "FULL"),
     30: (0.769, "FULL"),
     100: (0.500, "SUMMARY"),
@@ -136,12 +136,12 @@ def moves(report: dict[str, Any]) -> dict[tuple[str, str], int]:
     return {(m["fromLevel"], m["toLevel"]): m["count"] for m in report["counts"]["levelMoves"]}
 
 
-@pytest.mark.slow  # one forgetting run per seed age (23 s here)
-def test_seed_002_ages_land_on_the_seed_weights_and_levels(sim: Api, clock: SimClock) -> None:
+@pytest.mark.slow  # one forgetting run per age of the note (23 s here)
+def test_note_002_ages_land_on_the_notes_weights_and_levels(sim: Api, clock: SimClock) -> None:
     """1,000 memories at the note's ages; day 3000 is a trace (the formula governs)."""
     sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
     by_age: dict[int, list[str]] = {}
-    for n, age in enumerate(SEED_002):
+    for n, age in enumerate(NOTE_002):
         clock.at_day(-age)
         texts = [
             f"Ann likes americano number {i} from the cafe on day {age}, no sugar, no milk"
@@ -160,20 +160,20 @@ def test_seed_002_ages_land_on_the_seed_weights_and_levels(sim: Api, clock: SimC
     assert real["counts"]["scanned"] == len(everyone)
     expected_moves: Counter[tuple[str, str]] = Counter()
     age_of = {m: age for age, ids in by_age.items() for m in ids}
-    for age, (_, level) in SEED_002.items():
+    for age, (_, level) in NOTE_002.items():
         if level != "FULL":
             expected_moves[("FULL", level)] += sum(1 for a in age_of.values() if a == age)
     counts = real["counts"]
     assert moves(real) == dict(expected_moves)
     assert counts["hardDeleted"] == counts["softDeleted"] == 0  # FUZZ never deletes
     for change in real["changes"]:
-        weight, level = SEED_002[age_of[change["memoryId"]]]
+        weight, level = NOTE_002[age_of[change["memoryId"]]]
         assert change["weight"] == pytest.approx(weight, abs=5e-4)
         assert change["toLevel"] == level
 
     firsts = {age: memory(sim, ids[0]) for age, ids in by_age.items()}
     original = "Ann likes americano number 0 from the cafe on day {age}, no sugar, no milk"
-    for age, (_, level) in SEED_002.items():
+    for age, (_, level) in NOTE_002.items():
         found = firsts[age]
         assert found["level"] == level, (age, found)
         if level == "FULL":

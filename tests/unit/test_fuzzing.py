@@ -21,7 +21,7 @@ def test_language() -> None:
     assert language_of("1234") == "en"
 
 
-def test_chinese_levels_follow_seed_002() -> None:
+def test_chinese_levels_follow_note_002() -> None:
     assert fuzz(COFFEE_ZH, MemoryLevel.FULL) == COFFEE_ZH
     assert fuzz(COFFEE_ZH, MemoryLevel.SUMMARY) == "用户喜欢喝美式咖啡"
     assert fuzz(COFFEE_ZH, MemoryLevel.TAG) == "标签：美式咖啡"
@@ -58,7 +58,7 @@ def test_a_summary_of_quoted_speech_keeps_its_quotes_balanced() -> None:
     assert fuzz("他说：“我今天跑了很远很远很远很远的路。”", MemoryLevel.SUMMARY).count("”") == 1
 
 
-def test_trace_and_archive_use_the_seed_wording_whatever_the_fuzzer_said() -> None:
+def test_trace_and_archive_use_the_notes_wording_whatever_the_fuzzer_said() -> None:
     answer = FuzzText(content="anything", topic="drinks")
     assert (
         compose(MemoryLevel.TRACE, "x", answer, "en") == "the user once had memories about drinks"

@@ -1,4 +1,4 @@
-"""The retention curves and levels, pinned to hand-computed values and the seeds' examples."""
+"""The retention curves and levels, pinned to hand-computed values and the notes' examples."""
 
 from __future__ import annotations
 
@@ -29,11 +29,11 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
         (100, 0.500, MemoryLevel.SUMMARY),
         (300, 0.250, MemoryLevel.TAG),
         (1000, 0.091, MemoryLevel.TRACE),
-        # The seed says 0.003 and archive; its own formula says 1/31: a trace.
+        # the note says 0.003 and archive; its own formula says 1/31: a trace.
         (3000, 0.032, MemoryLevel.TRACE),
     ],
 )
-def test_hyperbolic_reproduces_seed_002(days: int, weight: float, level: MemoryLevel) -> None:
+def test_hyperbolic_reproduces_note_002(days: int, weight: float, level: MemoryLevel) -> None:
     w = hyperbolic(days, access_count=0, importance=0.5)
     assert w == pytest.approx(weight, abs=5e-4)
     assert level_for(w) is level
@@ -48,13 +48,13 @@ def test_hyperbolic_importance_and_recalls_slow_the_decay() -> None:
     assert hyperbolic(-5, 0, 0.5) == 1.0  # accessed "in the future" (clock skew): no decay
 
 
-def test_ebbinghaus_is_seed_001s_formula() -> None:
+def test_ebbinghaus_is_note_001s_formula() -> None:
     # 0.9^(Δt_hours / (24 · 1.5^n)) · (0.5 + 0.5·importance)
     assert ebbinghaus(24, 0, 1.0) == pytest.approx(0.9)
     assert ebbinghaus(48, 0, 0.0) == pytest.approx(0.81 * 0.5)
     assert ebbinghaus(36, 1, 0.6) == pytest.approx(0.9 * 0.8)
     assert ebbinghaus(0, 0, 0.2) == pytest.approx(0.6)
-    # Seed 001 soft-deletes below 0.1: a neutral memory unrecalled for 17 days is there.
+    # Note 001 soft-deletes below 0.1: a neutral memory unrecalled for 17 days is there.
     assert ebbinghaus(17 * 24, 0, 0.5) == pytest.approx(0.9**17 * 0.75)
     assert ebbinghaus(17 * 24, 0, 0.5) < 0.15 < ebbinghaus(14 * 24, 0, 0.5)
 

@@ -29,7 +29,7 @@ from tests.support import T0
 W = ScoringWeights()
 
 
-def test_weighted_is_seed_001() -> None:
+def test_weighted_is_note_001() -> None:
     # 0.5·0.8 + 0.2·0.99^10 + 0.3·0.5 = 0.4 + 0.2·0.904382075 + 0.15
     final, recency = weighted_score(0.8, 10, 0.5, W)
     assert recency == pytest.approx(0.904382075)
@@ -42,7 +42,7 @@ def test_weighted_takes_weights_per_request() -> None:
     assert weighted_score(0.5, -5, 0.0, W)[1] == 1.0  # a future access is "just now"
 
 
-def test_multiplicative_is_seed_000() -> None:
+def test_multiplicative_is_note_000() -> None:
     # (0.8·0.8 + 0.2·1/(1+1))·(0.8 + 0.4·0.5) = 0.74·1.0
     assert multiplicative_score(0.8, 1, 0.5) == pytest.approx((0.74, 0.5))
     # (0.64 + 0.2·0.25)·(0.8 + 0.4) = 0.69·1.2
