@@ -7,7 +7,8 @@ and keeps what they also drew from elsewhere); then every memory of the
 user's that is left (added directly, reflections) with what derives only
 from it; then the user. A dry run (the default) reports it and changes
 nothing. The real run deletes session by session and page by page, each a
-transaction of its own: cut short, a second run finishes the job. A dry run
+transaction of its own, after a dry run of the whole: a refusal comes
+before anything is deleted, and a run cut short is finished by a second. A dry run
 plans each session alone, so a node drawn from two of the user's sessions
 shows as kept there, and goes in the real run once both are gone.
 """
@@ -100,20 +101,29 @@ class UserDeletionService:
         user_id = require_user_id(user_id, "id")
         if await self._users.get_user(principal, user_id) is None:
             raise NotFound("user", user_id)
-        scope = principal.scope
+        planned = await self._run(principal, user_id, apply=False)
+        if dry_run:
+            return planned
+        # Planned whole first, so that a refusal (another user's data in a
+        # later session, a cascade over the limit) comes before anything is
+        # deleted, not after the sessions before the refused one are gone.
+        outcome = await self._run(principal, user_id, apply=True)
+        await self._store.delete_user(user_id)
+        outcome.applied = True
+        return outcome
+
+    async def _run(self, principal: Principal, user_id: str, *, apply: bool) -> UserDeletion:
+        """Every session of the user, then their other memories: reported, or deleted."""
         outcome = UserDeletion(user_id)
         seen: set[str] = set()
         for session_id in await self._store.sessions(user_id):
             # Each session's plan is read, and for real deleted, in its own
             # transaction, after the sessions before it are gone.
             report = await self._cascade.delete_with_provenance(
-                principal, session_id, dry_run=dry_run
+                principal, session_id, dry_run=not apply
             )
             outcome.add(report, seen)
-        await self._memories(user_id, scope, outcome, seen, apply=not dry_run)
-        if not dry_run:
-            await self._store.delete_user(user_id)
-            outcome.applied = True
+        await self._memories(user_id, principal.scope, outcome, seen, apply=apply)
         return outcome
 
     async def _memories(

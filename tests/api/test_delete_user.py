@@ -119,6 +119,27 @@ def test_a_group_conversation_goes_with_its_owner_and_a_limited_key_is_refused(
     assert api.ok('{ user(id: "bob") { id } }')["user"] == {"id": "bob"}
 
 
+def test_a_refused_deletion_deletes_none_of_the_sessions_before_the_shared_one(
+    api: Api,
+) -> None:
+    # Sessions are deleted oldest first: Ann's own talk comes before the
+    # group one that her key may not delete.
+    own = _user(api, "ann", "Ann")
+    _memorize(api, ["ann"], own, [("Ann", "I moved to Lisbon last month for a new job.")])
+    _user(api, "bob", "Bob")
+    group = api.ok(CREATE_SESSION, {"userId": "ann"})["createSession"]["session"]["id"]
+    _memorize(api, ["ann", "bob"], group, [("Bob", "I adopted a cat named Miso.")])
+    assert own < group
+    before = _held(api, "ann")
+    ann = api.as_key(api.create_key(["ann"]))
+
+    refused = ann.ok(DELETE_USER, {"id": "ann", "dryRun": False})["deleteUser"]
+
+    assert refused["code"] == "CONFLICT", refused
+    assert _held(api, "ann") == before
+    assert len(before["user"]["sessions"]["edges"]) == 2
+
+
 def test_a_bad_user_id_is_a_clear_error_and_changes_nothing(api: Api) -> None:
     _user(api, "ann", "Ann")
     bad = _delete(api, "not an id!", dry_run=False)
