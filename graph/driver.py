@@ -27,6 +27,7 @@ from neo4j.exceptions import (
     ClientError,
     ConstraintError,
     DriverError,
+    IncompleteCommit,
     ServiceUnavailable,
     SessionExpired,
     TransientError,
@@ -114,6 +115,15 @@ class GraphDriver:
                         f"the graph kept refusing the transaction for contention: {exc.code}"
                     ) from exc
             except (ServiceUnavailable, SessionExpired) as exc:
+                if isinstance(exc, IncompleteCommit) and access == WRITE_ACCESS:
+                    # The connection dropped during COMMIT, so the write may
+                    # be in the graph: run again, a boost would count twice
+                    # and a supersede would refuse its own edit. The driver
+                    # does not retry this either.
+                    raise Unavailable(
+                        "the connection to the graph dropped while it committed: the change "
+                        "may or may not have been made; read it back before trying again"
+                    ) from exc
                 if attempts.exhausted(Failure.UNAVAILABLE):
                     raise Unavailable(f"the graph database cannot be reached: {exc}") from exc
             await attempts.pause()
