@@ -50,17 +50,21 @@ class MessageInput:
     client_id: str | None = None
 
 
-def message_id(session_id: str, item: MessageInput, ts: datetime) -> str:
+def message_id(session_id: str, item: MessageInput, ts: datetime, repeat: int = 0) -> str:
     """The id a message gets: the same input always gets the same id.
 
     With a client id, that id decides; without one, the speaker, time and a
     hash of the content do, so a replay of the same message at the same time
-    is recognised and creates nothing.
+    is recognised and creates nothing. ``repeat`` counts the same words said
+    again at the same time within one call ("ok", "ok"): a message of its own.
     """
     if item.client_id is not None:
         return derived_id(IdKind.MESSAGE, session_id, "client", item.client_id)
     digest = hashlib.sha256(item.content.encode()).hexdigest()
-    return derived_id(IdKind.MESSAGE, session_id, "content", item.speaker, ts.isoformat(), digest)
+    again = (f"repeat {repeat}",) if repeat else ()
+    return derived_id(
+        IdKind.MESSAGE, session_id, "content", item.speaker, ts.isoformat(), digest, *again
+    )
 
 
 class MessageService:
@@ -87,6 +91,9 @@ class MessageService:
         require_count(len(items), "messages", 1, self._limits.max_messages_per_call)
         now = self._clock()
         built: list[Message] = []
+        # id -> the index of the item that has it: two items of one call are
+        # two messages, never one written twice.
+        taken: dict[str, int] = {}
         for index, item in enumerate(items, start=first):
             field = f"messages[{index}]"
             speaker = require_text(item.speaker, f"{field}.speaker", _MAX_SPEAKER)
@@ -98,9 +105,21 @@ class MessageService:
                 require_client_id(item.client_id, f"{field}.clientId") if item.client_id else None
             )
             clean = MessageInput(speaker, content, item.role, ts, client_id)
+            new_id = message_id(session_id, clean, ts)
+            if client_id is not None and new_id in taken:
+                raise InvalidInput(
+                    f"{field}.clientId repeats messages[{taken[new_id]}].clientId: "
+                    "each message of a call needs its own",
+                    f"{field}.clientId",
+                )
+            repeat = 0
+            while new_id in taken:
+                repeat += 1
+                new_id = message_id(session_id, clean, ts, repeat)
+            taken[new_id] = index
             built.append(
                 Message(
-                    id=message_id(session_id, clean, ts),
+                    id=new_id,
                     session_id=session_id,
                     user_id=user_id,
                     speaker=speaker,

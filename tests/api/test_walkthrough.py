@@ -78,6 +78,40 @@ def test_replayed_messages_create_nothing(api: Api) -> None:
     assert [m["id"] for m in again["messages"]] == [m["id"] for m in first["messages"]]
 
 
+def test_the_same_words_twice_in_one_call_are_two_messages_and_a_replay_adds_none(
+    api: Api,
+) -> None:
+    session, _ = seed_user(api, "bob", ["hello"])
+    ok = {"speaker": "bob", "content": "ok", "ts": "2024-05-01T10:00:00+02:00"}
+    batch = [ok, {"speaker": "ann", "content": "sure?", "ts": ok["ts"]}, ok]
+
+    first = api.ok(ADD_MESSAGES, {"sessionId": session, "messages": batch})["addMessages"]
+    again = api.ok(ADD_MESSAGES, {"sessionId": session, "messages": batch})["addMessages"]
+
+    assert (first["created"], first["existing"]) == (3, 0)
+    assert len({m["id"] for m in first["messages"]}) == 3
+    assert [m["seq"] for m in first["messages"]] == [2, 3, 4]
+    assert (again["created"], again["existing"]) == (0, 3)
+    assert [m["id"] for m in again["messages"]] == [m["id"] for m in first["messages"]]
+
+
+def test_a_client_id_twice_in_one_call_is_refused_and_adds_nothing(api: Api) -> None:
+    session, _ = seed_user(api, "bob", ["hello"])
+    batch = [
+        {"speaker": "bob", "content": "I live in Paris", "clientId": "m1"},
+        {"speaker": "bob", "content": "My sister lives in Rome", "clientId": "m1"},
+    ]
+
+    refused = api.ok(ADD_MESSAGES, {"sessionId": session, "messages": batch})["addMessages"]
+
+    assert refused["__typename"] == "InputError", refused
+    assert refused["field"] == "messages[1].clientId"
+    assert "messages[0]" in refused["message"]
+    one = [{"speaker": "bob", "content": "next"}]
+    after = api.ok(ADD_MESSAGES, {"sessionId": session, "messages": one})["addMessages"]
+    assert [m["seq"] for m in after["messages"]] == [2]
+
+
 def test_update_with_new_content_supersedes_and_keeps_the_old_version(api: Api) -> None:
     seed_user(api, "carol", ["x"])
     old = add_memory(api, "carol", "Carol lives in Paris")
