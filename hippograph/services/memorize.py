@@ -225,12 +225,22 @@ class MemorizeService:
         if run_async is None:
             run_async = len(request.messages) > self._settings.async_threshold
         if run_async:
+            # Everything the job does is in its id: a replay of the call finds
+            # its job, and the same messages sent for other users (or another
+            # group, source or history) are a job of their own, never another
+            # key's job handed back.
             job_id = derived_id(
                 IdKind.JOB,
                 "memorize",
                 session.id,
                 str(request.flush),
                 *(m.id for m in added.messages),
+                "users",
+                *user_ids,
+                "group",
+                request.group_id or "",
+                request.source_type,
+                *(m.id for m in history),
             )
             job = await self._jobs.submit(job_id, user_ids, work)
             return MemorizeOutcome(added=added, job=job)

@@ -209,6 +209,20 @@ def test_async_memorize_returns_a_job_that_finishes(api: Api) -> None:
     assert _memorize(api, session, **{"async": True})["job"]["id"] == job["id"]
 
 
+def test_the_same_messages_for_other_users_are_a_job_of_their_own(api: Api) -> None:
+    session = _user_with_session(api)
+    api.ok(CREATE_USER, {"id": "mel", "name": "Melanie"})
+    both = _memorize(api, session, userIds=["caro", "mel"], **{"async": True})["job"]
+    caro = api.as_key(api.create_key(["caro"]))
+
+    mine = _memorize(caro, session, **{"async": True})["job"]
+
+    assert mine["id"] != both["id"]
+    job = "query($id: ID!) { job(id: $id) { id userIds } }"
+    assert caro.ok(job, {"id": mine["id"]})["job"] == {"id": mine["id"], "userIds": ["caro"]}
+    assert caro.ok(job, {"id": both["id"]})["job"] is None  # Mel's too: not this key's
+
+
 def test_flush_false_keeps_the_open_tail_for_the_next_call(api: Api) -> None:
     session = _user_with_session(api)
     # A conversation going on now: its last unit may still grow.
