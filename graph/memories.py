@@ -83,7 +83,8 @@ LIST_MEMORIES = cypher(
 )
 UPDATE_MEMORY = cypher(
     "memories.UPDATE_MEMORY",
-    "MATCH (m:Memory {id: $id}) WHERE m.deleted_at IS NULL "
+    "MATCH (m:Memory {id: $id}) "
+    "WHERE m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
     "SET m += $changes RETURN m " + MEMORY_MAP + " AS props",
 )
 SUPERSEDE_MEMORY = cypher(
@@ -257,11 +258,15 @@ class MemoryGraph:
         cursor = encode_time_cursor(shown[-1].created_at, shown[-1].id) if shown else None
         return Page(items=shown, has_next=len(items) > first, end_cursor=cursor)
 
-    async def update(self, memory_id: str, changes: Mapping[str, Any]) -> Memory | None:
-        """Set ``changes`` on a memory in place; None if it is missing or deleted."""
+    async def update(
+        self, memory_id: str, changes: Mapping[str, Any], now: datetime
+    ) -> Memory | None:
+        """Set ``changes`` on a current memory in place; None if it is missing, deleted or
+        superseded (by ``now``), as an edit that raced a new version would find it."""
 
         async def work(tx: AsyncManagedTransaction) -> Memory | None:
-            rows = await fetch(tx, UPDATE_MEMORY, {"id": memory_id, "changes": dict(changes)})
+            params = {"id": memory_id, "changes": dict(changes), "now": now}
+            rows = await fetch(tx, UPDATE_MEMORY, params)
             return memory_from(rows[0]["props"]) if rows else None
 
         return await self._graph.write(work)

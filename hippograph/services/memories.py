@@ -299,9 +299,10 @@ class MemoryService:
         if content is None or content == old.content:
             if not in_place:
                 return old
-            updated = await self._memories.update(old.id, in_place)
+            updated = await self._memories.update(old.id, in_place, now)
             if updated is None:
-                raise NotFound("memory", memory_id)
+                # deleted or superseded since it was read above
+                raise InvalidInput("only a current memory can be edited", "id")
             return updated
         revision = Revision(
             content=content,

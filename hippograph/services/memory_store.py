@@ -57,7 +57,9 @@ class MemoryStore(Protocol):
         after: TimeCursor | None,
         now: datetime,
     ) -> Page[Memory]: ...
-    async def update(self, memory_id: str, changes: Mapping[str, Any]) -> Memory | None: ...
+    async def update(
+        self, memory_id: str, changes: Mapping[str, Any], now: datetime
+    ) -> Memory | None: ...
     async def supersede(
         self,
         old_id: str,

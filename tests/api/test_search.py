@@ -137,7 +137,7 @@ def _set(client: TestClient, memory_id: str, **changes: Any) -> None:
     """Change stored fields directly (levels and consolidation have no mutation yet)."""
 
     async def update() -> None:
-        await store_of(client).memories.update(memory_id, changes)
+        await store_of(client).memories.update(memory_id, changes, datetime.now(UTC))
 
     client.portal.call(update)  # type: ignore[union-attr]
 

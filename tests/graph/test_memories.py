@@ -127,9 +127,22 @@ async def test_supersede_keeps_the_old_version_out_of_default_lists(store: Graph
 async def test_update_changes_fields_in_place(store: GraphStore) -> None:
     await add_user(store, "ann")
     record = await add_memory(store, memory("ann", "x"))
-    updated = await store.memories.update(record.id, {"importance": 0.9, "domain": "food"})
+    updated = await store.memories.update(record.id, {"importance": 0.9, "domain": "food"}, T0)
     assert updated is not None
     assert (updated.importance, updated.domain, updated.content) == (0.9, "food", "x")
+
+
+async def test_an_update_that_comes_after_a_new_version_changes_nothing(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    old = await add_memory(store, memory("ann", "Ann lives in Paris"))
+    later = T0 + timedelta(minutes=1)
+    new = replace(memory("ann", "Ann lives in Lyon"), id=new_id(IdKind.MEMORY, later))
+    assert await store.memories.supersede(old.id, new, indexed("x", 2), Sources(), later)
+
+    assert await store.memories.update(old.id, {"importance": 0.95}, later) is None
+
+    kept = (await store.memories.get_memories([old.id]))[old.id]
+    assert kept.importance == old.importance
 
 
 async def test_soft_delete_hides_and_hard_delete_removes(store: GraphStore) -> None:
