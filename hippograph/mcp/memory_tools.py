@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from hippograph_client import AsyncHippoGraph, MemoryKind, MemoryOp, MemoryOpKind
+from hippograph_client import (
+    AsyncHippoGraph,
+    BadUserInput,
+    MemoryKind,
+    MemoryOp,
+    MemoryOpKind,
+    MemoryOpResult,
+    NotFound,
+)
 from hippograph_client.decode import encode
 from pydantic import Field
 
@@ -39,8 +47,8 @@ async def add_memory(
 
 
 @tool(
-    "Change a memory (a memory operation UPDATE): new content makes a new version and the "
-    "old one is kept as superseded."
+    "Change a memory: new content makes a new version (a memory operation UPDATE) and the "
+    "old one is kept as superseded; importance alone is changed in place."
 )
 async def update_memory(
     client: AsyncHippoGraph,
@@ -50,10 +58,28 @@ async def update_memory(
         str | None,
         Field(description="New text: makes a new version that supersedes this one."),
     ] = None,
-    importance: Annotated[float | None, Field(description="New importance, 0 to 1.")] = None,
+    importance: Annotated[
+        float | None,
+        Field(description="New importance, 0 to 1: of the new version, or of this one alone."),
+    ] = None,
 ) -> dict[str, Any]:
-    op = MemoryOp(MemoryOpKind.UPDATE, id=memory_id, content=content, importance=importance)
-    return await _applied(client, user_id, op)
+    if content is not None:
+        op = MemoryOp(MemoryOpKind.UPDATE, id=memory_id, content=content, importance=importance)
+        return await _applied(client, user_id, op)
+    if importance is None:
+        raise BadUserInput(
+            "BAD_USER_INPUT", "give content (a new version), importance, or both", "content"
+        )
+    # An UPDATE operation always writes a new version, from new text: a
+    # change of importance alone is the API's in-place edit, for the user's
+    # own memory as an operation would check it.
+    found = await client.memory(memory_id)
+    if found is None or found.user_id != user_id:
+        raise NotFound(
+            "NOT_FOUND", f"user {user_id!r} has no memory {memory_id!r}", "memory_id", memory_id
+        )
+    memory = await client.update_memory(memory_id, importance=importance)
+    return {**encode(MemoryOpResult(0, MemoryOpKind.UPDATE, memory.id, None)), "memory": memory}
 
 
 @tool("Delete a memory (a memory operation DELETE): soft by default.", destructive=True)

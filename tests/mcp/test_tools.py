@@ -158,6 +158,43 @@ async def test_add_update_and_delete_a_memory_through_memory_ops(world: World) -
         assert stored[new_id]["deletedAt"] is not None  # soft-deleted, kept
 
 
+async def test_importance_alone_is_changed_in_place_on_the_users_own_memory(
+    world: World,
+) -> None:
+    async with world.as_alice() as alice:
+        added = data(
+            await alice.call_tool("add_memory", {"user_id": "alice", "content": "Alice sings."})
+        )
+        memory_id = added["memoryId"]
+        raised = data(
+            await alice.call_tool(
+                "update_memory", {"user_id": "alice", "memory_id": memory_id, "importance": 0.9}
+            )
+        )
+        assert (raised["op"], raised["memoryId"], raised["supersededId"]) == (
+            "UPDATE",
+            memory_id,
+            None,
+        )
+        assert raised["memory"]["importance"] == 0.9
+        assert raised["memory"]["content"] == "Alice sings."
+
+        nothing = error(
+            await alice.call_tool("update_memory", {"user_id": "alice", "memory_id": memory_id})
+        )
+        assert (nothing["code"], nothing["field"]) == ("BAD_USER_INPUT", "content")
+    async with world.as_admin() as admin:
+        # Alice's memory, named as Bob's: refused, as an operation would be.
+        wrong = error(
+            await admin.call_tool(
+                "update_memory", {"user_id": "bob", "memory_id": memory_id, "importance": 0.1}
+            )
+        )
+        assert wrong["code"] == "NOT_FOUND"
+    stored = {m["id"]: m for m in await memories(world, "alice")}
+    assert stored[memory_id]["importance"] == 0.9
+
+
 async def test_provenance_walks_from_a_memory_down_to_its_messages(world: World) -> None:
     async with world.as_alice() as alice:
         remembered = data(
