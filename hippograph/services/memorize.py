@@ -120,6 +120,11 @@ class MemorizeJob(BaseModel):
     flush: bool = True
     history: tuple[HistoryLine, ...] = ()
 
+    def job_id(self, message_ids: Sequence[str]) -> str:
+        """This work on these messages as a job: a replay finds its job, and the same
+        messages for other users (group, source, history) are a job of their own."""
+        return derived_id(IdKind.JOB, "memorize", *message_ids, self.model_dump_json())
+
 
 @dataclass(frozen=True, slots=True)
 class MemorizeCounts:
@@ -225,23 +230,7 @@ class MemorizeService:
         if run_async is None:
             run_async = len(request.messages) > self._settings.async_threshold
         if run_async:
-            # Everything the job does is in its id: a replay of the call finds
-            # its job, and the same messages sent for other users (or another
-            # group, source or history) are a job of their own, never another
-            # key's job handed back.
-            job_id = derived_id(
-                IdKind.JOB,
-                "memorize",
-                session.id,
-                str(request.flush),
-                *(m.id for m in added.messages),
-                "users",
-                *user_ids,
-                "group",
-                request.group_id or "",
-                request.source_type,
-                *(m.id for m in history),
-            )
+            job_id = work.job_id([m.id for m in added.messages])
             job = await self._jobs.submit(job_id, user_ids, work)
             return MemorizeOutcome(added=added, job=job)
         counts = await self.process(work)
