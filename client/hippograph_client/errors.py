@@ -58,7 +58,8 @@ class Conflict(HippoGraphError):
 
 
 class Unavailable(HippoGraphError):
-    """A dependency of the server failed (``UNAVAILABLE``); repeating the call is safe."""
+    """A dependency of the server failed (``UNAVAILABLE``); repeating the call is safe,
+    unless the message says the change may have been made (read it back first)."""
 
 
 class RateLimited(HippoGraphError):
