@@ -109,6 +109,7 @@ class JobTimeout(HippoGraphError):
 _BY_CODE: dict[str, type[HippoGraphError]] = {
     "BAD_USER_INPUT": BadUserInput,
     "BAD_REQUEST": BadUserInput,
+    "PAYLOAD_TOO_LARGE": BadUserInput,
     "NOT_FOUND": NotFound,
     "UNAUTHENTICATED": Unauthenticated,
     "FORBIDDEN": Forbidden,
@@ -140,14 +141,22 @@ def error_for(
 def from_graphql_error(
     error: Mapping[str, Any], retry_after: float | None = None
 ) -> HippoGraphError:
-    """The exception for one entry of a response's ``errors``."""
-    extensions = error.get("extensions") or {}
+    """The exception for one entry of a response's ``errors`` (``INTERNAL`` without a code)."""
+    extensions = error.get("extensions")
+    field = extensions.get("field") if isinstance(extensions, Mapping) else None
     return error_for(
-        str(extensions.get("code") or "INTERNAL"),
+        code_of(error) or "INTERNAL",
         str(error.get("message", "")),
-        field=extensions.get("field"),
+        field=field if isinstance(field, str) else None,
         retry_after=retry_after,
     )
+
+
+def code_of(error: Mapping[str, Any]) -> str | None:
+    """The API's error code in one entry of a response's ``errors``, if it has one."""
+    extensions = error.get("extensions")
+    code = extensions.get("code") if isinstance(extensions, Mapping) else None
+    return code if isinstance(code, str) and code else None
 
 
 def from_error_member(payload: Mapping[str, Any]) -> HippoGraphError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import httpx
@@ -10,6 +11,7 @@ from hippograph_client.calls import Call
 from hippograph_client.errors import (
     HippoGraphError,
     ServerError,
+    code_of,
     error_for,
     from_graphql_error,
 )
@@ -41,17 +43,18 @@ def answer(call: Call[T], response: httpx.Response) -> T:
 
     HTTP refusals (401, 429, 400, 413) and GraphQL errors carry the same
     ``{"errors": [{"message", "extensions": {"code"}}]}`` body, so one reader
-    serves both; a body that is not JSON (a proxy's error page) is a
-    ``ServerError`` naming the status.
+    serves both. An answer without that body (a proxy's error page, a
+    gateway's 429) is read by its HTTP status (:func:`by_status`).
     """
     body = _json(response)
     errors = body.get("errors") if isinstance(body, dict) else None
-    if errors:
-        raise from_graphql_error(errors[0], retry_after=_retry_after(response))
-    if response.status_code != 200 or not isinstance(body, dict):
-        raise error_for(
-            f"HTTP_{response.status_code}", f"unexpected answer: {response.text[:200]!r}"
-        )
+    first = errors[0] if isinstance(errors, list) and errors else None
+    if isinstance(first, Mapping) and (response.status_code == 200 or code_of(first)):
+        raise from_graphql_error(first, retry_after=_retry_after(response))
+    if response.status_code != 200:
+        raise by_status(response)
+    if not isinstance(body, dict) or errors:
+        raise ServerError(UNEXPECTED, f"not a GraphQL answer: {response.text[:200]!r}")
     data = body.get("data")
     if not isinstance(data, dict) or call.field not in data:
         raise ServerError(UNEXPECTED, f"the answer has no {call.field}")
@@ -65,13 +68,28 @@ def answer(call: Call[T], response: httpx.Response) -> T:
         raise ServerError(UNEXPECTED, f"cannot read {call.field}: {exc!r}") from exc
 
 
+# What an HTTP status says when no API error code came with it: something
+# between the client and the API (a proxy, a gateway) answered.
+_BY_STATUS = {401: "UNAUTHENTICATED", 403: "FORBIDDEN", 429: "RATE_LIMITED", 503: "UNAVAILABLE"}
+
+
+def by_status(response: httpx.Response) -> HippoGraphError:
+    """The exception for a refusal without the API's error code, by its HTTP status:
+    401, 403, 429 (with ``Retry-After``) and 503 as the API's own; any other a
+    ``ServerError`` with code ``HTTP_<status>``."""
+    status = response.status_code
+    said = f"HTTP {status}: {response.text[:200]!r}"
+    code = _BY_STATUS.get(status)
+    if code is None:
+        return ServerError(f"HTTP_{status}", said)
+    return error_for(code, said, retry_after=_retry_after(response))
+
+
 def _json(response: httpx.Response) -> Any:
     try:
         return response.json()
     except ValueError:
-        raise ServerError(
-            f"HTTP_{response.status_code}", f"not a GraphQL answer: {response.text[:200]!r}"
-        ) from None
+        return None
 
 
 def _retry_after(response: httpx.Response) -> float | None:
