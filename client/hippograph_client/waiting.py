@@ -3,6 +3,7 @@ both clients use it)."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -22,7 +23,7 @@ FINISHED = frozenset({JobStatus.SUCCEEDED, JobStatus.FAILED})
 
 def check_timeout(timeout: float) -> None:
     """Refuse a timeout no wait could honour, before anything is sent."""
-    if not timeout > 0:
+    if not 0 < timeout < math.inf:
         raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
 
 
@@ -30,7 +31,7 @@ class JobWait:
     """The polling of one job: delays from 50 ms doubling to 1 s, within ``seconds``."""
 
     def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
-        if not seconds >= 0:
+        if not 0 <= seconds < math.inf:
             raise ValueError(f"a wait is zero or more seconds, not {seconds!r}")
         self._clock = clock
         self._deadline = clock() + seconds

@@ -94,13 +94,13 @@ def test_a_job_that_is_gone_raises_not_found() -> None:
     assert raised.value.id == "job_01"
 
 
-@pytest.mark.parametrize("timeout", [0, -1, float("nan")])
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf")])
 def test_a_timeout_that_cannot_be_waited_is_refused(timeout: float) -> None:
     with pytest.raises(ValueError, match="timeout"):
         check_timeout(timeout)
 
 
-@pytest.mark.parametrize("seconds", [-1, float("nan")])
+@pytest.mark.parametrize("seconds", [-1, float("nan"), float("inf")])
 def test_a_wait_of_less_than_no_time_is_refused(seconds: float) -> None:
     with pytest.raises(ValueError, match="wait"):
         JobWait(seconds, Clock())
