@@ -19,6 +19,7 @@ from graph.cascade import delete_planned, memory_closure
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from hippograph.cascade import DeletionReport, deletion_report, too_large
+from hippograph.errors import Conflict
 
 USER_SESSIONS = cypher(
     "user_deletion.USER_SESSIONS",
@@ -32,6 +33,15 @@ USER_MEMORIES = cypher(
 DELETE_USER = cypher(
     "user_deletion.DELETE_USER",
     "MATCH (u:User {id: $user_id}) DETACH DELETE u RETURN count(*) AS deleted",
+)
+# What a write that raced the deletion left of the user's (one of each is enough).
+SESSION_LEFT = cypher(
+    "user_deletion.SESSION_LEFT",
+    "MATCH (s:Session {user_id: $user_id}) RETURN s.id AS id LIMIT 1",
+)
+MEMORY_LEFT = cypher(
+    "user_deletion.MEMORY_LEFT",
+    "MATCH (m:Memory {user_id: $user_id}) RETURN m.id AS id LIMIT 1",
 )
 
 
@@ -82,10 +92,17 @@ class UserDeletionGraph:
         return await self._graph.write(work)
 
     async def delete_user(self, user_id: str) -> bool:
-        """Delete the user node itself (its data first); False if it was gone."""
+        """Delete the user node itself, once none of their sessions and memories is left;
+        False if it was gone. ``Conflict`` (nothing deleted) if some are: written while
+        their data was being deleted, they would outlive the user, and a new user of
+        the same id would find them."""
 
         async def work(tx: AsyncManagedTransaction) -> bool:
-            rows = await fetch(tx, DELETE_USER, {"user_id": user_id})
+            params = {"user_id": user_id}
+            for query in (SESSION_LEFT, MEMORY_LEFT):
+                if left := await fetch(tx, query, params):
+                    raise Conflict(f"{left[0]['id']} of user {user_id!r} was written meanwhile")
+            rows = await fetch(tx, DELETE_USER, params)
             return bool(rows and int(rows[0]["deleted"]))
 
         return await self._graph.write(work)

@@ -8,9 +8,11 @@ user's that is left (added directly, reflections) with what derives only
 from it; then the user. A dry run (the default) reports it and changes
 nothing. The real run deletes session by session and page by page, each a
 transaction of its own, after a dry run of the whole: a refusal comes
-before anything is deleted, and a run cut short is finished by a second. A dry run
-plans each session alone, so a node drawn from two of the user's sessions
-shows as kept there, and goes in the real run once both are gone.
+before anything is deleted, and a run cut short is finished by a second.
+The user goes last, once nothing of theirs is left: what was written for
+them meanwhile is deleted in another pass. A dry run plans each session
+alone, so a node drawn from two of the user's sessions shows as kept there,
+and goes in the real run once both are gone.
 """
 
 from __future__ import annotations
@@ -21,13 +23,16 @@ from typing import Protocol
 
 from hippograph.auth import Principal
 from hippograph.cascade import MAX_CASCADE_NODES, DeletionReport, label_of, owners
-from hippograph.errors import NotFound
+from hippograph.errors import Conflict, NotFound
 from hippograph.ids import require_user_id
 from hippograph.services.cascade import CascadeService
 from hippograph.services.users import UserService
 
 # Memories read and deleted per transaction (each with what derives from it).
 _PAGE = 500
+# Passes over what a user holds before the user goes: more are needed only
+# while writes for the user keep coming in during the deletion.
+_ROUNDS = 3
 
 
 class UserDeletionStore(Protocol):
@@ -101,21 +106,33 @@ class UserDeletionService:
         user_id = require_user_id(user_id, "id")
         if await self._users.get_user(principal, user_id) is None:
             raise NotFound("user", user_id)
-        planned = await self._run(principal, user_id, apply=False)
+        planned = UserDeletion(user_id)
+        await self._run(principal, planned, set(), apply=False)
         if dry_run:
             return planned
         # Planned whole first, so that a refusal (another user's data in a
         # later session, a cascade over the limit) comes before anything is
         # deleted, not after the sessions before the refused one are gone.
-        outcome = await self._run(principal, user_id, apply=True)
-        await self._store.delete_user(user_id)
+        outcome = UserDeletion(user_id)
+        seen: set[str] = set()
+        for round_ in range(1, _ROUNDS + 1):
+            await self._run(principal, outcome, seen, apply=True)
+            try:
+                await self._store.delete_user(user_id)
+                break
+            except Conflict:
+                # Written while the rest went (a memorize or an addMemory that
+                # found the user before): deleted too, in another round.
+                if round_ == _ROUNDS:
+                    raise
         outcome.applied = True
         return outcome
 
-    async def _run(self, principal: Principal, user_id: str, *, apply: bool) -> UserDeletion:
+    async def _run(
+        self, principal: Principal, outcome: UserDeletion, seen: set[str], *, apply: bool
+    ) -> None:
         """Every session of the user, then their other memories: reported, or deleted."""
-        outcome = UserDeletion(user_id)
-        seen: set[str] = set()
+        user_id = outcome.user_id
         for session_id in await self._store.sessions(user_id):
             # Each session's plan is read, and for real deleted, in its own
             # transaction, after the sessions before it are gone.
@@ -124,7 +141,6 @@ class UserDeletionService:
             )
             outcome.add(report, seen)
         await self._memories(user_id, principal.scope, outcome, seen, apply=apply)
-        return outcome
 
     async def _memories(
         self,

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.testclient import TestClient
+
+from hippograph.services.keys import SETTINGS_ADMIN
+from hippograph.services.memories import NewMemory
 from tests.api.conftest import CREATE_SESSION, CREATE_USER, Api, add_memory
 from tests.api.test_memorize import MEMORIZE
 
@@ -138,6 +142,38 @@ def test_a_refused_deletion_deletes_none_of_the_sessions_before_the_shared_one(
     assert refused["code"] == "CONFLICT", refused
     assert _held(api, "ann") == before
     assert len(before["user"]["sessions"]["edges"]) == 2
+
+
+def test_what_is_written_for_the_user_during_the_deletion_goes_too(
+    api: Api, client: TestClient
+) -> None:
+    _user(api, "ann", "Ann")
+    add_memory(api, "ann", "Ann is allergic to peanuts")
+    services = client.app.state.runtime.services  # type: ignore[attr-defined]
+    store = services.user_deletion._store
+    delete_user = store.delete_user
+    raced: list[str] = []
+
+    async def after_a_racing_write(user_id: str) -> bool:
+        # An addMemory and a createSession that found the user before it went.
+        if not raced:
+            new = NewMemory(user_id=user_id, content="Ann's PIN is 4321")
+            raced.append((await services.memories.add_memory(SETTINGS_ADMIN, new)).id)
+            raced.append((await services.users.create_session(SETTINGS_ADMIN, user_id, "")).id)
+        return bool(await delete_user(user_id))
+
+    store.delete_user = after_a_racing_write
+    try:
+        done = _delete(api, "ann", dry_run=False)
+    finally:
+        store.delete_user = delete_user
+
+    assert done["applied"] is True, done
+    assert len(raced) == 2
+    # Someone new takes the id: nothing of the first Ann's is theirs.
+    api.ok(CREATE_USER, {"id": "ann", "name": "Another Ann"})
+    assert _held(api, "ann")["memories"] == []
+    assert _held(api, "ann")["user"]["sessions"]["edges"] == []
 
 
 def test_a_bad_user_id_is_a_clear_error_and_changes_nothing(api: Api) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from graph.store import GraphStore
+from hippograph.cascade import deletion_report
+from hippograph.errors import Conflict
 from hippograph.models import Sources
 from tests.support import add_memory, add_user, conversation, memory
 
@@ -30,6 +34,14 @@ async def test_a_users_sessions_and_memories_are_listed_then_deleted_with_the_us
     deleted = await store.user_deletion.delete_memories("ann", ids, None, 1000)
     assert set(ids) <= deleted.deleted_ids
     assert await store.memories.get_memories(ids) == {}
+    # The user goes only once nothing of theirs is left: here, the session.
+    with pytest.raises(Conflict, match=session.id):
+        await store.user_deletion.delete_user("ann")
+    closure = await store.cascade.closure(session.id, None, 1000)
+    assert closure is not None
+    await store.cascade.delete(
+        session.id, deletion_report(session.id, closure).deleted_ids, None, 1000
+    )
     assert await store.user_deletion.delete_user("ann")
     assert not await store.user_deletion.delete_user("ann")  # gone already
     assert bobs.id in await store.memories.get_memories([bobs.id])
