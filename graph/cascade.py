@@ -44,6 +44,14 @@ from hippograph.errors import Conflict, NotFound
 from hippograph.ids import IdKind, kind_of
 from hippograph.models import ProvenanceNode, Session
 
+# A deleted MemUnit's messages stay (they are its sources, not derived from
+# it), marked so that memorize, which takes the messages no unit derives
+# from, does not make the same unit of them again (graph/ingest.py).
+SET_ASIDE = cypher(
+    "cascade.SET_ASIDE",
+    "MATCH (:MemUnit {id: $id})-[:DERIVED_FROM]->(m:Message) SET m.unit_deleted = true "
+    "RETURN count(m) AS marked",
+)
 ROOT_MESSAGE = cypher(
     "cascade.ROOT_MESSAGE",
     "MATCH (n:Message {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + MESSAGE_MAP + " AS props",
@@ -153,6 +161,8 @@ class CascadeGraph:
                     f"what derives from {root_id!r} changed since the report: "
                     "ask for a new report and confirm that one"
                 )
+            if kind_of(root_id) is IdKind.MEMUNIT:
+                await fetch(tx, SET_ASIDE, {"id": root_id})
             await delete_planned(tx, report)
 
         await self._graph.write(work)

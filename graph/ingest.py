@@ -68,10 +68,11 @@ SUPERSEDE_PROFILE = cypher(
     "MERGE (new)-[:SUPERSEDES]->(old) RETURN count(old) AS superseded",
 )
 # The messages of a session that no MemUnit was made from yet: what memorize
-# still has to do there (a pending tail, or a run cut short).
+# still has to do there (a pending tail, or a run cut short). Not those of a
+# unit that was deleted (graph/cascade.py): that would make it again.
 UNPROCESSED_MESSAGES = cypher(
     "ingest.UNPROCESSED_MESSAGES",
-    "MATCH (n:Message {session_id: $session_id}) "
+    "MATCH (n:Message {session_id: $session_id}) WHERE n.unit_deleted IS NULL "
     "OPTIONAL MATCH (u:MemUnit)-[:DERIVED_FROM]->(n) "
     "WITH n, count(u) AS units WHERE units = 0 "
     "RETURN n " + MESSAGE_MAP + " AS props ORDER BY n.seq ASC LIMIT $limit",

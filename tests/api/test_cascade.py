@@ -232,3 +232,29 @@ def test_a_key_of_both_participants_may_delete_the_group_memunit(api: Api) -> No
     report = _delete(both, unit, dryRun=False)
     assert report["__typename"] == "DeletionReport", report
     assert report["applied"] is True
+
+
+def test_a_deleted_memunit_is_not_made_again_by_the_next_memorize(api: Api) -> None:
+    unit, before = _group_world(api)
+    gone = _delete(api, unit, dryRun=False)
+    assert gone["applied"] is True, gone
+    session = api.ok('{ user(id: "bob") { sessions(first: 1) { edges { node { id } } } } }')
+    session_id = session["user"]["sessions"]["edges"][0]["node"]["id"]
+
+    more = [{"speaker": "Bob", "content": "We are driving to the coast on Saturday."}]
+    made = api.ok(GROUP_MEMORIZE, {"session": session_id, "messages": more})["memorize"]
+
+    # Only the new message made a unit: the deleted one's messages stay, set aside.
+    assert made["counts"]["memunits"] == 1, made
+    units = {
+        d["id"]
+        for u in before
+        for e in api.ok(PROVENANCE_OF, {"u": u})["memories"]["edges"]
+        for d in e["node"]["derivedFrom"]
+        if d["__typename"] == "MemUnit"
+    }
+    said = "query($id: ID!) { memUnit(id: $id) { messages { content } } }"
+    texts = [m["content"] for u in units for m in api.ok(said, {"id": u})["memUnit"]["messages"]]
+    assert texts == [more[0]["content"]]
+    kept = "query($id: ID!) { session(id: $id) { messages(first: 50) { edges { node { id } } } } }"
+    assert len(api.ok(kept, {"id": session_id})["session"]["messages"]["edges"]) == 5

@@ -161,3 +161,5 @@ async def test_deleting_a_memunit_keeps_its_messages(store: GraphStore) -> None:
     assert len(await store.messages.get_messages([m.id for m in messages])) == 2
     assert await _exists(store, both.id)
     assert not await _exists(store, fact.id)
+    # Kept, but not memorized into the same unit again.
+    assert await store.ingest.unprocessed(session.id, 10) == []
