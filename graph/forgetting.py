@@ -5,7 +5,8 @@ the run's cursor (the last id it covered, on the Job node) commit together,
 so a run that stops resumes after its last committed batch and never applies
 one twice: a batch whose expected cursor is no longer the job's is refused.
 Every write re-checks what the decision was made on (the memory's level, that
-it is not deleted yet), so a memory changed meanwhile is left alone.
+it is not deleted yet; for a hard delete, everything the policy read of it),
+so a memory changed meanwhile is left alone.
 """
 
 from __future__ import annotations
@@ -236,8 +237,17 @@ class ForgetGraph:
         return await self._graph.read(work)
 
     async def _hard_delete(
-        self, tx: AsyncManagedTransaction, user_id: str, ids: Sequence[str]
+        self, tx: AsyncManagedTransaction, user_id: str, read: Sequence[Candidate]
     ) -> int:
+        # Only the memories still as the run read them: one recalled, boosted
+        # or changed since (a run that fuzzes with a model takes minutes) is
+        # no longer what the policy chose, and is left to the next run.
+        params = {"user_id": user_id, "with_deleted": True, "ids": [c.id for c in read]}
+        records = await fetch(tx, CANDIDATES_NAMED, params)
+        now = {candidate_from(row) for row in records[0]["rows"]} if records else set()
+        ids = [c.id for c in read if c in now]
+        if not ids:
+            return 0
         limit = self._cascade_limit
         closure = await memory_closure(tx, ids, [user_id], limit)
         if not closure.complete:

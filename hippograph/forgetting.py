@@ -294,7 +294,8 @@ class BatchWrite:
     rewrites: Sequence[Rewrite] = ()
     promotions: Sequence[str] = ()
     soft_deletes: Sequence[str] = ()
-    hard_deletes: Sequence[str] = ()
+    # As the run read them: the write deletes only those still so (graph/forgetting.py).
+    hard_deletes: Sequence[Candidate] = ()
     job_id: str | None = None
     expected_cursor: str = ""
     cursor: str = ""

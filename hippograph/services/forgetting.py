@@ -229,7 +229,7 @@ class ForgetService:
                 counts = tally(counts, len(page), exempt, decisions)
                 next_cursor = page[-1].id
                 if writing:
-                    batch, used = await self._batch(request, decisions, name, as_of, dry_run)
+                    batch, used = await self._batch(request, page, decisions, name, as_of, dry_run)
                     report = replace(report, usage=report.usage.plus(used))
                     if writer is not None:
                         cascaded += await writer
@@ -258,6 +258,7 @@ class ForgetService:
     async def _batch(
         self,
         request: ForgetRequest,
+        page: Sequence[ForgetCandidate],
         decisions: Sequence[Decision],
         name: str,
         now: datetime,
@@ -266,6 +267,7 @@ class ForgetService:
         batch = BatchWrite(user_id=request.user_id, now=now)
         if dry_run:
             return batch, Usage()
+        hard = {d.memory_id for d in decisions if d.action is Action.HARD_DELETE}
         moving = [d for d in decisions if d.from_level is not d.to_level]
         moved = {d.memory_id for d in moving}
         texts = await self._store.texts(request.user_id, [d.memory_id for d in moving])
@@ -277,7 +279,7 @@ class ForgetService:
             rewrites=rewrites,
             promotions=[d.memory_id for d in decisions if d.promote and d.memory_id not in moved],
             soft_deletes=[d.memory_id for d in decisions if d.action is Action.SOFT_DELETE],
-            hard_deletes=[d.memory_id for d in decisions if d.action is Action.HARD_DELETE],
+            hard_deletes=[c for c in page if c.id in hard],
         )
         return batch, usage
 

@@ -69,10 +69,11 @@ async def test_a_jobs_hard_delete_counts_what_it_cascaded_in_the_jobs_progress(
     )
     job = await queued_job(store)
     assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
+    read = await store.forgetting.candidates("ann", True, [fact.id])
     batch = BatchWrite(
         "ann",
         T0 + timedelta(days=400),
-        hard_deletes=[fact.id],
+        hard_deletes=read,
         job_id=job.id,
         cursor=fact.id,
         progress={"scanned": 1, "cascaded": 2},
@@ -81,3 +82,20 @@ async def test_a_jobs_hard_delete_counts_what_it_cascaded_in_the_jobs_progress(
     assert await store.memories.get_memories([fact.id, derived.id]) == {}
     after = (await store.jobs.get_jobs([job.id]))[job.id]
     assert (after.cursor, dict(after.progress)) == (fact.id, {"scanned": 1, "cascaded": 3})
+
+
+async def test_a_hard_delete_leaves_a_memory_changed_since_it_was_read(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    kept, gone = memory("ann", FACT), memory("ann", "Ann once had a red bike")
+    for m, seed in ((kept, 7), (gone, 8)):
+        await store.memories.add(
+            m, IndexedText(unit_vector(seed), search_text(m.content)), Sources()
+        )
+    read = await store.forgetting.candidates("ann", True, [kept.id, gone.id])
+    # Recalled (a search touched it) after the run read it, before its batch.
+    assert await store.search.touch([kept.id], T0 + timedelta(days=1))
+
+    batch = BatchWrite("ann", T0 + timedelta(days=400), hard_deletes=read)
+    await store.forgetting.apply(batch)
+
+    assert set(await store.memories.get_memories([kept.id, gone.id])) == {kept.id}
