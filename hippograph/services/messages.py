@@ -67,6 +67,26 @@ def message_id(session_id: str, item: MessageInput, ts: datetime, repeat: int = 
     )
 
 
+def _own_id(
+    session_id: str, item: MessageInput, ts: datetime, taken: dict[str, int], index: int
+) -> str:
+    """The id of a call's ``index``-th message, none of the ids ``taken`` by the items
+    before it (id -> index, which this one joins): two items are two messages."""
+    new_id = message_id(session_id, item, ts)
+    if item.client_id is not None and new_id in taken:
+        raise InvalidInput(
+            f"messages[{index}].clientId repeats messages[{taken[new_id]}].clientId: "
+            "each message of a call needs its own",
+            f"messages[{index}].clientId",
+        )
+    repeat = 0
+    while new_id in taken:
+        repeat += 1
+        new_id = message_id(session_id, item, ts, repeat)
+    taken[new_id] = index
+    return new_id
+
+
 class MessageService:
     """Appends and reads messages for a principal."""
 
@@ -105,21 +125,9 @@ class MessageService:
                 require_client_id(item.client_id, f"{field}.clientId") if item.client_id else None
             )
             clean = MessageInput(speaker, content, item.role, ts, client_id)
-            new_id = message_id(session_id, clean, ts)
-            if client_id is not None and new_id in taken:
-                raise InvalidInput(
-                    f"{field}.clientId repeats messages[{taken[new_id]}].clientId: "
-                    "each message of a call needs its own",
-                    f"{field}.clientId",
-                )
-            repeat = 0
-            while new_id in taken:
-                repeat += 1
-                new_id = message_id(session_id, clean, ts, repeat)
-            taken[new_id] = index
             built.append(
                 Message(
-                    id=new_id,
+                    id=_own_id(session_id, clean, ts, taken, index),
                     session_id=session_id,
                     user_id=user_id,
                     speaker=speaker,
