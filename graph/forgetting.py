@@ -244,8 +244,8 @@ class ForgetGraph:
         # no longer what the policy chose, and is left to the next run.
         params = {"user_id": user_id, "with_deleted": True, "ids": [c.id for c in read]}
         records = await fetch(tx, CANDIDATES_NAMED, params)
-        now = {candidate_from(row) for row in records[0]["rows"]} if records else set()
-        ids = [c.id for c in read if c in now]
+        current = {candidate_from(row) for row in records[0]["rows"]} if records else set()
+        ids = [c.id for c in read if c in current]
         if not ids:
             return 0
         limit = self._cascade_limit

@@ -120,11 +120,15 @@ class UserDeletionService:
             try:
                 await self._store.delete_user(user_id)
                 break
-            except Conflict:
+            except Conflict as exc:
                 # Written while the rest went (a memorize or an addMemory that
                 # found the user before): deleted too, in another round.
                 if round_ == _ROUNDS:
-                    raise
+                    raise Conflict(
+                        f"writes for user {user_id!r} kept coming during the deletion "
+                        f"({exc.message}); what was there is deleted, the user is not: "
+                        "run it again once they stop"
+                    ) from exc
         outcome.applied = True
         return outcome
 

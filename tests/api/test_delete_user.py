@@ -176,6 +176,34 @@ def test_what_is_written_for_the_user_during_the_deletion_goes_too(
     assert _held(api, "ann")["user"]["sessions"]["edges"] == []
 
 
+def test_writes_that_keep_coming_stop_the_deletion_with_a_conflict(
+    api: Api, client: TestClient
+) -> None:
+    _user(api, "ann", "Ann")
+    services = client.app.state.runtime.services  # type: ignore[attr-defined]
+    store = services.user_deletion._store
+    delete_user = store.delete_user
+    rounds: list[int] = []
+
+    async def after_a_write_each_time(user_id: str) -> bool:
+        rounds.append(len(rounds))
+        new = NewMemory(user_id=user_id, content=f"Ann's note {len(rounds)}")
+        await services.memories.add_memory(SETTINGS_ADMIN, new)
+        return bool(await delete_user(user_id))
+
+    store.delete_user = after_a_write_each_time
+    try:
+        refused = _delete(api, "ann", dry_run=False)
+    finally:
+        store.delete_user = delete_user
+
+    assert refused["code"] == "CONFLICT", refused
+    assert "kept coming" in refused["message"]
+    assert len(rounds) == 3
+    assert api.ok('{ user(id: "ann") { id } }')["user"] == {"id": "ann"}
+    assert _delete(api, "ann", dry_run=False)["applied"] is True  # once they stop
+
+
 def test_a_bad_user_id_is_a_clear_error_and_changes_nothing(api: Api) -> None:
     _user(api, "ann", "Ann")
     bad = _delete(api, "not an id!", dry_run=False)
