@@ -47,7 +47,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 from hippograph.dump_values import PropertyValue, Time, encode_value
 from hippograph.errors import HippoError, InvalidInput
-from hippograph.located import json_object, validate_line
+from hippograph.located import json_object, utf8_lines, validate_line
 from hippograph.models import EdgeType
 
 FORMAT = "hippograph-dump"
@@ -351,12 +351,10 @@ class CheckedDump:
 
 def records(path: Path, header: DumpHeader) -> Iterator[tuple[str, NodeRecord | EdgeRecord]]:
     """Every node and edge of the file after the header, with where it is ("x.jsonl line 7")."""
-    with path.open(encoding="utf-8") as handle:
-        handle.readline()
-        for number, line in enumerate(handle, start=2):
-            if line.strip():
-                where = f"{path.name} line {number}"
-                yield where, parse_record(line, where, header.embedding.dimensions)
+    for number, line in utf8_lines(path, first=2):
+        if line.strip():
+            where = f"{path.name} line {number}"
+            yield where, parse_record(line, where, header.embedding.dimensions)
 
 
 def check_dump(path: Path) -> CheckedDump:
@@ -365,8 +363,8 @@ def check_dump(path: Path) -> CheckedDump:
     Every error names the line it is on. Holds the ids of the file's nodes
     (about 100 bytes each) to check the edges against.
     """
-    with path.open(encoding="utf-8") as handle:
-        header = parse_header(handle.readline().lstrip("\ufeff"), f"{path.name} line 1")
+    first = next(utf8_lines(path), (1, ""))[1]
+    header = parse_header(first.lstrip("\ufeff"), f"{path.name} line 1")
     found = DumpCounts()
     nodes: set[tuple[str, str]] = set()
     edges_started = False

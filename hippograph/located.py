@@ -10,7 +10,8 @@ module reads a line's JSON, validates it through a model and turns pydantic's
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ValidationError, ValidationInfo
@@ -106,3 +107,23 @@ def shared_rule(check: Callable[..., str], *args: Any, **kwargs: Any) -> AfterVa
         return value
 
     return AfterValidator(validate)
+
+
+def utf8_lines(path: Path, first: int = 1) -> Iterator[tuple[int, str]]:
+    """The file's lines from line ``first`` on, numbered, as text; a line that is not
+    UTF-8 is ``InvalidInput`` naming it, as a line of the wrong shape is."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number < first:
+                continue
+            try:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidInput(
+                    f"{path.name} line {number}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                ) from None
+
+
+def utf8_text(path: Path) -> str:
+    """The whole file as text; one that is not UTF-8 is ``InvalidInput`` naming its line."""
+    return "".join(line for _, line in utf8_lines(path))

@@ -42,7 +42,7 @@ from hippograph.errors import HippoError, InvalidInput
 from hippograph.ids import require_client_id, require_user_id
 from hippograph.importers.jsonl_lines import ConversationLine
 from hippograph.importers.locomo import Conversation, parse_sample
-from hippograph.located import json_object, validate_line
+from hippograph.located import json_object, utf8_lines, utf8_text, validate_line
 from hippograph.models import Role
 from hippograph.services.messages import MessageInput
 from hippograph.validation import require_text
@@ -156,7 +156,7 @@ def detect_format(path: Path) -> ImportFormat:
     """``jsonl`` for ``.jsonl``/``.ndjson``; otherwise a JSON list is LoCoMo, objects JSONL."""
     if path.suffix.lower() in {".jsonl", ".ndjson"}:
         return "jsonl"
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8", errors="replace") as handle:
         head = handle.read(4096).lstrip("\ufeff \t\r\n")
     if head.startswith("["):
         # LoCoMo samples carry "sample_id" and "conversation"; a message list "role".
@@ -182,13 +182,12 @@ def read_conversations(
         return parse_locomo(_load_json(path), path.name)
     if fmt == "messages":
         return [parse_message_list(_load_json(path), path.name, user_id)]
-    with path.open(encoding="utf-8") as handle:
-        return parse_jsonl(handle, path.name)
+    return parse_jsonl((line for _, line in utf8_lines(path)), path.name)
 
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(utf8_text(path))
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{path.name}: not valid JSON: {exc}") from exc
 

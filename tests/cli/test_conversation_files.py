@@ -243,6 +243,20 @@ def test_a_bad_file_of_a_named_format_is_refused_saying_what_is_wrong(
     assert refused.value.message.startswith(expected), refused.value.message
 
 
+@pytest.mark.parametrize("name", ["chats.jsonl", "locomo.json"])
+def test_a_file_that_is_not_utf8_is_refused_naming_its_line(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    if name.endswith(".jsonl"):
+        write_jsonl(path, [LINE, LINE])
+    else:
+        write_locomo(path)
+    lines = path.read_bytes().split(b"\n")
+    lines[-1 if name.endswith(".json") else 1] += b" \xe9"
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(InvalidInput, match=r"line \d+: not UTF-8 text"):
+        read_conversations(path)
+
+
 def test_the_format_is_detected_from_the_name_or_the_content(tmp_path: Path) -> None:
     assert detect_format(write_jsonl(tmp_path / "a.jsonl", [LINE])) == "jsonl"
     assert detect_format(write_jsonl(tmp_path / "a.json", [LINE])) == "jsonl"

@@ -289,6 +289,11 @@ def _replace_line(path: Path, number: int, text: str) -> Path:
     return path
 
 
+def _replace_bytes(path: Path, old: bytes, new: bytes) -> Path:
+    path.write_bytes(path.read_bytes().replace(old, new, 1))
+    return path
+
+
 def _drop_last(path: Path) -> Path:
     path.write_text("".join(path.read_text().splitlines(keepends=True)[:-1]), encoding="utf-8")
     return path
@@ -397,6 +402,10 @@ BROKEN: dict[str, tuple[Callable[[Path], Path], str]] = {
     "null_in_a_list": (
         lambda p: _edit(p, 2, lambda r: r["props"].update(tags=["a", None])),
         "line 2: props.tags: a list property cannot hold null",
+    ),
+    "not_utf8": (
+        lambda p: _replace_bytes(p, b'"Ann"', b'"\xe9"'),
+        "line 2: not UTF-8 text",
     ),
     "edge_end_not_an_id": (
         lambda p: _edit(p, 6, lambda r: r.update({"from": 7})),
