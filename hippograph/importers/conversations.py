@@ -240,12 +240,26 @@ def _from_locomo(conversation: Conversation, source: str) -> ConversationImport:
 def parse_jsonl(lines: Iterable[str], name: str) -> list[ConversationImport]:
     """One conversation per non-blank line; an error names the line and the field."""
     conversations = []
+    # (user, conversation id) -> the line that has it: a second line of the same
+    # conversation would be its session again, and its messages' default ids
+    # (#0, #1…) the first line's, found as already there and never stored.
+    lines_of: dict[tuple[str, str], int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         source = f"{name} line {number}"
         raw = json_object(line, source)
-        conversations.append(parse_conversation(raw, source, default_key=f"{name}:{number}"))
+        conversation = parse_conversation(raw, source, default_key=f"{name}:{number}")
+        if conversation.key:
+            first = lines_of.setdefault((conversation.user_id, conversation.key), number)
+            if first != number:
+                raise InvalidInput(
+                    f"{source}: conversation_id {conversation.key!r} of user "
+                    f"{conversation.user_id!r} is line {first}'s too: a conversation is one "
+                    "line (its messages in one list)",
+                    "conversation_id",
+                )
+        conversations.append(conversation)
     return conversations
 
 

@@ -139,6 +139,10 @@ def test_a_jsonl_line_becomes_one_session_of_its_user(tmp_path: Path) -> None:
             "f.jsonl line 2: user_id: Input should be a valid string; "
             "session_title: is 201 characters long; the limit is 200",
         ),
+        (
+            LINE | {"conversation_id": "c1", "messages": [{"content": "another day"}]},
+            "f.jsonl line 2: conversation_id 'c1' of user 'alice' is line 1's too",
+        ),
         # Refused only once the user was created, halfway through an import,
         # before the name was part of the line's shape.
         (
@@ -148,7 +152,8 @@ def test_a_jsonl_line_becomes_one_session_of_its_user(tmp_path: Path) -> None:
     ],
 )
 def test_a_bad_jsonl_line_is_refused_naming_its_line(row: Any, expected: str) -> None:
-    assert _error([LINE, row]).startswith(expected)
+    first = LINE | {"conversation_id": "c1"}
+    assert _error([first, row]).startswith(expected)
 
 
 def test_empty_optional_values_mean_absent() -> None:
