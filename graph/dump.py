@@ -344,7 +344,16 @@ class DumpGraph:
             raise ExportError(
                 "the graph has no embedding record: it was never set up (`hippograph init`)"
             )
-        return counts, EmbeddingInfo(str(meta[0]["model"]), int(meta[0]["dimensions"]))
+        if meta[0]["reindex_run"] is not None:
+            # Its vectors are a mix of two models, which the dump would label
+            # as one: the imported graph would then start and misrank searches.
+            raise ExportError(
+                f"re-embedding this graph with {meta[0]['reindex_model']} was interrupted, so "
+                "its vectors are a mix of two models: run `hippograph reindex --model "
+                f"{meta[0]['reindex_model']}` to finish it, then export"
+            )
+        model, dimensions = str(meta[0]["model"]), int(meta[0]["dimensions"])
+        return counts, EmbeddingInfo(model, dimensions, str(meta[0]["precision"] or "float32"))
 
     async def _pages(
         self, query: LiteralString, size: int, cursor: str

@@ -86,7 +86,11 @@ def _import_dump(args: argparse.Namespace, settings: Settings) -> int:
 
     async def work(store: GraphStore) -> int:
         # Set up with the dump's model first: the indexes then take the nodes as they come.
-        await store.setup(model=embedding.model, dimensions=embedding.dimensions)
+        await store.setup(
+            model=embedding.model,
+            dimensions=embedding.dimensions,
+            precision=embedding.precision,
+        )
         started = time.perf_counter()
         with tqdm(
             total=checked.header.counts.total,

@@ -41,7 +41,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
@@ -95,10 +95,11 @@ class ExportError(HippoError):
 
 @dataclass(frozen=True, slots=True)
 class EmbeddingInfo:
-    """The model the dumped vectors were made by."""
+    """The model the dumped vectors were made by, and the precision it ran at."""
 
     model: str
     dimensions: int
+    precision: str = "float32"
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +167,7 @@ def header_line(header: DumpHeader) -> str:
             "embedding": {
                 "model": header.embedding.model,
                 "dimensions": header.embedding.dimensions,
+                "precision": header.embedding.precision,
             },
             "counts": {"nodes": header.counts.nodes, "edges": header.counts.edges},
         }
@@ -222,6 +224,8 @@ class _Line(BaseModel):
 class _EmbeddingShape(_Line):
     model: str
     dimensions: int = Field(ge=1)
+    # Dumps written before it was recorded hold float32 vectors.
+    precision: Literal["float32", "bfloat16", "int8"] = "float32"
 
 
 class _CountsShape(_Line):
@@ -324,7 +328,8 @@ def parse_header(line: str, where: str) -> DumpHeader:
     counts = DumpCounts()
     counts.nodes.update(header.counts.nodes)
     counts.edges.update(header.counts.edges)
-    embedding = EmbeddingInfo(header.embedding.model, header.embedding.dimensions)
+    shape = header.embedding
+    embedding = EmbeddingInfo(shape.model, shape.dimensions, shape.precision)
     return DumpHeader(header.exported_at, embedding, counts)
 
 

@@ -166,11 +166,15 @@ async def test_a_store_moves_whole_through_a_dump_and_a_second_import_adds_nothi
 
     checked = check_dump(first)
     assert checked.header.counts == counts
-    assert checked.header.embedding == EmbeddingInfo(MODEL, DIMENSIONS)
+    stored = await runtime.connection.store.vectors()
+    assert stored is not None
+    precision = stored.vectors.precision  # the runtime's own, carried by the dump
+    assert checked.header.embedding == EmbeddingInfo(MODEL, DIMENSIONS, precision)
     target = await other_database.connect(tmp_path)
     try:
         store = target.store
-        await store.setup(model=MODEL, dimensions=DIMENSIONS)
+        # As `hippograph import` sets a store up: from the dump's header.
+        await store.setup(model=MODEL, dimensions=DIMENSIONS, precision=precision)
         seen: list[int] = []
         report = await store.dump.load(checked, batch_size=5, progress=seen.append)
         assert sum(seen) == counts.total
@@ -424,6 +428,15 @@ def test_a_broken_dump_is_refused_naming_the_line(case: str, tmp_path: Path) -> 
         check_dump(path)
     assert message in refused.value.message
     assert refused.value.message.startswith("broken.jsonl")
+
+
+def test_a_header_without_a_precision_is_a_float32_dumps(tmp_path: Path) -> None:
+    path = _small_dump(tmp_path / "old.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    assert header["embedding"].pop("precision") == "float32"
+    path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    assert check_dump(path).header.embedding == EmbeddingInfo(MODEL, DIMENSIONS, "float32")
 
 
 def test_only_a_dump_header_is_taken_for_a_dump(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ import pytest
 from neo4j import AsyncManagedTransaction
 
 from graph.driver import execute
+from graph.embedding_meta import VectorModel
 from graph.store import GraphStore
 from hippograph.clock import utc_now
 from hippograph.dump import (
@@ -105,6 +106,7 @@ async def test_every_label_and_edge_kind_loads_and_exports_as_it_came(
     assert json.loads(again.read_text().splitlines()[0])["embedding"] == {
         "model": MODEL,
         "dimensions": DIMENSIONS,
+        "precision": "float32",
     }
     written, read = _body(source), _body(again)
     # Nodes come back by label in dump order; within a label and among the
@@ -113,6 +115,14 @@ async def test_every_label_and_edge_kind_loads_and_exports_as_it_came(
     assert sorted(map(key, read)) == sorted(map(key, written))
     labels = [line["label"] for line in read if "label" in line]
     assert labels == sorted(labels, key=NODE_LABELS.index)
+
+
+async def test_a_graph_half_re_embedded_is_not_exported_as_one_models(
+    store: GraphStore, tmp_path: Path
+) -> None:
+    await store.begin_reindex(VectorModel("other-model", DIMENSIONS), "run-1")
+    with pytest.raises(ExportError, match="hippograph reindex --model other-model"):
+        await _export(store, tmp_path / "out.jsonl")
 
 
 async def test_a_node_of_a_label_a_dump_cannot_carry_stops_the_export_first(
