@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from hippograph.models import Memory, MemoryCategory, MemorySource
+from hippograph.models import Memory, MemoryCategory, MemoryLevel, MemorySource
 from hippograph.querytime import dated
 
 
@@ -43,6 +43,11 @@ def next_version(old: Memory, revision: Revision, memory_id: str, at: datetime) 
             id=memory_id,
             content=revision.content,
             original_content=None,
+            # New text is whole, and no reflection has read it yet: the old
+            # version's fading and consolidation stay with the old text.
+            level=MemoryLevel.FULL,
+            level_history=(),
+            consolidated=False,
             importance=old.importance if revision.importance is None else revision.importance,
             category=revision.category or old.category,
             domain=old.domain if revision.domain is None else revision.domain,

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from hippograph.models import Memory, MemoryCategory, MemoryKind, MemorySource
+from hippograph.models import (
+    LevelChange,
+    Memory,
+    MemoryCategory,
+    MemoryKind,
+    MemoryLevel,
+    MemorySource,
+)
 from hippograph.versions import Revision, next_version
 
 CREATED = datetime(2024, 1, 1, tzinfo=UTC)
@@ -61,3 +69,14 @@ def test_a_revised_field_replaces_the_old_value() -> None:
 
 def test_a_zero_importance_is_a_revision_not_a_missing_value() -> None:
     assert next_version(OLD, Revision("x", importance=0.0), "mem_new", NOW).importance == 0.0
+
+
+def test_a_faded_or_consolidated_memorys_new_text_is_whole_and_not_yet_reflected() -> None:
+    faded = replace(
+        OLD,
+        level=MemoryLevel.TAG,
+        level_history=(LevelChange(CREATED, MemoryLevel.FULL, MemoryLevel.TAG),),
+        consolidated=True,
+    )
+    new = next_version(faded, Revision("Ann lives in Lyon"), "mem_new", NOW)
+    assert (new.level, new.level_history, new.consolidated) == (MemoryLevel.FULL, (), False)
