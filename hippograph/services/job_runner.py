@@ -127,11 +127,15 @@ class JobRunner:
         the whole of the graph's own retry budget (``Contended``), or the
         graph can be away for a moment (``Unavailable``): nothing of the
         failed transaction was written and the handlers resume from what is
-        (memorize re-reads the messages no MemUnit holds yet), so the work
-        is run again, after a jittered, growing pause, up to ``_tries`` times.
+        (memorize re-reads the messages no MemUnit holds yet; forget goes on
+        from the job's cursor, read again, since the pages before the failure
+        committed and moved it), so the work is run again, after a jittered,
+        growing pause, up to ``_tries`` times.
         """
         for attempt in range(1, self._tries + 1):
             try:
+                if attempt > 1:
+                    job = (await self._store.get_jobs([job.id])).get(job.id, job)
                 return await self._handle(job)
             except Unavailable as exc:
                 if attempt == self._tries:

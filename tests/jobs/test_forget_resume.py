@@ -29,7 +29,7 @@ from hippograph.settings import (
 )
 from jobs.inprocess import InProcessQueue
 from tests.graphs import TestDatabase
-from tests.llm.stub_server import Reply, StubLLMServer, completion
+from tests.llm.stub_server import Reply, StubLLMServer, completion, error
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PAGE = 4
@@ -38,6 +38,44 @@ PAGE = 4
 def _fuzzed(n: int) -> list[Reply]:
     answer = json.dumps({"content": "Ann liked some hobby", "topic": "hobbies"})
     return [completion(answer, 50, 10) for _ in range(n)]
+
+
+def _settings(tmp_path: Path, graph_db: TestDatabase, stub: StubLLMServer) -> Settings:
+    return Settings(
+        graph=graph_db.settings(tmp_path),
+        jobs=JobSettings(mode="inprocess"),
+        llm=LLMSettings(
+            provider="openai", base_url=stub.base_url, model="stub", timeout_s=2, max_retries=0
+        ),
+        forgetting=ForgettingSettings(batch_size=PAGE, sweep_interval_s=0),
+    )
+
+
+async def _memories(runtime: Runtime, embedder: SentenceTransformerEmbedder) -> list[str]:
+    """Ann's three pages of old memories, each about to fade to a tag; their ids, in order."""
+    await runtime.services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
+    old = T0 - timedelta(days=300)  # weight 0.25: every one becomes a tag
+    texts = [f"Ann took up hobby number {i} with friends" for i in range(3 * PAGE)]
+    vectors = await embedder.embed(texts)
+    memories = [
+        Memory(
+            id=new_id(IdKind.MEMORY, old + timedelta(seconds=i)),
+            user_id="ann",
+            kind=MemoryKind.SEMANTIC,
+            content=t,
+            importance=0.5,
+            created_at=old,
+            last_accessed_at=old,
+        )
+        for i, t in enumerate(texts)
+    ]
+    await runtime.connection.store.memories.add_many(
+        [
+            (m, IndexedText(v, t), Sources())
+            for m, v, t in zip(memories, vectors, texts, strict=True)
+        ]
+    )
+    return sorted(m.id for m in memories)
 
 
 async def test_a_stopped_forget_job_resumes_after_its_last_page(
@@ -51,40 +89,12 @@ async def test_a_stopped_forget_job_resumes_after_its_last_page(
     def clock() -> datetime:
         return now
 
-    settings = Settings(
-        graph=graph_db.settings(tmp_path),
-        jobs=JobSettings(mode="inprocess"),
-        llm=LLMSettings(
-            provider="openai", base_url=stub.base_url, model="stub", timeout_s=2, max_retries=0
-        ),
-        forgetting=ForgettingSettings(batch_size=PAGE, sweep_interval_s=0),
+    runtime = await Runtime.start(
+        _settings(tmp_path, graph_db, stub), embedder=embedder, clock=clock, **graph_db.start
     )
-    runtime = await Runtime.start(settings, embedder=embedder, clock=clock, **graph_db.start)
     try:
         store = runtime.connection.store
-        await runtime.services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
-        old = T0 - timedelta(days=300)  # weight 0.25: every one becomes a tag
-        texts = [f"Ann took up hobby number {i} with friends" for i in range(3 * PAGE)]
-        vectors = await embedder.embed(texts)
-        memories = [
-            Memory(
-                id=new_id(IdKind.MEMORY, old + timedelta(seconds=i)),
-                user_id="ann",
-                kind=MemoryKind.SEMANTIC,
-                content=t,
-                importance=0.5,
-                created_at=old,
-                last_accessed_at=old,
-            )
-            for i, t in enumerate(texts)
-        ]
-        await store.memories.add_many(
-            [
-                (m, IndexedText(v, t), Sources())
-                for m, v, t in zip(memories, vectors, texts, strict=True)
-            ]
-        )
-        ids = sorted(m.id for m in memories)
+        ids = await _memories(runtime, embedder)
 
         # Page 1 answered in full, page 2 only half: the LLM then stops answering.
         stub.script(*_fuzzed(PAGE + PAGE // 2))
@@ -141,5 +151,34 @@ async def test_a_stopped_forget_job_resumes_after_its_last_page(
         report = await service.run(ForgetRequest("ann"), False, now)
         assert report.count("changed") == 0
         assert len(stub.received) == asked
+    finally:
+        await runtime.stop()
+
+
+async def test_a_forget_job_tried_again_after_an_outage_goes_on_from_its_cursor(
+    tmp_path: Path,
+    graph_db: TestDatabase,
+    embedder: SentenceTransformerEmbedder,
+    stub: StubLLMServer,
+) -> None:
+    runtime = await Runtime.start(
+        _settings(tmp_path, graph_db, stub), embedder=embedder, clock=lambda: T0, **graph_db.start
+    )
+    try:
+        store = runtime.connection.store
+        ids = await _memories(runtime, embedder)
+        # Page 1 answered, page 2 half: two failures of the moment, then all is well.
+        stub.script(*_fuzzed(PAGE + PAGE // 2), error(503, "busy"), error(503, "busy"))
+        stub.script(*_fuzzed(2 * PAGE))
+        job_id = new_id(IdKind.JOB, T0)
+        assert isinstance(runtime.queue, InProcessQueue)
+        await runtime.services.forgetting.submit(ForgetRequest("ann"), job_id=job_id)
+        await asyncio.wait_for(runtime.queue.drain(), timeout=60)
+
+        done = (await store.jobs.get_jobs([job_id]))[job_id]
+        assert done.status is JobStatus.SUCCEEDED, done
+        assert done.counts["scanned"] == 3 * PAGE
+        after = await store.memories.get_memories(ids)
+        assert all(len(after[i].level_history) == 1 for i in ids)  # no page done twice
     finally:
         await runtime.stop()
