@@ -22,7 +22,7 @@ from graph.cascade import delete_planned, memory_closure
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import float32, parse_utc, to_utc
-from hippograph.cascade import MAX_CASCADE_NODES, deletion_report, too_large
+from hippograph.cascade import MAX_CASCADE_NODES, DeletionReport, deletion_report, too_large
 from hippograph.errors import Conflict
 from hippograph.forgetting import BatchWrite, Candidate, RankKey, Rewrite
 from hippograph.models import LevelChange, MemoryCategory, MemoryKind, MemoryLevel
@@ -248,13 +248,32 @@ class ForgetGraph:
         ids = [c.id for c in read if c in current]
         if not ids:
             return 0
+        report = await self._planned(tx, user_id, ids)
+        await delete_planned(tx, report)
+        return _besides(report, ids)
+
+    async def cascaded(self, user_id: str, ids: Sequence[str]) -> int:
+        """How many nodes a hard delete of ``ids`` would remove besides them (what derives
+        only from them), for a dry run; nothing is written."""
+
+        async def work(tx: AsyncManagedTransaction) -> int:
+            return _besides(await self._planned(tx, user_id, ids), ids)
+
+        return await self._graph.read(work) if ids else 0
+
+    async def _planned(
+        self, tx: AsyncManagedTransaction, user_id: str, ids: Sequence[str]
+    ) -> DeletionReport:
         limit = self._cascade_limit
         closure = await memory_closure(tx, ids, [user_id], limit)
         if not closure.complete:
             raise too_large(ids[0], limit)
-        report = deletion_report(ids[0], closure)
-        await delete_planned(tx, report)
-        return len(report.deleted) - len(closure.roots)
+        return deletion_report(ids[0], closure)
+
+
+def _besides(report: DeletionReport, ids: Sequence[str]) -> int:
+    """How many of the nodes ``report`` deletes are not among ``ids``."""
+    return len(report.deleted_ids - set(ids))
 
 
 def _rewrite_row(r: Rewrite, now: datetime) -> dict[str, Any]:

@@ -69,6 +69,7 @@ class ForgetStore(Protocol):
         self, user_id: str, capacity: int, named: Sequence[str] = ()
     ) -> RankKey | None: ...
     async def apply(self, batch: BatchWrite) -> int: ...
+    async def cascaded(self, user_id: str, ids: Sequence[str]) -> int: ...
     async def users(self, after: str, limit: int) -> list[str]: ...
 
 
@@ -228,6 +229,10 @@ class ForgetService:
                 )
                 counts = tally(counts, len(page), exempt, decisions)
                 next_cursor = page[-1].id
+                if not writing:
+                    # What the real run would delete along provenance too.
+                    hard = [d.memory_id for d in decisions if d.action is Action.HARD_DELETE]
+                    cascaded += await self._store.cascaded(request.user_id, hard)
                 if writing:
                     batch, used = await self._batch(request, page, decisions, name, as_of, dry_run)
                     report = replace(report, usage=report.usage.plus(used))

@@ -70,6 +70,7 @@ async def test_a_jobs_hard_delete_counts_what_it_cascaded_in_the_jobs_progress(
     job = await queued_job(store)
     assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
     read = await store.forgetting.candidates("ann", True, [fact.id])
+    assert await store.forgetting.cascaded("ann", [fact.id]) == 1  # a dry run's count
     batch = BatchWrite(
         "ann",
         T0 + timedelta(days=400),
