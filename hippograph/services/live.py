@@ -48,6 +48,8 @@ class LiveService:
         ``recheck`` is asked for the caller again before each later read.
         """
         require_id(job_id, IdKind.JOB, "id")
+        # The connection's key may have been revoked since it was opened.
+        principal = await recheck() if recheck else principal
         # Subscribed before the first read: a change between the two is heard.
         async with self._bus.subscribe(job_topic(job_id)) as listener:
             job = await self._jobs.get_job(principal, job_id)
@@ -65,16 +67,19 @@ class LiveService:
     ) -> AsyncGenerator[Memory, None]:
         """Each memory made for a visible user from now on, as it is written.
 
-        ``recheck`` is asked for the caller again before each event's read.
+        ``recheck`` is asked for the caller again at the start, before each
+        event's read and every ``_resync_s`` without one, so a revoked key's
+        subscription ends though no memory comes.
         """
         require_user_id(user_id, "userId")
+        principal = await recheck() if recheck else principal
         user = await self._users.require_user(principal, user_id)
         async with self._bus.subscribe(memories_topic(user.id)) as listener:
             while True:
-                event = await listener.next()
+                event = await listener.next(self._resync_s if recheck else None)
+                principal = await recheck() if recheck else principal
                 if not isinstance(event, MemoriesAdded):
                     continue
-                principal = await recheck() if recheck else principal
                 found = await self._memories.get_memories(principal, list(event.memory_ids))
                 for memory_id in event.memory_ids:
                     memory = found.get(memory_id)

@@ -362,6 +362,9 @@ def test_a_revoked_key_stops_receiving(server: Server, http: Http) -> None:
         _add(http, "eve", "Eve sells honey")
         assert _error_code(ws.next_for("mine")) == "UNAUTHENTICATED"
         assert ws.next_for("mine") == {"id": "mine", "type": "complete"}
+        # A new subscription on the connection the key opened is refused at once.
+        ws.subscribe("again", MEMORY_ADDED, {"userId": "eve"})
+        assert _error_code(ws.next_for("again")) == "UNAUTHENTICATED"
 
 
 def _open_subscriptions(http: Http) -> float:
