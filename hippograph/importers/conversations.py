@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from hippograph.errors import HippoError, InvalidInput
 from hippograph.ids import require_client_id, require_user_id
-from hippograph.importers.jsonl_lines import ConversationLine
+from hippograph.importers.jsonl_lines import MAX_NAME, ConversationLine
 from hippograph.importers.locomo import Conversation, parse_sample
 from hippograph.located import json_object, utf8_lines, utf8_text, validate_line
 from hippograph.models import Role
@@ -200,7 +200,7 @@ def parse_locomo(data: Any, name: str) -> list[ConversationImport]:
     for index, sample in enumerate(data):
         source = f"{name} sample {index}"
         try:
-            parsed = parse_sample(sample)
+            conversations.append(_from_locomo(parse_sample(sample), source))
         except KeyError as exc:
             raise InvalidInput(
                 f"{source}: not a LoCoMo sample: it has no {exc.args[0]!r} (a sample is "
@@ -211,7 +211,6 @@ def parse_locomo(data: Any, name: str) -> list[ConversationImport]:
             raise InvalidInput(
                 f"{source}: not a LoCoMo sample ({type(exc).__name__}: {exc})"
             ) from exc
-        conversations.append(_from_locomo(parsed, source))
     return conversations
 
 
@@ -233,6 +232,10 @@ def _from_locomo(conversation: Conversation, source: str) -> ConversationImport:
     speakers = dict.fromkeys(
         [*conversation.speakers, *(t.speaker for s in conversation.sessions for t in s.turns)]
     )
+    # Each speaker becomes a user named so: checked now, as the user would be,
+    # not once the samples before this one are imported.
+    for speaker in speakers:
+        _check(require_text, source, speaker, "speaker", MAX_NAME)
     people = tuple(Person(speaker_user_id(user_id, s), s) for s in speakers)
     return ConversationImport(source, people, sessions, key=user_id)
 

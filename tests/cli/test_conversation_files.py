@@ -232,6 +232,13 @@ def _sample_with(**conversation: Any) -> dict[str, Any]:
             "(got 'D 1')",
         ),
         (
+            "locomo",
+            [locomo_sample(), _sample_with(speaker_b="M" * 201)],
+            "f.json sample 1: speaker is 201 characters long; the limit is 200",
+        ),
+        ("locomo", [_sample_with(speaker_a=7)], "f.json sample 0: not a LoCoMo sample ("),
+        ("locomo", [{**locomo_sample(), "sample_id": 7}], "f.json sample 0: not a LoCoMo sample ("),
+        (
             "messages",
             {"role": "user", "content": "hi"},
             "f.json: a message list is a JSON list of {role, content} objects",
