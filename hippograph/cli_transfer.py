@@ -35,6 +35,15 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         what = "is a directory, not a file" if args.file.is_dir() else "does not exist"
         raise InvalidInput(f"{args.file} {what}", "file")
     if args.format == "dump" or (args.format == "auto" and looks_like_dump(args.file)):
+        # A dump is a whole graph, loaded whole: an option that picks part of
+        # a conversation file would be passed over without a word.
+        for option, value in (("--only", args.only), ("--user", args.user), ("--name", args.name)):
+            if value is not None:
+                raise InvalidInput(
+                    f"{args.file.name} is a dump, loaded whole: {option} picks from "
+                    "conversation files only",
+                    option.lstrip("-"),
+                )
         return _import_dump(args, settings)
     # The whole file is checked before anything is written.
     conversations = read_conversations(

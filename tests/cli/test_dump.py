@@ -462,6 +462,8 @@ def test_the_commands_import_and_export_a_dump(
     assert not (tmp_path / "nothing.jsonl.partial").exists()
 
     dump = _small_dump(tmp_path / "small.jsonl")
+    assert main(["import", str(dump), "--only", "c1", "--no-progress"]) == 2
+    assert "small.jsonl is a dump, loaded whole: --only picks" in capsys.readouterr().err
     assert main(["import", str(dump), "--no-progress"]) == 0
     assert "4 nodes created (0 existed), 3 edges created (0 existed)" in capsys.readouterr().out
     assert main(["import", str(dump), "--format", "dump", "--no-progress"]) == 0
