@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -81,11 +82,16 @@ def _import_dump(args: argparse.Namespace, settings: Settings) -> int:
 
     from tqdm import tqdm
 
+    from hippograph.adapters.model_catalog import find_model
     from hippograph.dump import check_dump
     from hippograph.errors import ConfigError
 
     checked = check_dump(args.file)
     embedding = checked.header.embedding
+    model = find_model(settings.embedding.model)
+    # A graph recorded under an older name of the model (as `serve` accepts it).
+    if model is not None and embedding.model in model.aliases:
+        embedding = replace(embedding, model=settings.embedding.model)
     if embedding.model != settings.embedding.model:
         # Vectors from another model would be searched with this one's queries.
         raise ConfigError(

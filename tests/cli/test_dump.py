@@ -15,6 +15,7 @@ import pytest
 from graph.dump import EDGE_PAGES, NODE_PAGES, WRITE_EDGES, WRITE_NODES
 from graph.store import GraphStore
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.adapters.model_catalog import find_model
 from hippograph.cli import build_parser, main
 from hippograph.clock import utc_now
 from hippograph.dump import (
@@ -468,6 +469,16 @@ def test_the_commands_import_and_export_a_dump(
     assert "4 nodes created (0 existed), 3 edges created (0 existed)" in capsys.readouterr().out
     assert main(["import", str(dump), "--format", "dump", "--no-progress"]) == 0
     assert "0 nodes created (4 existed), 0 edges created (3 existed)" in capsys.readouterr().out
+    # A dump of a graph recorded under an older name of the model, as serve takes it.
+    model = find_model(MODEL)
+    assert model is not None
+    older = _edit(
+        _small_dump(tmp_path / "older.jsonl"),
+        1,
+        lambda r: r["embedding"].update(model=model.aliases[0]),
+    )
+    assert main(["import", str(older), "--no-progress"]) == 0
+    assert "0 nodes created (4 existed)" in capsys.readouterr().out
 
     again = tmp_path / "again.jsonl"
     assert main(["export", str(again), "--no-progress"]) == 0
