@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
@@ -164,11 +164,7 @@ def header_line(header: DumpHeader) -> str:
             "format": FORMAT,
             "version": header.version,
             "exported_at": header.exported_at.astimezone(UTC).isoformat(),
-            "embedding": {
-                "model": header.embedding.model,
-                "dimensions": header.embedding.dimensions,
-                "precision": header.embedding.precision,
-            },
+            "embedding": asdict(header.embedding),
             "counts": {"nodes": header.counts.nodes, "edges": header.counts.edges},
         }
     )
@@ -328,8 +324,7 @@ def parse_header(line: str, where: str) -> DumpHeader:
     counts = DumpCounts()
     counts.nodes.update(header.counts.nodes)
     counts.edges.update(header.counts.edges)
-    shape = header.embedding
-    embedding = EmbeddingInfo(shape.model, shape.dimensions, shape.precision)
+    embedding = EmbeddingInfo(**header.embedding.model_dump())
     return DumpHeader(header.exported_at, embedding, counts)
 
 
