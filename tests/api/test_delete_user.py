@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
+from hippograph.services import Services
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memories import NewMemory
 from tests.api.conftest import CREATE_SESSION, CREATE_USER, Api, add_memory
@@ -144,32 +147,43 @@ def test_a_refused_deletion_deletes_none_of_the_sessions_before_the_shared_one(
     assert len(before["user"]["sessions"]["edges"]) == 2
 
 
-def test_what_is_written_for_the_user_during_the_deletion_goes_too(
-    api: Api, client: TestClient
-) -> None:
-    _user(api, "ann", "Ann")
-    add_memory(api, "ann", "Ann is allergic to peanuts")
+Write = Callable[[Services, int], Awaitable[None]]
+
+
+def _writes_racing(client: TestClient, monkeypatch: pytest.MonkeyPatch, write: Write) -> list[int]:
+    """``write`` for Ann before each of the deletion's tries to delete her user node, as
+    a memorize or an addMemory that found her before she went would; the tries."""
     services = client.app.state.runtime.services  # type: ignore[attr-defined]
     store = services.user_deletion._store
     delete_user = store.delete_user
-    raced: list[str] = []
+    tries: list[int] = []
 
-    async def after_a_racing_write(user_id: str) -> bool:
-        # An addMemory and a createSession that found the user before it went.
-        if not raced:
-            new = NewMemory(user_id=user_id, content="Ann's PIN is 4321")
-            raced.append((await services.memories.add_memory(SETTINGS_ADMIN, new)).id)
-            raced.append((await services.users.create_session(SETTINGS_ADMIN, user_id, "")).id)
+    async def after_a_write(user_id: str) -> bool:
+        tries.append(len(tries) + 1)
+        await write(services, tries[-1])
         return bool(await delete_user(user_id))
 
-    store.delete_user = after_a_racing_write
-    try:
-        done = _delete(api, "ann", dry_run=False)
-    finally:
-        store.delete_user = delete_user
+    monkeypatch.setattr(store, "delete_user", after_a_write)
+    return tries
+
+
+def test_what_is_written_for_the_user_during_the_deletion_goes_too(
+    api: Api, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _user(api, "ann", "Ann")
+    add_memory(api, "ann", "Ann is allergic to peanuts")
+
+    async def once(services: Services, attempt: int) -> None:
+        if attempt == 1:
+            new = NewMemory(user_id="ann", content="Ann's PIN is 4321")
+            await services.memories.add_memory(SETTINGS_ADMIN, new)
+            await services.users.create_session(SETTINGS_ADMIN, "ann", "")
+
+    tries = _writes_racing(client, monkeypatch, once)
+    done = _delete(api, "ann", dry_run=False)
 
     assert done["applied"] is True, done
-    assert len(raced) == 2
+    assert tries == [1, 2]
     # Someone new takes the id: nothing of the first Ann's is theirs.
     api.ok(CREATE_USER, {"id": "ann", "name": "Another Ann"})
     assert _held(api, "ann")["memories"] == []
@@ -177,30 +191,22 @@ def test_what_is_written_for_the_user_during_the_deletion_goes_too(
 
 
 def test_writes_that_keep_coming_stop_the_deletion_with_a_conflict(
-    api: Api, client: TestClient
+    api: Api, client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _user(api, "ann", "Ann")
-    services = client.app.state.runtime.services  # type: ignore[attr-defined]
-    store = services.user_deletion._store
-    delete_user = store.delete_user
-    rounds: list[int] = []
 
-    async def after_a_write_each_time(user_id: str) -> bool:
-        rounds.append(len(rounds))
-        new = NewMemory(user_id=user_id, content=f"Ann's note {len(rounds)}")
+    async def every_time(services: Services, attempt: int) -> None:
+        new = NewMemory(user_id="ann", content=f"Ann's note {attempt}")
         await services.memories.add_memory(SETTINGS_ADMIN, new)
-        return bool(await delete_user(user_id))
 
-    store.delete_user = after_a_write_each_time
-    try:
-        refused = _delete(api, "ann", dry_run=False)
-    finally:
-        store.delete_user = delete_user
+    tries = _writes_racing(client, monkeypatch, every_time)
+    refused = _delete(api, "ann", dry_run=False)
 
     assert refused["code"] == "CONFLICT", refused
     assert "kept coming" in refused["message"]
-    assert len(rounds) == 3
+    assert tries == [1, 2, 3]
     assert api.ok('{ user(id: "ann") { id } }')["user"] == {"id": "ann"}
+    monkeypatch.undo()
     assert _delete(api, "ann", dry_run=False)["applied"] is True  # once they stop
 
 
