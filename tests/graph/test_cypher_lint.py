@@ -43,6 +43,7 @@ PROPERTY_KEYS = sorted(
     | {"norm", "kind", "entity"}  # Entity nodes (graph/entities.py) and their link maps
     | {"renewed_at"}  # a job's lease (graph/jobs.py), read apart from its record
     | {"precision", "reindex_model", "reindex_dimensions", "reindex_precision", "reindex_run"}
+    | {"unit_deleted"}  # a deleted MemUnit's messages (graph/cascade.py), never read back
 )
 
 pytestmark = pytest.mark.slow  # Neo4j's parser in a Node child process (45 s here)
