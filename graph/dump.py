@@ -18,7 +18,7 @@ from typing import Any, LiteralString, TextIO
 from neo4j import AsyncManagedTransaction
 from neo4j.time import DateTime
 
-from graph import entities
+from graph import embedding_meta, entities
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.embedding_meta import READ as READ_EMBEDDING_META
@@ -344,16 +344,13 @@ class DumpGraph:
             raise ExportError(
                 "the graph has no embedding record: it was never set up (`hippograph init`)"
             )
-        if meta[0]["reindex_run"] is not None:
-            # Its vectors are a mix of two models, which the dump would label
-            # as one: the imported graph would then start and misrank searches.
-            raise ExportError(
-                f"re-embedding this graph with {meta[0]['reindex_model']} was interrupted, so "
-                "its vectors are a mix of two models: run `hippograph reindex --model "
-                f"{meta[0]['reindex_model']}` to finish it, then export"
-            )
-        model, dimensions = str(meta[0]["model"]), int(meta[0]["dimensions"])
-        return counts, EmbeddingInfo(model, dimensions, str(meta[0]["precision"] or "float32"))
+        stored = embedding_meta.stored_from(meta[0])
+        if (mixed := embedding_meta.interrupted(stored)) is not None:
+            # Two models' vectors, which the dump would label as one: the
+            # imported graph would then start and misrank searches.
+            raise ExportError(f"{mixed}, then export")
+        vectors = stored.vectors
+        return counts, EmbeddingInfo(vectors.model, vectors.dimensions, vectors.precision)
 
     async def _pages(
         self, query: LiteralString, size: int, cursor: str

@@ -67,7 +67,8 @@ class StoredVectors:
     reindex_run: str | None = None
 
 
-def _stored(row: Mapping[str, Any]) -> StoredVectors:
+def stored_from(row: Mapping[str, Any]) -> StoredVectors:
+    """The record from a row of ``READ`` (or ``RECORD``)."""
     # A graph from before precisions were recorded holds MiniLM's float32 vectors.
     vectors = VectorModel(str(row["model"]), int(row["dimensions"]), row["precision"] or "float32")
     if row["reindex_run"] is None:
@@ -87,7 +88,7 @@ async def record(graph: GraphDriver, running: VectorModel) -> StoredVectors:
             "dimensions": running.dimensions,
             "precision": running.precision,
         }
-        return _stored((await fetch(tx, RECORD, params))[0])
+        return stored_from((await fetch(tx, RECORD, params))[0])
 
     return await graph.write(work, merge_only=True)
 
@@ -97,7 +98,7 @@ async def read(graph: GraphDriver) -> StoredVectors | None:
 
     async def work(tx: AsyncManagedTransaction) -> StoredVectors | None:
         rows = await fetch(tx, READ)
-        return _stored(rows[0]) if rows else None
+        return stored_from(rows[0]) if rows else None
 
     return await graph.read(work)
 
@@ -127,6 +128,18 @@ async def finish_reindex(graph: GraphDriver, run: str) -> None:
         raise ConfigError(f"re-embedding run {run} is no longer the graph's: another one began")
 
 
+def interrupted(stored: StoredVectors) -> str | None:
+    """What is wrong with a graph whose re-embedding was cut short, and the command that
+    finishes it; None when none is under way."""
+    if stored.reindex is None:
+        return None
+    return (
+        f"re-embedding this graph with {stored.reindex.model} was interrupted, so its "
+        f"vectors are a mix of two models: run `hippograph reindex --model "
+        f"{stored.reindex.model}` to finish it"
+    )
+
+
 def refusal(stored: StoredVectors, running: VectorModel, known_as: Collection[str]) -> str | None:
     """Why a process running ``running`` must not use this graph; None when it may.
 
@@ -135,12 +148,8 @@ def refusal(stored: StoredVectors, running: VectorModel, known_as: Collection[st
     ``all-MiniLM-L6-v2`` graphs recorded before models had a catalog).
     """
     names = {running.model.lower(), *(n.lower() for n in known_as)}
-    if stored.reindex is not None:
-        return (
-            f"re-embedding this graph with {stored.reindex.model} was interrupted, so its "
-            f"vectors are a mix of two models: run `hippograph reindex --model "
-            f"{stored.reindex.model}` to finish it (with the service stopped)"
-        )
+    if (mixed := interrupted(stored)) is not None:
+        return f"{mixed} (with the service stopped)"
     if stored.vectors.model.lower() not in names:
         return (
             f"this graph's vectors come from {stored.vectors.model} "
