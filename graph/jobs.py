@@ -12,7 +12,7 @@ from neo4j import AsyncManagedTransaction
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import Props, to_utc, to_utc_or_none
-from hippograph.jobs import Job, JobKind, JobStatus, LapsedRun
+from hippograph.jobs import Job, JobKind, JobStatus, LapsedRun, QueuedRun
 
 if TYPE_CHECKING:
     from hippograph.services.job_payloads import JobPayload
@@ -43,7 +43,7 @@ CREATE_JOB = cypher(
 REQUEUE_FAILED_JOB = cypher(
     "jobs.REQUEUE_FAILED_JOB",
     "MATCH (j:Job {id: $id}) WHERE j.status = 'failed' "
-    "SET j.status = 'queued', j.error = null, j.finished_at = null "
+    "SET j.status = 'queued', j.error = null, j.finished_at = null, j.queued_at = $now "
     "RETURN j " + JOB_MAP + " AS props",
 )
 GET_JOBS = cypher(
@@ -88,14 +88,15 @@ FINISH_JOB = cypher(
 # Embedded mode has one process: a job it left running at a crash has no runner.
 REQUEUE_RUNNING_JOBS = cypher(
     "jobs.REQUEUE_RUNNING_JOBS",
-    "MATCH (j:Job) WHERE j.status = 'running' SET j.status = 'queued' RETURN count(j) AS n",
+    "MATCH (j:Job) WHERE j.status = 'running' SET j.status = 'queued', j.queued_at = $now "
+    "RETURN count(j) AS n",
 )
 # A run interrupted by its runner (shutdown, cancellation) goes back in the
 # queue, unless another run has taken the job over meanwhile.
 REQUEUE_JOB = cypher(
     "jobs.REQUEUE_JOB",
     "MATCH (j:Job {id: $id}) WHERE j.status = 'running' AND j.attempts = $attempt "
-    "SET j.status = 'queued' RETURN j.id AS id",
+    "SET j.status = 'queued', j.queued_at = $now RETURN j.id AS id",
 )
 # Running jobs whose runner has stopped renewing the lease (its process died
 # or froze): a worker sweep delivers each again, so another worker takes it
@@ -107,6 +108,29 @@ LAPSED_JOBS = cypher(
     "RETURN j.id AS id, coalesce(j.attempts, 0) AS attempts, "
     "coalesce(j.renewed_at, j.started_at) AS renewed_at "
     "ORDER BY j.created_at ASC LIMIT $limit",
+)
+# Jobs queued for longer than a lease, which may have no delivery on their
+# way (JobService.redeliver_queued). `queued_at` is when the job was last
+# put in the queue; a record written before it was kept has its creation.
+QUEUED_JOBS = cypher(
+    "jobs.QUEUED_JOBS",
+    "MATCH (j:Job) WHERE j.status = 'queued' "
+    "AND coalesce(j.queued_at, j.created_at) < $stale_before "
+    "RETURN j.id AS id, coalesce(j.attempts, 0) AS attempts, "
+    "coalesce(j.queued_at, j.created_at) AS queued_at "
+    "ORDER BY j.created_at ASC LIMIT $limit",
+)
+# A sweep's new delivery of a queued job restarts its time in the queue.
+# Under the node's write lock, and only while still queued that long, so of
+# two workers sweeping at once one delivers it, and none once a run took it.
+STAMP_QUEUED_JOB = cypher(
+    "jobs.STAMP_QUEUED_JOB",
+    "MATCH (j:Job {id: $id}) "
+    "SET j._lock = true REMOVE j._lock "
+    "WITH j "
+    "WHERE j.status = 'queued' AND coalesce(j.attempts, 0) = $attempt "
+    "AND coalesce(j.queued_at, j.created_at) < $stale_before "
+    "SET j.queued_at = $now RETURN j.id AS id",
 )
 UNFINISHED_JOBS = cypher(
     "jobs.UNFINISHED_JOBS",
@@ -161,12 +185,15 @@ class JobGraph:
             "created_at": job.created_at,
             "attempts": 0,
             "counts": "{}",
+            "queued_at": job.created_at,
         }
 
         async def work(tx: AsyncManagedTransaction) -> tuple[Job, bool]:
             found = await fetch(tx, GET_JOBS, {"ids": [job.id]})
             if found:
-                requeued = await fetch(tx, REQUEUE_FAILED_JOB, {"id": job.id})
+                requeued = await fetch(
+                    tx, REQUEUE_FAILED_JOB, {"id": job.id, "now": job.created_at}
+                )
                 if requeued:
                     return self._job(requeued[0]["props"]), True
                 return self._job(found[0]["props"]), False
@@ -235,20 +262,22 @@ class JobGraph:
 
         return await self._graph.write(work)
 
-    async def requeue(self, job_id: str, attempt: int) -> bool:
-        """Put a job that run ``attempt`` holds back in the queue; False if it is not
-        running or another run holds it."""
+    async def requeue(self, job_id: str, attempt: int, now: datetime) -> bool:
+        """Put a job that run ``attempt`` holds back in the queue at ``now``; False if it
+        is not running or another run holds it."""
 
         async def work(tx: AsyncManagedTransaction) -> bool:
-            return bool(await fetch(tx, REQUEUE_JOB, {"id": job_id, "attempt": attempt}))
+            params = {"id": job_id, "attempt": attempt, "now": now}
+            return bool(await fetch(tx, REQUEUE_JOB, params))
 
         return await self._graph.write(work)
 
-    async def requeue_running(self) -> int:
-        """Put every running job back in the queue (only for a single-process runner)."""
+    async def requeue_running(self, now: datetime) -> int:
+        """Put every running job back in the queue at ``now`` (only for a single-process
+        runner)."""
 
         async def work(tx: AsyncManagedTransaction) -> int:
-            rows = await fetch(tx, REQUEUE_RUNNING_JOBS)
+            rows = await fetch(tx, REQUEUE_RUNNING_JOBS, {"now": now})
             return int(rows[0]["n"]) if rows else 0
 
         return await self._graph.write(work)
@@ -274,3 +303,26 @@ class JobGraph:
             ]
 
         return await self._graph.read(work)
+
+    async def queued_before(self, stale_before: datetime, limit: int = 100) -> list[QueuedRun]:
+        """Queued jobs last put in the queue before ``stale_before``, oldest first."""
+
+        async def work(tx: AsyncManagedTransaction) -> list[QueuedRun]:
+            rows = await fetch(tx, QUEUED_JOBS, {"stale_before": stale_before, "limit": limit})
+            return [
+                QueuedRun(row["id"], int(row["attempts"]), to_utc(row["queued_at"])) for row in rows
+            ]
+
+        return await self._graph.read(work)
+
+    async def stamp_queued(
+        self, job_id: str, attempt: int, stale_before: datetime, now: datetime
+    ) -> bool:
+        """Mark a job queued again at ``now`` for a new delivery; False unless it is
+        still queued, after ``attempt`` runs, since before ``stale_before``."""
+        params = {"id": job_id, "attempt": attempt, "stale_before": stale_before, "now": now}
+
+        async def work(tx: AsyncManagedTransaction) -> bool:
+            return bool(await fetch(tx, STAMP_QUEUED_JOB, params))
+
+        return await self._graph.write(work)

@@ -83,3 +83,18 @@ class LapsedRun:
     job_id: str
     attempt: int
     renewed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedRun:
+    """A job queued in the graph since ``queued_at``, waiting for its next run.
+
+    ``attempt`` is how many runs it has had. A job queued for longer than a
+    lease may have no delivery on its way at all: the process that queued it
+    died between the graph's commit and the transport's, or the transport gave
+    up on every delivery it had (arq's tries ran out on stop signals).
+    """
+
+    job_id: str
+    attempt: int
+    queued_at: datetime

@@ -89,6 +89,13 @@ class Metrics:
             "process's lease sweep for another runner to take over",
             registry=self.registry,
         )
+        self.jobs_undelivered = Counter(
+            "hippograph_jobs_undelivered",
+            "Jobs queued for a lease with no delivery in the transport (their submitter died "
+            "between its two writes, or arq gave up on them), queued again by this process's "
+            "sweep",
+            registry=self.registry,
+        )
         self.subscriptions = Gauge(
             "hippograph_subscriptions_open",
             "Live-update listeners open in this process (one per running subscription)",

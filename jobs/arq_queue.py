@@ -10,9 +10,11 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from arq.connections import ArqRedis, RedisSettings
+from arq.constants import in_progress_key_prefix
 from redis.exceptions import RedisError
 
 from hippograph.errors import Unavailable
+from hippograph.jobs import QueuedRun
 from jobs.redis_pool import connect
 
 RUN_JOB = "run_job"
@@ -40,6 +42,26 @@ def load_payload(raw: bytes) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError("an arq payload must be a JSON object")
     return value
+
+
+def _arq_id(
+    job_id: str,
+    attempt: int,
+    *,
+    lapsed_at: datetime | None = None,
+    queued_at: datetime | None = None,
+) -> str:
+    """The arq id of one delivery of a job (see :meth:`ArqQueue.enqueue`)."""
+    arq_id = f"{job_id}:{attempt}"
+    if lapsed_at is not None:
+        arq_id += f":lapsed:{_ms(lapsed_at)}"
+    if queued_at is not None:
+        arq_id += f":queued:{_ms(queued_at)}"
+    return arq_id
+
+
+def _ms(at: datetime) -> int:
+    return round(at.timestamp() * 1000)
 
 
 def redis_settings(url: str) -> RedisSettings:
@@ -80,7 +102,12 @@ class ArqQueue:
         return cls(pool, queue_name, timeout_s)
 
     async def enqueue(
-        self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
+        self,
+        job_id: str,
+        attempt: int = 0,
+        *,
+        lapsed_at: datetime | None = None,
+        queued_at: datetime | None = None,
     ) -> bool:
         """Queue ``run_job(job_id)`` under the arq id ``<job id>:<attempt>``; False if known.
 
@@ -90,18 +117,46 @@ class ArqQueue:
         is submitted again must run again. A takeover of a lapsed run
         (``lapsed_at``) is ``<job id>:<attempt>:lapsed:<ms>``: every sweep that
         finds the same lapse queues it once, and it never shadows a later
-        resubmission's id. The job's record in the graph still decides whether
-        there is work left. arq answers None for an id it already holds,
-        queued or with its result still kept.
+        resubmission's id. A sweep's delivery of a job queued with none on its
+        way (``queued_at``) is ``<job id>:<attempt>:queued:<ms>``. The job's
+        record in the graph still decides whether there is work left. arq
+        answers None for an id it already holds, queued or with its result
+        still kept.
         """
-        arq_id = f"{job_id}:{attempt}"
-        if lapsed_at is not None:
-            arq_id += f":lapsed:{round(lapsed_at.timestamp() * 1000)}"
+        arq_id = _arq_id(job_id, attempt, lapsed_at=lapsed_at, queued_at=queued_at)
         queued = await self._answer(
             self._pool.enqueue_job(RUN_JOB, job_id, _job_id=arq_id, _queue_name=self._queue_name),
             "the job queue (Redis)",
         )
         return queued is not None
+
+    async def holds(self, run: QueuedRun) -> bool:
+        """Whether arq has a delivery of the queued job ``run`` waiting or running.
+
+        Those it may have: the submission's (or a resubmission's),
+        ``<job id>:<attempt>``; the delivery its last run was cut off in,
+        which arq hands out again (``<job id>:<attempt - 1>``); and a sweep's
+        of the job's ``queued_at``. A delivery arq has finished with, its
+        result kept or expired, holds nothing. A takeover's delivery
+        (``:lapsed:``) is not looked for: a job queued for a lease after its
+        run stopped has had time to be taken.
+        """
+        ids = [
+            _arq_id(run.job_id, run.attempt),
+            _arq_id(run.job_id, run.attempt, queued_at=run.queued_at),
+        ]
+        if run.attempt > 0:
+            ids.append(_arq_id(run.job_id, run.attempt - 1))
+
+        async def look() -> bool:
+            async with self._pool.pipeline(transaction=False) as pipe:
+                for arq_id in ids:
+                    pipe.exists(in_progress_key_prefix + arq_id)
+                    pipe.zscore(self._queue_name, arq_id)
+                answers = await pipe.execute()
+            return any(answers)
+
+        return await self._answer(look(), "the job queue (Redis)")
 
     async def ping(self) -> None:
         """Raise ``Unavailable`` unless Redis answers within the timeout."""

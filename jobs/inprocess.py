@@ -16,6 +16,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
+from hippograph.jobs import QueuedRun
+
 log = logging.getLogger(__name__)
 
 # How long a stop waits for running jobs before cancelling them. Most jobs
@@ -33,15 +35,25 @@ class InProcessQueue:
         self._pending: set[str] = set()
 
     async def enqueue(
-        self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
+        self,
+        job_id: str,
+        attempt: int = 0,
+        *,
+        lapsed_at: datetime | None = None,
+        queued_at: datetime | None = None,
     ) -> bool:
         """Queue the id; one already waiting or running here is not queued twice
-        (whatever the attempt, or the lapse it takes over), and False is answered."""
+        (whatever the attempt, or the lapse or sweep it comes from), and False is
+        answered."""
         if job_id in self._pending:
             return False
         self._pending.add(job_id)
         self._waiting.put_nowait(job_id)
         return True
+
+    async def holds(self, run: QueuedRun) -> bool:
+        """Whether the job's id is waiting or running here."""
+        return run.job_id in self._pending
 
     async def take(self) -> str:
         """The next id (waits for one); call :meth:`done` with it once it has run."""

@@ -5,7 +5,8 @@ graph holds its parameters and its status, so a job delivered twice (arq
 retries, a resubmission) finds its work done, or its lease live, and returns.
 Each worker also sweeps the graph for jobs whose runner stopped renewing its
 lease and delivers them again, so a dead worker's job is taken over about one
-lease later instead of at arq's own timeout.
+lease later instead of at arq's own timeout; and for jobs queued for a lease
+with no delivery in Redis, which it delivers again.
 
 ``jobs.worker.WorkerSettings`` is arq's settings class, built from the
 environment when first looked up, so arq's own command line works on it
@@ -118,11 +119,15 @@ async def _startup(ctx: dict[str, Any]) -> None:
             lease, running_here=services.job_runner.in_progress()
         )
         runtime.metrics.jobs_redelivered.inc(len(delivered))
+        undelivered = await services.jobs.redeliver_queued(lease)
+        runtime.metrics.jobs_undelivered.inc(len(undelivered))
 
     # arq delivers a dead worker's job again only once its job timeout has
     # passed (the time limit, 10 minutes by default); the graph knows sooner,
     # from the lease no one renews. Every worker sweeps: a lapse found twice
     # is queued once (jobs/arq_queue.py), and the graph lets one run take it.
+    # The same sweep finds jobs queued with no delivery in Redis (their
+    # submitter died between its two writes, or arq gave up on them).
     # A task of the worker's own rather than an arq cron job: only this
     # process knows which runs are its own, and arq would log a cron run
     # every few seconds.

@@ -207,7 +207,7 @@ class JobRunner:
         except asyncio.CancelledError:
             # The runner is stopping (SIGTERM, shutdown): back to the queue, so
             # the next runner (or the next start) takes it at once.
-            await asyncio.shield(self._store.requeue(job_id, job.attempts))
+            await asyncio.shield(self._store.requeue(job_id, job.attempts, self._clock()))
             raise
         except HippoError as exc:
             log.warning("job %s failed: %s", job_id, exc.message)
@@ -252,5 +252,5 @@ class JobRunner:
         Only for the in-process runner: with arq, other workers may be running
         them, and their leases decide.
         """
-        await self._store.requeue_running()
+        await self._store.requeue_running(self._clock())
         return await self._store.unfinished()

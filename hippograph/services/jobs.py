@@ -18,7 +18,7 @@ from hippograph.clock import Clock
 from hippograph.errors import NotFound, Unavailable
 from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, require_id
-from hippograph.jobs import Job, JobStatus, LapsedRun
+from hippograph.jobs import Job, JobStatus, LapsedRun, QueuedRun
 
 if TYPE_CHECKING:
     # Type only: the payloads are declared beside the services that submit
@@ -35,8 +35,8 @@ class JobStore(Protocol):
     async def get_jobs(self, ids: list[str]) -> dict[str, Job]: ...
     async def start(self, job_id: str, now: datetime, stale_before: datetime) -> Job | None: ...
     async def renew(self, job_id: str, attempt: int, now: datetime) -> bool: ...
-    async def requeue(self, job_id: str, attempt: int) -> bool: ...
-    async def requeue_running(self) -> int: ...
+    async def requeue(self, job_id: str, attempt: int, now: datetime) -> bool: ...
+    async def requeue_running(self, now: datetime) -> int: ...
     async def finish(
         self,
         job_id: str,
@@ -49,13 +49,22 @@ class JobStore(Protocol):
     ) -> Job | None: ...
     async def unfinished(self, limit: int = 1000) -> list[str]: ...
     async def lapsed(self, stale_before: datetime, limit: int = 100) -> list[LapsedRun]: ...
+    async def queued_before(self, stale_before: datetime, limit: int = 100) -> list[QueuedRun]: ...
+    async def stamp_queued(
+        self, job_id: str, attempt: int, stale_before: datetime, now: datetime
+    ) -> bool: ...
 
 
 class JobQueue(Protocol):
     """How a submitted job's id reaches a runner: a transport, it decides nothing."""
 
     async def enqueue(
-        self, job_id: str, attempt: int = 0, *, lapsed_at: datetime | None = None
+        self,
+        job_id: str,
+        attempt: int = 0,
+        *,
+        lapsed_at: datetime | None = None,
+        queued_at: datetime | None = None,
     ) -> bool:
         """Have the job run soon; False if that delivery was already queued.
 
@@ -65,7 +74,18 @@ class JobQueue(Protocol):
         that deduplicates by id keys on both, so a resubmitted failed job runs.
         ``lapsed_at`` marks a delivery for another runner to take over a run
         whose lease lapsed at that time (see :class:`LapsedRun`): it is keyed
-        apart from the submission's, once per lapse.
+        apart from the submission's, once per lapse. ``queued_at`` marks a
+        sweep's delivery of a job queued with none on its way (see
+        :class:`QueuedRun`), keyed by the moment the sweep queued it.
+        """
+        ...
+
+    async def holds(self, run: QueuedRun) -> bool:
+        """Whether a delivery of the queued job ``run`` is waiting or being run.
+
+        The deliveries a transport knows of for it: its submission's (or a
+        resubmission's) under its attempt, the interrupted delivery of its
+        last run, and a sweep's of its ``queued_at``.
         """
         ...
 
@@ -133,6 +153,35 @@ class JobService:
                 run.job_id,
                 run.attempt,
                 run.renewed_at.isoformat(),
+            )
+        return delivered
+
+    async def redeliver_queued(self, lease: timedelta) -> list[QueuedRun]:
+        """Deliver again every job queued for ``lease`` with no delivery on its way.
+
+        The graph's record and the transport's entry are two writes: a process
+        that dies between them (after the graph's commit, before Redis's)
+        leaves a job queued that nothing will deliver, and so does a transport
+        that gave up on every delivery it had (arq fails a delivery whose
+        tries ran out without running it). A job whose delivery is still
+        waiting (a long queue) is left alone. Of workers sweeping at once, the
+        one whose graph write marks the job queued anew delivers it
+        (``stamp_queued``), so a job is delivered once per lease at most.
+        Returns the jobs this call delivered.
+        """
+        now = self._clock()
+        delivered = []
+        for run in await self._store.queued_before(now - lease):
+            if await self._queue.holds(run):
+                continue
+            if not await self._store.stamp_queued(run.job_id, run.attempt, now - lease, now):
+                continue  # another sweep delivered it, or a run took it
+            await self._queue.enqueue(run.job_id, run.attempt, queued_at=now)
+            delivered.append(run)
+            log.warning(
+                "job %s: queued since %s with no delivery on its way; delivered again",
+                run.job_id,
+                run.queued_at.isoformat(),
             )
         return delivered
 

@@ -41,7 +41,7 @@ PROPERTY_KEYS = sorted(
     | {"model", "dimensions", "user_ids", "name"}
     | {"memory", "props", "unit", "source"}
     | {"norm", "kind", "entity"}  # Entity nodes (graph/entities.py) and their link maps
-    | {"renewed_at"}  # a job's lease (graph/jobs.py), read apart from its record
+    | {"renewed_at", "queued_at"}  # a job's lease and time in the queue (graph/jobs.py)
     | {"precision", "reindex_model", "reindex_dimensions", "reindex_precision", "reindex_run"}
     | {"unit_deleted"}  # a deleted MemUnit's messages (graph/cascade.py), never read back
 )

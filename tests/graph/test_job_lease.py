@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -84,7 +85,7 @@ async def test_a_run_taken_over_can_neither_finish_nor_requeue_the_job(
     assert taken.attempts == 2
 
     assert await store.jobs.finish(job.id, 1, JobStatus.FAILED, at, {}, "stale", {}) is None
-    assert not await store.jobs.requeue(job.id, 1)
+    assert not await store.jobs.requeue(job.id, 1, at)
     still = (await store.jobs.get_jobs([job.id]))[job.id]
     assert (still.status, still.attempts, still.error) == (JobStatus.RUNNING, 2, None)
     # Nor may a third delivery start it meanwhile: run 2's lease is live.
@@ -93,7 +94,7 @@ async def test_a_run_taken_over_can_neither_finish_nor_requeue_the_job(
     done = await store.jobs.finish(job.id, 2, JobStatus.SUCCEEDED, at, {"n": 1}, None, {})
     assert done is not None
     assert done.status is JobStatus.SUCCEEDED
-    assert not await store.jobs.requeue(job.id, 2)
+    assert not await store.jobs.requeue(job.id, 2, at)
 
 
 async def test_lapsed_lists_the_running_jobs_no_one_renewed_for_a_lease(
@@ -119,3 +120,46 @@ async def test_lapsed_lists_the_running_jobs_no_one_renewed_for_a_lease(
     assert [run.job_id for run in await store.jobs.lapsed(later - lease)] == [alive.id]
     # A queued job has no lease to lapse.
     assert waiting.id not in {run.job_id for run in await store.jobs.lapsed(later)}
+
+
+async def test_queued_before_lists_jobs_queued_for_a_lease_and_one_sweep_stamps_each(
+    store: GraphStore,
+) -> None:
+    lease = timedelta(seconds=30)
+    waiting, stopped, failed = [
+        await queued_job(store, T0 + timedelta(seconds=i)) for i in range(3)
+    ]
+    for job in (stopped, failed):
+        assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+    await store.jobs.finish(failed.id, 1, JobStatus.FAILED, T0, {}, "LLM away", {})
+    # Not yet a lease in the queue: nothing.
+    assert await store.jobs.queued_before(T0 - lease) == []
+
+    at = T0 + lease + timedelta(seconds=1)
+    found = await store.jobs.queued_before(at - lease)
+    assert [(run.job_id, run.attempt, run.queued_at) for run in found] == [(waiting.id, 0, T0)]
+    # Of two sweeps of the same moment, one marks it queued anew; a stamp of
+    # another attempt (a run took it meanwhile) marks nothing.
+    assert not await store.jobs.stamp_queued(waiting.id, 1, at - lease, at)
+    assert [await store.jobs.stamp_queued(waiting.id, 0, at - lease, at) for _ in range(2)] == [
+        True,
+        False,
+    ]
+    assert await store.jobs.queued_before(at - lease) == []
+
+    # A run put back in the queue (its runner stopping) and a failed job
+    # submitted again are queued from that moment, not from their creation.
+    assert await store.jobs.requeue(stopped.id, 1, at)
+    resubmitted = replace(failed, created_at=at)
+    assert (await store.jobs.submit(resubmitted))[1]
+    assert await store.jobs.queued_before(at) == []
+    later = at + lease + timedelta(seconds=1)
+    found = await store.jobs.queued_before(later - lease)
+    assert {(run.job_id, run.attempt, run.queued_at) for run in found} == {
+        (waiting.id, 0, at),
+        (stopped.id, 1, at),
+        (failed.id, 1, at),
+    }
+    # A job a run took is no longer queued.
+    assert await store.jobs.start(waiting.id, later, later - lease) is not None
+    assert waiting.id not in {run.job_id for run in await store.jobs.queued_before(later)}

@@ -123,7 +123,7 @@ async def test_a_stopped_forget_job_resumes_after_its_last_page(
         except Conflict:
             pass
         assert (await store.memories.get_memories([ids[-1]]))[ids[-1]].deleted_at is None
-        await store.jobs.requeue(job_id, failed.attempts)
+        await store.jobs.requeue(job_id, failed.attempts, T0)
         await store.jobs.finish(job_id, failed.attempts, JobStatus.FAILED, T0, {}, "stopped", {})
 
         # The LLM is back: the job, submitted again, starts at page 2.
