@@ -80,10 +80,19 @@ KEYWORD = cypher(
     "WHERE m.user_id = $user_id AND " + FILTER_M + " "
     "RETURN " + CANDIDATES_M,
 )
+# A user's MemUnits are found through the full-text index's user_key, which
+# holds a token for each user a unit is shared with: a group conversation's
+# unit lives in its owner's session, and a path through the guest's own
+# sessions would miss it. A query of the key alone, without a limit, returns
+# every node that carries it on both servers; the user_ids test guards
+# against a (vanishingly unlikely) collision of two users' tokens.
+USER_MEMUNITS = (
+    "CALL db.index.fulltext.queryNodes($index, $user_lucene) YIELD node AS n "
+    "WHERE $user_id IN n.user_ids "
+)
 UNIT_VECTOR_EXACT = cypher(
     "search.UNIT_VECTOR_EXACT",
-    "MATCH (s:Session {user_id: $user_id}) MATCH (n:MemUnit {session_id: s.id}) "
-    "WHERE $user_id IN n.user_ids AND n.embedding IS NOT NULL AND " + FILTER_U + " "
+    USER_MEMUNITS + "AND n.embedding IS NOT NULL AND " + FILTER_U + " "
     "WITH n, vector.similarity.cosine(n.embedding, $vector) AS score "
     "ORDER BY score DESC, n.id ASC LIMIT $k "
     "RETURN " + CANDIDATES_N,
@@ -116,11 +125,7 @@ RECENT_SPEAKERS = cypher(
     "WITH m LIMIT $messages "
     "RETURN DISTINCT m.speaker AS speaker",
 )
-COUNT_USER_MEMUNITS = cypher(
-    "search.COUNT_USER_MEMUNITS",
-    "MATCH (s:Session {user_id: $user_id}) MATCH (n:MemUnit {session_id: s.id}) "
-    "WHERE $user_id IN n.user_ids RETURN count(n) AS n",
-)
+COUNT_USER_MEMUNITS = cypher("search.COUNT_USER_MEMUNITS", USER_MEMUNITS + "RETURN count(n) AS n")
 COUNT_MEMUNITS = cypher("search.COUNT_MEMUNITS", "MATCH (n:MemUnit) RETURN count(n) AS n")
 COSINES = cypher(
     "search.COSINES",
@@ -273,12 +278,16 @@ class SearchGraph:
     async def unit_vector_exact(
         self, user_id: str, vector: Sequence[float], k: int, memory_filter: MemoryFilter
     ) -> list[Candidate]:
-        """The ``k`` most similar of the user's MemUnits, by exact cosine."""
-        params = _unit_params(memory_filter) | {
-            "user_id": user_id,
-            "vector": vector_param(vector),
-            "k": k,
-        }
+        """The ``k`` most similar of the user's MemUnits (those of group conversations
+        included), by exact cosine."""
+        params = (
+            _unit_params(memory_filter)
+            | self._user_units(user_id)
+            | {
+                "vector": vector_param(vector),
+                "k": k,
+            }
+        )
         return self._by_vector(
             await self._collected(UNIT_VECTOR_EXACT, params), exact=True, unit=True
         )
@@ -355,8 +364,16 @@ class SearchGraph:
         if user_id is None:
             rows = await self._rows(COUNT_MEMUNITS, {})
         else:
-            rows = await self._rows(COUNT_USER_MEMUNITS, {"user_id": user_id})
+            rows = await self._rows(COUNT_USER_MEMUNITS, self._user_units(user_id))
         return int(rows[0]["n"])
+
+    def _user_units(self, user_id: str) -> dict[str, Any]:
+        """The parameters of :data:`USER_MEMUNITS`: every MemUnit ``user_id`` shares."""
+        return {
+            "index": self._dialect.indexes.memunit_text,
+            "user_lucene": f"user_key:{user_token(user_id)}",
+            "user_id": user_id,
+        }
 
     async def sample_search_text(self, user_id: str, limit: int) -> list[str]:
         """The indexed text of up to ``limit`` of a user's memories (term statistics)."""

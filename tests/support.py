@@ -107,12 +107,16 @@ async def conversation(
 
 
 async def add_memunit(
-    store: GraphStore, session: Session, messages: list[Message], seed: int = 0
+    store: GraphStore,
+    session: Session,
+    messages: list[Message],
+    seed: int = 0,
+    guests: Sequence[str] = (),
 ) -> MemUnit:
-    """A MemUnit derived from ``messages``."""
+    """A MemUnit derived from ``messages``, shared with ``guests`` (a group conversation)."""
     unit = MemUnit(
         id=new_id(IdKind.MEMUNIT, T0),
-        user_ids=(session.user_id,),
+        user_ids=(session.user_id, *guests),
         session_id=session.id,
         summary="summary",
         narrative="narrative",

@@ -392,3 +392,24 @@ def test_what_one_message_became_is_one_hit(api: Api) -> None:
     stated = [s for s in sources if s is not None]
     assert stated
     assert len(stated) == len(set(stated)), hits
+
+
+def test_a_guest_finds_a_group_memunit_kept_in_its_owners_session(api: Api) -> None:
+    from tests.api.test_cascade import GROUP_MEMORIZE
+
+    session, _ = seed_user(api, "bob", ["hi"])
+    seed_user(api, "ann", ["hello"])
+    messages = [
+        {"speaker": "Bob", "content": "I adopted a greyhound called Pixel last weekend."},
+        {"speaker": "Ann", "content": "Greyhounds are lovely, Pixel is a great name."},
+    ]
+    made = api.ok(GROUP_MEMORIZE, {"session": session, "messages": messages})["memorize"]
+    assert made["__typename"] == "Memorized", made
+    # Ann owns no MemUnit of her own: the unit is Bob's session's, shared with
+    # her, and each side finds it (the vector side fell back to keywords).
+    for method, rank in (("VECTOR", "vectorRank"), ("KEYWORD", "keywordRank")):
+        hits = search(api, "greyhound Pixel", target="MEMUNIT", method=method)["hits"]
+        assert hits, method
+        assert "Pixel" in hits[0]["memUnit"]["summary"], (method, hits)
+        assert hits[0]["breakdown"][rank] == 1, hits[0]
+        assert not hits[0]["breakdown"]["fallback"], hits[0]

@@ -168,6 +168,31 @@ async def test_memunits_are_searched_by_vector_and_keyword(store: GraphStore) ->
     assert await store.search.unit_cosines([], unit_vector(9)) == {}
 
 
+async def test_a_guest_finds_a_group_memunit_in_its_owners_session_on_every_path(
+    store: GraphStore,
+) -> None:
+    from tests.support import add_memunit, conversation
+
+    group, said = await conversation(store, "ann", ["hi mel", "hi ann"])
+    shared = await add_memunit(store, group, said[:1], seed=3, guests=["mel"])
+    annes = await add_memunit(store, group, said[1:], seed=4)
+    own_session, own_said = await conversation(store, "mel", ["note to self"])
+    mels = await add_memunit(store, own_session, own_said, seed=5)
+
+    everything = MemoryFilter()
+    for user, expected in (("mel", {shared.id, mels.id}), ("ann", {shared.id, annes.id})):
+        exact = await store.search.unit_vector_exact(user, unit_vector(3), 10, everything)
+        index = await store.search.unit_vector_index(user, unit_vector(3), 10, everything)
+        assert {h.id for h in exact} == {h.id for h in index} == expected, user
+        assert exact[0].id == shared.id
+        assert await store.search.count_units(user) == 2
+    in_group = MemoryFilter(session_id=group.id)
+    exact = await store.search.unit_vector_exact("mel", unit_vector(5), 10, in_group)
+    assert [h.id for h in exact] == [shared.id]
+    assert await store.search.unit_vector_exact("bob", unit_vector(3), 10, everything) == []
+    assert await store.search.count_units("bob") == 0
+
+
 async def test_a_term_sample_is_the_indexed_text_of_the_users_memories(store: GraphStore) -> None:
     # What large users' keyword queries prune common terms with
     # (hippograph/services/common_terms.py).
