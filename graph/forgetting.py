@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
@@ -24,7 +24,8 @@ from graph.driver import GraphDriver, fetch
 from graph.records import float32, parse_utc, to_utc
 from hippograph.cascade import MAX_CASCADE_NODES, DeletionReport, deletion_report, too_large
 from hippograph.errors import Conflict
-from hippograph.forgetting import BatchWrite, Candidate, RankKey, Rewrite
+from hippograph.forget_report import left_alone
+from hippograph.forgetting import Applied, BatchWrite, Candidate, RankKey, Rewrite
 from hippograph.models import LevelChange, MemoryCategory, MemoryKind, MemoryLevel
 
 # Everything the policy needs and nothing it does not (no texts, no vectors):
@@ -97,23 +98,23 @@ _LEVEL_CHANGE = (
     "m.level_history = coalesce(m.level_history, []) + [row.change], "
     "m.category = coalesce(row.category, m.category)"
 )
-RELEVEL = cypher("forgetting.RELEVEL", _LEVEL_CHANGE + " RETURN count(m) AS changed")
+RELEVEL = cypher("forgetting.RELEVEL", _LEVEL_CHANGE + " RETURN collect(m.id) AS changed")
 REWRITE = cypher(
     "forgetting.REWRITE",
     _LEVEL_CHANGE + ", m.content = row.content, m.embedding = row.embedding, "
-    "m.search_text = row.search_text RETURN count(m) AS changed",
+    "m.search_text = row.search_text RETURN collect(m.id) AS changed",
 )
 PROMOTE = cypher(
     "forgetting.PROMOTE",
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
     "WHERE m.user_id = $user_id AND m.category = 'fact' "
-    "SET m.category = 'core' RETURN count(m) AS changed",
+    "SET m.category = 'core' RETURN collect(m.id) AS changed",
 )
 SOFT_DELETE = cypher(
     "forgetting.SOFT_DELETE",
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
     "WHERE m.user_id = $user_id AND m.deleted_at IS NULL "
-    "SET m.deleted_at = $now RETURN count(m) AS changed",
+    "SET m.deleted_at = $now RETURN collect(m.id) AS changed",
 )
 
 
@@ -182,17 +183,20 @@ class ForgetGraph:
 
         return await self._graph.read(work)
 
-    async def apply(self, batch: BatchWrite) -> int:
+    async def apply(self, batch: BatchWrite) -> Applied:
         """Write one batch (and advance the job's cursor) in one transaction.
 
-        Returns how many nodes were removed along provenance besides the
-        hard-deleted memories. ``Conflict`` when the job's cursor is not where
-        this batch expects it (another runner went on): nothing is written.
+        Returns what was removed along provenance besides the hard-deleted
+        memories, and which of those were kept (changed since they were
+        read); a job's progress counts both. ``Conflict`` when the job's cursor
+        is not where this batch expects it (another runner went on): nothing
+        is written.
         """
         user = batch.user_id
         progress = dict(batch.progress or {})
 
-        async def work(tx: AsyncManagedTransaction) -> int:
+        async def work(tx: AsyncManagedTransaction) -> Applied:
+            done: set[str] = set()
             if batch.job_id is not None:
                 params: dict[str, Any] = {
                     "job_id": batch.job_id,
@@ -209,21 +213,28 @@ class ForgetGraph:
                     if (r.indexed is None) is keeps_text
                 ]
                 if rows:
-                    await fetch(tx, query, {"rows": rows, "user_id": user, "now": batch.now})
+                    params = {"rows": rows, "user_id": user, "now": batch.now}
+                    done |= await _changed(tx, query, params)
             if batch.promotions:
-                await fetch(tx, PROMOTE, {"ids": list(batch.promotions), "user_id": user})
+                promoting = {"ids": list(batch.promotions), "user_id": user}
+                done |= await _changed(tx, PROMOTE, promoting)
             if batch.soft_deletes:
                 deleting = {"ids": list(batch.soft_deletes), "user_id": user, "now": batch.now}
-                await fetch(tx, SOFT_DELETE, deleting)
-            if not batch.hard_deletes:
-                return 0
-            cascaded = await self._hard_delete(tx, user, batch.hard_deletes)
-            if batch.job_id is not None and cascaded:
+                done |= await _changed(tx, SOFT_DELETE, deleting)
+            cascaded = 0
+            if batch.hard_deletes:
+                deleted, cascaded = await self._hard_delete(tx, user, batch.hard_deletes)
+                done |= deleted
+            applied = Applied(
+                cascaded, tuple(d for d in batch.decisions if d.memory_id not in done)
+            )
+            if batch.job_id is not None and (applied.cascaded or applied.kept):
                 # A new dict: the driver may run ``work`` again after a transient error.
-                counted = progress | {"cascaded": progress.get("cascaded", 0) + cascaded}
+                counted = left_alone(progress, applied.kept)
+                counted["cascaded"] = progress.get("cascaded", 0) + applied.cascaded
                 text = json.dumps(counted, sort_keys=True)
                 await fetch(tx, SET_PROGRESS, {"job_id": batch.job_id, "progress": text})
-            return cascaded
+            return applied
 
         return await self._graph.write(work)
 
@@ -238,7 +249,8 @@ class ForgetGraph:
 
     async def _hard_delete(
         self, tx: AsyncManagedTransaction, user_id: str, read: Sequence[Candidate]
-    ) -> int:
+    ) -> tuple[set[str], int]:
+        """The memories deleted of those ``read``, and how many nodes went besides."""
         # Only the memories still as the run read them: one recalled, boosted
         # or changed since (a run that fuzzes with a model takes minutes) is
         # no longer what the policy chose, and is left to the next run.
@@ -247,10 +259,10 @@ class ForgetGraph:
         current = {candidate_from(row) for row in records[0]["rows"]} if records else set()
         ids = [c.id for c in read if c in current]
         if not ids:
-            return 0
+            return set(), 0
         report = await self._planned(tx, user_id, ids)
         await delete_planned(tx, report)
-        return _besides(report, ids)
+        return set(ids), _besides(report, ids)
 
     async def cascaded(self, user_id: str, ids: Sequence[str]) -> int:
         """How many nodes a hard delete of ``ids`` would remove besides them (what derives
@@ -274,6 +286,12 @@ class ForgetGraph:
 def _besides(report: DeletionReport, ids: Sequence[str]) -> int:
     """How many of the nodes ``report`` deletes are not among ``ids``."""
     return len(report.deleted_ids - set(ids))
+
+
+async def _changed(tx: AsyncManagedTransaction, query: LiteralString, params: Any) -> set[str]:
+    """The ids of the memories a batch statement changed (``collect(m.id) AS changed``)."""
+    records = await fetch(tx, query, params)
+    return set(records[0]["changed"]) if records else set()
 
 
 def _rewrite_row(r: Rewrite, now: datetime) -> dict[str, Any]:

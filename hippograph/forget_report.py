@@ -7,7 +7,7 @@ them, and a report is rebuilt from that map.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -49,6 +49,13 @@ class ForgetReport:
         """True when more memories changed than ``changes`` shows."""
         return len(self.changes) < count(self.counts, "changed")
 
+    def without(self, ids: Iterable[str]) -> ForgetReport:
+        """This report without the changes of ``ids`` shown (memories left alone)."""
+        gone = set(ids)
+        if not gone:
+            return self
+        return replace(self, changes=tuple(d for d in self.changes if d.memory_id not in gone))
+
     def showing(self, decisions: Iterable[Decision]) -> ForgetReport:
         """This report with ``decisions`` added to the changes shown, up to the cap."""
         room = CHANGES_SHOWN - len(self.changes)
@@ -87,14 +94,31 @@ def tally(
     total["scanned"] += scanned
     total["exempt"] += exempt
     total["unchanged"] += scanned - exempt - len(decisions)
-    total["changed"] += len(decisions)
     total["batches"] += 1
+    _count(total, decisions, 1)
+    return total
+
+
+def left_alone(counts: Mapping[str, int], kept: Sequence[Decision]) -> dict[str, int]:
+    """``counts`` with the ``kept`` decisions taken back: their memories had changed
+    since the run read them, and the write left them unchanged (``Applied.kept``)."""
+    total = {k: int(v) for k, v in counts.items()}
+    if kept:
+        _count(total, kept, -1)
+        total["unchanged"] = total.get("unchanged", 0) + len(kept)
+    # A level move none made is no move at all (levelMoves lists the keys).
+    return {k: v for k, v in total.items() if v or not k.startswith("level:")}
+
+
+def _count(total: dict[str, int], decisions: Sequence[Decision], sign: int) -> None:
+    """Add (``sign`` 1) or take back (-1) what ``decisions`` count: changed, per
+    action, promoted, per level move."""
+    total["changed"] = total.get("changed", 0) + sign * len(decisions)
     for d in decisions:
         if d.promote:
-            total["promoted"] += 1
+            total["promoted"] = total.get("promoted", 0) + sign
         if d.action is not Action.PROMOTE:
-            total[d.action.value] = total.get(d.action.value, 0) + 1
+            total[d.action.value] = total.get(d.action.value, 0) + sign
         if d.from_level is not d.to_level:
             key = f"level:{d.from_level.value}>{d.to_level.value}"
-            total[key] = total.get(key, 0) + 1
-    return total
+            total[key] = total.get(key, 0) + sign

@@ -300,3 +300,20 @@ class BatchWrite:
     expected_cursor: str = ""
     cursor: str = ""
     progress: Mapping[str, int] | None = None
+    # The page's decisions that the changes above carry out: one whose change
+    # the write leaves undone is taken out of the progress it records.
+    decisions: Sequence[Decision] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What writing one batch did beyond what it was given.
+
+    ``cascaded``: nodes removed along provenance besides the hard-deleted
+    memories. ``kept``: the batch's decisions it left undone, their memories
+    changed since the run read them (recalled, restored, edited, deleted),
+    left to the next run.
+    """
+
+    cascaded: int = 0
+    kept: tuple[Decision, ...] = ()

@@ -28,9 +28,10 @@ from pydantic import BaseModel, ConfigDict
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
-from hippograph.forget_report import ForgetReport, tally
+from hippograph.forget_report import ForgetReport, left_alone, tally
 from hippograph.forgetting import (
     Action,
+    Applied,
     BatchWrite,
     Decision,
     ForgetPolicy,
@@ -68,9 +69,21 @@ class ForgetStore(Protocol):
     async def capacity_cutoff(
         self, user_id: str, capacity: int, named: Sequence[str] = ()
     ) -> RankKey | None: ...
-    async def apply(self, batch: BatchWrite) -> int: ...
+    async def apply(self, batch: BatchWrite) -> Applied: ...
     async def cascaded(self, user_id: str, ids: Sequence[str]) -> int: ...
     async def users(self, after: str, limit: int) -> list[str]: ...
+
+
+def _took(
+    applied: Applied, counts: dict[str, int], cascaded: int, report: ForgetReport
+) -> tuple[dict[str, int], int, ForgetReport]:
+    """The run's counts, cascade total and report once a page's write has landed:
+    memories it kept (changed since they were read) are no longer hard deletions."""
+    return (
+        left_alone(counts, applied.kept),
+        cascaded + applied.cascaded,
+        report.without(d.memory_id for d in applied.kept),
+    )
 
 
 Texts = tuple[str, str | None]  # a memory's content and original_content
@@ -212,7 +225,7 @@ class ForgetService:
         # One page is written while the next is prepared (texts read, fuzzed,
         # embedded): the graph server and the model then share the two cores
         # instead of taking turns. Writes stay in page order, one at a time.
-        writer: asyncio.Task[int] | None = None
+        writer: asyncio.Task[Applied] | None = None
         cascaded = int(report.counts.get("cascaded", 0))
         counts = dict(report.counts)
         try:
@@ -237,7 +250,7 @@ class ForgetService:
                     batch, used = await self._batch(request, page, decisions, name, as_of, dry_run)
                     report = replace(report, usage=report.usage.plus(used))
                     if writer is not None:
-                        cascaded += await writer
+                        counts, cascaded, report = _took(await writer, counts, cascaded, report)
                         writer = None
                     batch = replace(
                         batch,
@@ -251,7 +264,7 @@ class ForgetService:
                 report = report.showing(decisions)
                 cursor = next_cursor
             if writer is not None:
-                cascaded += await writer
+                counts, cascaded, report = _took(await writer, counts, cascaded, report)
                 writer = None
         finally:
             if writer is not None:
@@ -285,6 +298,7 @@ class ForgetService:
             promotions=[d.memory_id for d in decisions if d.promote and d.memory_id not in moved],
             soft_deletes=[d.memory_id for d in decisions if d.action is Action.SOFT_DELETE],
             hard_deletes=[c for c in page if c.id in hard],
+            decisions=decisions,
         )
         return batch, usage
 
@@ -357,4 +371,12 @@ class ForgetService:
 
 
 def _writes(batch: BatchWrite) -> bool:
-    return bool(batch.rewrites or batch.promotions or batch.soft_deletes or batch.hard_deletes)
+    # Decisions alone (their memories all gone since the page was read) are
+    # written too, so the write reports them kept.
+    return bool(
+        batch.rewrites
+        or batch.promotions
+        or batch.soft_deletes
+        or batch.hard_deletes
+        or batch.decisions
+    )

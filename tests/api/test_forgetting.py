@@ -302,6 +302,31 @@ def test_hard_deletion_takes_what_derives_only_from_the_deleted(sim: Api, clock:
     assert sim.ok("query($id: ID!) { message(id: $id) { id } }", {"id": messages[0]})["message"]
 
 
+def test_a_memory_recalled_while_the_run_works_is_kept_and_not_counted(
+    sim: Api, sim_client: TestClient, clock: SimClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    recalled, faded = add_facts(sim, ["Ann sold her bike", "Ann once had a kite"], importance=0.2)
+    store = sim_client.app.state.runtime.services.forgetting._store  # type: ignore[attr-defined]
+    texts = store.texts
+
+    async def recalled_meanwhile(user_id: str, ids: Any) -> Any:
+        # After the run read the memories, before it writes their page: a
+        # search recalls one of them.
+        await sim_client.app.state.runtime.connection.store.search.touch(  # type: ignore[attr-defined]
+            [recalled], clock.now
+        )
+        return await texts(user_id, ids)
+
+    monkeypatch.setattr(store, "texts", recalled_meanwhile)
+    report = forget(sim, policy="HARD_DELETE", strategy="IMPORTANCE_BASED", threshold=0.4)
+    counts = report["counts"]
+    assert (counts["hardDeleted"], counts["changed"], counts["unchanged"]) == (1, 1, 1), report
+    assert [c["memoryId"] for c in report["changes"]] == [faded]
+    assert memory(sim, recalled)["id"] == recalled
+    assert sim.ok(MEMORY, {"id": faded})["memory"] is None
+
+
 JOB = """query($id: ID!) { job(id: $id) { status error forgetCounts { scanned fuzzed } } }"""
 
 

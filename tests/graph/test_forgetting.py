@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from graph.store import GraphStore
-from hippograph.forgetting import BatchWrite, Rewrite
+from hippograph.forgetting import Action, Applied, BatchWrite, Decision, Rewrite
 from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, Sources
 from hippograph.text import search_text
 from tests.support import T0, add_user, memory, queued_job, unit_vector
@@ -79,7 +79,7 @@ async def test_a_jobs_hard_delete_counts_what_it_cascaded_in_the_jobs_progress(
         cursor=fact.id,
         progress={"scanned": 1, "cascaded": 2},
     )
-    assert await store.forgetting.apply(batch) == 1
+    assert await store.forgetting.apply(batch) == Applied(cascaded=1)
     assert await store.memories.get_memories([fact.id, derived.id]) == {}
     after = (await store.jobs.get_jobs([job.id]))[job.id]
     assert (after.cursor, dict(after.progress)) == (fact.id, {"scanned": 1, "cascaded": 3})
@@ -96,7 +96,56 @@ async def test_a_hard_delete_leaves_a_memory_changed_since_it_was_read(store: Gr
     # Recalled (a search touched it) after the run read it, before its batch.
     assert await store.search.touch([kept.id], T0 + timedelta(days=1))
 
-    batch = BatchWrite("ann", T0 + timedelta(days=400), hard_deletes=read)
-    await store.forgetting.apply(batch)
+    job = await queued_job(store)
+    assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
+    decided = {"scanned": 2, "changed": 2, "hard_delete": 2, "unchanged": 0}
+    decisions = {m.id: _decision(m.id, Action.HARD_DELETE) for m in (kept, gone)}
+    batch = BatchWrite(
+        "ann",
+        T0 + timedelta(days=400),
+        hard_deletes=read,
+        job_id=job.id,
+        cursor=max(kept.id, gone.id),
+        progress=decided,
+        decisions=list(decisions.values()),
+    )
+    assert await store.forgetting.apply(batch) == Applied(kept=(decisions[kept.id],))
 
     assert set(await store.memories.get_memories([kept.id, gone.id])) == {kept.id}
+    # The job's progress counts the one kept as unchanged, not as deleted.
+    after = (await store.jobs.get_jobs([job.id]))[job.id]
+    assert dict(after.progress) == {
+        "scanned": 2,
+        "changed": 1,
+        "hard_delete": 1,
+        "unchanged": 1,
+        "cascaded": 0,
+    }
+
+
+def _decision(
+    memory_id: str,
+    action: Action,
+    from_level: MemoryLevel = MemoryLevel.FULL,
+    to_level: MemoryLevel = MemoryLevel.FULL,
+) -> Decision:
+    return Decision(memory_id, action, 0.1, from_level, to_level)
+
+
+async def test_a_batch_reports_the_decisions_it_left_undone(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    faded, deleted = memory("ann", FACT), memory("ann", "Ann once had a red bike")
+    for m, seed in ((faded, 7), (deleted, 8)):
+        await store.memories.add(
+            m, IndexedText(unit_vector(seed), search_text(m.content)), Sources()
+        )
+    fuzz = Rewrite(faded.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, FACT, None)
+    decisions = [
+        _decision(faded.id, Action.FUZZ, MemoryLevel.FULL, MemoryLevel.SUMMARY),
+        _decision(deleted.id, Action.SOFT_DELETE),
+    ]
+    batch = BatchWrite("ann", T0, rewrites=[fuzz], soft_deletes=[deleted.id], decisions=decisions)
+    assert await store.forgetting.apply(batch) == Applied()
+    # The same batch again: the memory is at SUMMARY now and the other is
+    # deleted, so neither decision holds and both are reported kept.
+    assert await store.forgetting.apply(batch) == Applied(kept=tuple(decisions))

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from hippograph.errors import InvalidInput
-from hippograph.forget_report import ForgetReport, count, moves, tally
+from hippograph.forget_report import ForgetReport, count, left_alone, moves, tally
 from hippograph.forgetting import (
     Action,
     Candidate,
@@ -190,3 +190,18 @@ def test_tally_and_report() -> None:
     report = ForgetReport(FUZZ, False, NOW, counts=counts).showing([d1, d2])
     assert not report.changes_truncated
     assert ForgetReport(FUZZ, False, NOW, counts=counts).changes_truncated
+
+
+def test_decisions_left_undone_are_taken_back_from_the_counts() -> None:
+    d1 = decide(memory(300, memory_id="mem_1"), FUZZ, RULES, NOW)
+    d2 = decide(memory(1000, memory_id="mem_2"), FUZZ, RULES, NOW)
+    assert d1 is not None
+    assert d2 is not None
+    counts = tally({}, 5, 1, [d1, d2])
+    after = left_alone(counts, [d1])
+    assert (count(after, "changed"), count(after, "unchanged"), count(after, "fuzz")) == (1, 3, 1)
+    # Its level move is gone from the moves, not listed with a count of 0.
+    assert [(m.to_level, m.count) for m in moves(after)] == [(MemoryLevel.TRACE, 1)]
+    assert left_alone(counts, []) == counts
+    report = ForgetReport(FUZZ, False, NOW, counts=after).showing([d1, d2]).without(["mem_1"])
+    assert [d.memory_id for d in report.changes] == ["mem_2"]
