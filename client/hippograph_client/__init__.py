@@ -14,6 +14,7 @@ See docs/client.md.
 
 from __future__ import annotations
 
+from hippograph_client.calls import Call
 from hippograph_client.clients import AsyncHippoGraph, HippoGraph
 from hippograph_client.enums import (
     Direction,
@@ -95,6 +96,7 @@ __all__ = [
     "ApiKey",
     "AsyncHippoGraph",
     "BadUserInput",
+    "Call",
     "Conflict",
     "DeletionCounts",
     "DeletionReport",

@@ -243,12 +243,25 @@ class AsyncHippoGraph:
         wait only so long). ``wait_for_job`` is this, with errors for both.
         """
         waiting = JobWait(seconds)
-        while True:
-            job = await self.job(id)
-            delay = waiting.pause(job)
-            if delay is None:
-                return job
+        job = await self.job(id)
+        while (delay := waiting.pause(job)) is not None:
             await asyncio.sleep(delay)
+            # A later poll that does not answer within the wait (and a grace)
+            # ends it with the state seen last: the server may be slow, the
+            # wait is not. The first poll is an ordinary request.
+            # (A task, not a timeout around the call: httpx turns a cancel in
+            # its read into a ReadTimeout of its own.)
+            poll = asyncio.ensure_future(self.job(id))
+            try:
+                answered, _ = await asyncio.wait({poll}, timeout=waiting.poll_limit())
+            finally:
+                if not poll.done():
+                    poll.cancel()
+                    await asyncio.gather(poll, return_exceptions=True)
+            if not answered:
+                return job
+            job = poll.result()
+        return job
 
     async def search(
         self, user_id: str, query: str, **options: Unpack[SearchOptions]

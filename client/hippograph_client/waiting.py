@@ -16,6 +16,8 @@ DEFAULT_JOB_TIMEOUT = 120.0
 
 FIRST_DELAY = 0.05
 LONGEST_DELAY = 1.0
+POLL_GRACE = 1.0
+"""Seconds past the wait's deadline that its last poll may take to answer."""
 
 FINISHED = frozenset({JobStatus.SUCCEEDED, JobStatus.FAILED})
 """A job in one of these states will not change again."""
@@ -48,6 +50,15 @@ class JobWait:
         delay = min(self._delay, left)
         self._delay = min(self._delay * 2, LONGEST_DELAY)
         return delay
+
+    def poll_limit(self) -> float:
+        """Seconds the next poll may take: what is left of the wait, and a grace.
+
+        A poll's own request is bounded only by the client's HTTP timeout,
+        which may be far longer than the wait; a server that stops answering
+        would hold the wait that long.
+        """
+        return max(0.0, self._deadline - self._clock()) + POLL_GRACE
 
 
 def outcome(job_id: str, job: Job | None, timeout: float) -> Job:

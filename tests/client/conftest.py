@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hippograph_client import HippoGraph
+from starlette.applications import Starlette
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.server.app import create_app
@@ -22,10 +23,11 @@ from tests.serving import serving
 
 @dataclass(frozen=True)
 class LiveServer:
-    """Where the test server listens, and its admin key."""
+    """Where the test server listens, its admin key, and the app it serves."""
 
     url: str
     admin_key: str
+    app: Starlette
 
 
 @pytest.fixture(scope="package")
@@ -38,8 +40,9 @@ def live(
     with graph_backend.database() as graph_db:
         data_dir = Path(tmp_path_factory.mktemp("client"))
         settings = make_settings(graph_db, data_dir, rate_limit_per_s=0)
-        with serving(create_app(settings, embedder=embedder, **graph_db.start)) as url:
-            yield LiveServer(url, ADMIN_KEY)
+        app = create_app(settings, embedder=embedder, **graph_db.start)
+        with serving(app) as url:
+            yield LiveServer(url, ADMIN_KEY, app)
 
 
 @pytest.fixture

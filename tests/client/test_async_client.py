@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from hippograph_client import (
@@ -181,3 +185,44 @@ async def test_settle_job_answers_a_job_as_it_stands_without_raising(
     assert finished.status in {JobStatus.SUCCEEDED, JobStatus.FAILED}
     assert await admin.settle_job(queued.id, 0) == await admin.job(queued.id)
     assert await admin.settle_job("job_01J0000000000000000000000Z", 1) is None
+
+
+async def test_a_wait_ends_a_second_past_its_deadline_when_the_server_stops_answering(
+    admin: AsyncHippoGraph, live: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = live.app.state.runtime.services
+    runner_store = services.job_runner._store
+    start, get_job = runner_store.start, services.jobs.get_job
+    released = threading.Event()
+    polls = 0
+
+    async def held_start(*args: Any) -> Any:
+        # The job stays queued until the test ends (runners all busy, say).
+        await asyncio.to_thread(released.wait, 60)
+        return await start(*args)
+
+    async def stalled_after_the_first(*args: Any) -> Any:
+        nonlocal polls
+        polls += 1
+        if polls > 1:  # the server stops answering job lookups
+            await asyncio.to_thread(released.wait, 60)
+        return await get_job(*args)
+
+    monkeypatch.setattr(runner_store, "start", held_start)
+    monkeypatch.setattr(services.jobs, "get_job", stalled_after_the_first)
+    try:
+        await admin.create_user("uma", "Uma")
+        await admin.add_memory("uma", "Uma keeps bees on the roof", importance=0.9)
+        queued = (await admin.reflect("uma", force=True)).job
+        began = time.monotonic()
+        seen = await admin.settle_job(queued.id, 1.0)
+        took = time.monotonic() - began
+    finally:
+        released.set()
+    assert seen is not None
+    assert seen.status is JobStatus.QUEUED
+    # The wait's second plus the grace, not the HTTP timeout (30 s).
+    assert 1.0 <= took < 2.8, took
+    assert polls == 2  # the first, and the one that hung
+    done = await admin.wait_for_job(queued.id, 60)
+    assert done.status is JobStatus.SUCCEEDED

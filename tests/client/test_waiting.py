@@ -104,3 +104,13 @@ def test_a_timeout_that_cannot_be_waited_is_refused(timeout: float) -> None:
 def test_a_wait_of_less_than_no_time_is_refused(seconds: float) -> None:
     with pytest.raises(ValueError, match="wait"):
         JobWait(seconds, Clock())
+
+
+def test_a_poll_may_take_what_is_left_of_the_wait_and_a_second() -> None:
+    clock = Clock()
+    wait = JobWait(3, clock)
+    assert wait.poll_limit() == pytest.approx(4.0)
+    clock.now += 2.5
+    assert wait.poll_limit() == pytest.approx(1.5)
+    clock.now += 10
+    assert wait.poll_limit() == pytest.approx(1.0)
