@@ -185,7 +185,7 @@ class OfflineExtractor:
         # telling sentence, not re-quoted whole (the events hold the words).
         gist = " ".join([opening] + [f"{messages[i].speaker}: {_gist(messages[i])}" for i in told])
         owners = self._owners(request)
-        profile = self._profile(request, owners)
+        profile = self._profile(request)
         profiled = {i for attribute in profile for i in attribute.message_indices}
         facts = self._facts(request, scores, informative, owners, profiled)
         return Extraction(
@@ -217,14 +217,8 @@ class OfflineExtractor:
     @staticmethod
     def _owners(request: ExtractionRequest) -> dict[str, list[str]]:
         """Whose memory each speaker's words become: their own user, else every user."""
-        by_name = {name.lower(): user_id for user_id, name in request.users.items()}
-        by_name |= {user_id.lower(): user_id for user_id in request.users}
-        return {
-            m.speaker: [by_name[m.speaker.lower()]]
-            if m.speaker.lower() in by_name
-            else list(request.users)
-            for m in request.messages
-        }
+        named = _speakers_who_are_users(request)
+        return {m.speaker: named.get(m.speaker, list(request.users)) for m in request.messages}
 
     def _facts(
         self,
@@ -285,19 +279,16 @@ class OfflineExtractor:
         return facts
 
     @staticmethod
-    def _profile(
-        request: ExtractionRequest, owners: dict[str, list[str]]
-    ) -> list[ProfileAttribute]:
+    def _profile(request: ExtractionRequest) -> list[ProfileAttribute]:
         found: dict[tuple[str, str], ProfileAttribute] = {}
-        mapped = {u for us in owners.values() if len(us) == 1 for u in us}
+        # Only a user's own words describe them: another speaker's "I live in
+        # Denver" (a friend, the assistant) is remembered as what they said,
+        # never as the user's city, though their words go to every user.
+        named = _speakers_who_are_users(request)
         for message in request.messages:
-            users = [
-                u
-                for u in owners[message.speaker]
-                if u in mapped and len(owners[message.speaker]) == 1
-            ]
+            users = named.get(message.speaker)
             if not users:
-                continue  # a speaker who is not one of the users has no profile here
+                continue
             for attribute, value in profile_values(message.text):
                 key = (users[0], attribute)
                 found[key] = ProfileAttribute(
@@ -307,6 +298,17 @@ class OfflineExtractor:
                     message_indices=[message.index],
                 )
         return list(found.values())
+
+
+def _speakers_who_are_users(request: ExtractionRequest) -> dict[str, list[str]]:
+    """The speakers whose name or id is one of the request's users', with that user."""
+    by_name = {name.lower(): user_id for user_id, name in request.users.items()}
+    by_name |= {user_id.lower(): user_id for user_id in request.users}
+    return {
+        m.speaker: [by_name[m.speaker.lower()]]
+        for m in request.messages
+        if m.speaker.lower() in by_name
+    }
 
 
 def profile_values(text: str) -> list[tuple[str, str]]:

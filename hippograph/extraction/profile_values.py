@@ -62,8 +62,16 @@ def _proper_name(value: str) -> str:
 
 def _in_name(word: str, following: str, *, opening: bool) -> bool:
     """Whether ``word`` belongs to a name: capitalised, a number inside one, or a
-    particle ("the" opening it, "de" within it) before a capitalised word."""
+    particle ("the" opening it, "de" within it) before a capitalised word. The
+    pronoun "I" (and "I'm", "I've"…) is capitalised but starts the next clause:
+    "I moved to Boston and I love it" names Boston."""
+    if _is_pronoun_i(word) or (_is_pronoun_i(following) and word.lower() in _PARTICLES):
+        return False
     if word[:1].isupper() or (word[:1].isdigit() and not opening):
         return True
     particle = word.lower() == "the" if opening else word.lower() in _PARTICLES
     return particle and following[:1].isupper()
+
+
+def _is_pronoun_i(word: str) -> bool:
+    return word == "I" or word.startswith(("I'", "I’"))

@@ -137,6 +137,8 @@ async def test_offline_extractor_is_deterministic_and_structured() -> None:
         ("I live in Rio de Janeiro these days.", {("city", "Rio de Janeiro")}),
         ("I work as a nurse these days, at St Mary's.", {("job", "nurse")}),
         ("I moved to a new flat with my sister.", set()),  # no city named
+        ("I moved to Boston and I love it here.", {("city", "Boston")}),
+        ("I moved to Trinidad and Tobago in 2020.", {("city", "Trinidad and Tobago")}),
     ],
 )
 async def test_profile_values_stop_at_the_value(text: str, expected: set[tuple[str, str]]) -> None:
@@ -144,6 +146,26 @@ async def test_profile_values_stop_at_the_value(text: str, expected: set[tuple[s
     request = ExtractionRequest(messages=(message,), users={"sam": "Sam"})
     extracted = await OfflineExtractor().extract(request, [[1.0, 0.0]])
     assert {(p.attribute, p.value) for p in extracted.profile} == expected
+
+
+async def test_another_speakers_details_are_never_the_users_profile() -> None:
+    # One user, Caroline: her friend's words are remembered for her, but
+    # Melanie's city and job are not Caroline's, nor the assistant's name.
+    said = [
+        ("Melanie", "Great! I moved to Denver and I work as a nurse now."),
+        ("assistant", "My name is Aria, nice to meet you."),
+        ("Caroline", "I moved to Lisbon last month."),
+    ]
+    messages = tuple(
+        UnitMessage(index=i, speaker=speaker, text=text, ts=MAY_8)
+        for i, (speaker, text) in enumerate(said)
+    )
+    request = ExtractionRequest(messages=messages, users={"caro": "Caroline"})
+    extracted = await OfflineExtractor().extract(request, [[1.0, 0.0]] * 3)
+    assert {(p.user_id, p.attribute, p.value) for p in extracted.profile} == {
+        ("caro", "city", "Lisbon")
+    }
+    assert any("Denver" in f.content for f in extracted.facts)  # still remembered as said
 
 
 @pytest.mark.parametrize(
