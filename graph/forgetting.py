@@ -19,6 +19,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph.cascade import delete_planned, memory_closure
+from graph.consolidation import release_summarized
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import float32, parse_utc, to_utc
@@ -220,7 +221,9 @@ class ForgetGraph:
                 done |= await _changed(tx, PROMOTE, promoting)
             if batch.soft_deletes:
                 deleting = {"ids": list(batch.soft_deletes), "user_id": user, "now": batch.now}
-                done |= await _changed(tx, SOFT_DELETE, deleting)
+                deleted = await _changed(tx, SOFT_DELETE, deleting)
+                await release_summarized(tx, sorted(deleted), batch.now)
+                done |= deleted
             cascaded = 0
             if batch.hard_deletes:
                 deleted, cascaded = await self._hard_delete(tx, user, batch.hard_deletes)

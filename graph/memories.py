@@ -8,6 +8,7 @@ from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
+from graph.consolidation import carry_summaries, release_summarized
 from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
@@ -182,7 +183,11 @@ async def write_successor(
     both write a new version through here, each in its own transaction.
     """
     params = memory_row(memory, indexed) | {"old_id": old_id, "now": now}
-    return bool(await fetch(tx, SUPERSEDE_MEMORY, params))
+    if not await fetch(tx, SUPERSEDE_MEMORY, params):
+        return False
+    # A corrected reflection still summarises its facts (graph/consolidation.py).
+    await carry_summaries(tx, old_id, memory.id)
+    return True
 
 
 class MemoryGraph:
@@ -298,14 +303,19 @@ class MemoryGraph:
         """Mark a memory deleted; False if it was missing or already deleted."""
 
         async def work(tx: AsyncManagedTransaction) -> bool:
-            return bool(await fetch(tx, SOFT_DELETE_MEMORY, {"id": memory_id, "now": now}))
+            if not await fetch(tx, SOFT_DELETE_MEMORY, {"id": memory_id, "now": now}):
+                return False
+            await release_summarized(tx, [memory_id], now)
+            return True
 
         return await self._graph.write(work)
 
-    async def hard_delete(self, memory_id: str) -> bool:
-        """Remove a memory, its edges and its vector; False if it was missing."""
+    async def hard_delete(self, memory_id: str, now: datetime) -> bool:
+        """Remove a memory, its edges and its vector; False if it was missing. A
+        reflection's facts are handed back first (graph/consolidation.py)."""
 
         async def work(tx: AsyncManagedTransaction) -> bool:
+            await release_summarized(tx, [memory_id], now)
             mentioned = await mentioned_by(tx, "Memory", [memory_id])
             rows = await fetch(tx, HARD_DELETE_MEMORY, {"id": memory_id})
             await prune(tx, mentioned)

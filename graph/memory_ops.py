@@ -6,6 +6,7 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
+from graph.consolidation import release_summarized
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
@@ -56,6 +57,8 @@ class MemoryOpsGraph:
                 if not ids:
                     continue
                 deleting = query is HARD_DELETE_MEMORIES
+                if query is not BOOST_MEMORIES:
+                    await release_summarized(tx, ids, now)
                 mentioned = await mentioned_by(tx, "Memory", ids) if deleting else []
                 counted = await fetch(tx, query, {"ids": list(ids)} | extra)
                 if int(counted[0]["n"]) != len(ids):

@@ -325,7 +325,7 @@ class MemoryService:
         """Delete a memory: soft (marked, kept for provenance) or hard (gone, with its edges)."""
         memory = await self.require_memory(principal, memory_id, "id")
         if hard:
-            deleted = await self._memories.hard_delete(memory.id)
+            deleted = await self._memories.hard_delete(memory.id, self._clock())
         else:
             deleted = await self._memories.soft_delete(memory.id, self._clock())
         if not deleted:

@@ -133,3 +133,57 @@ def test_reflect_rejects_a_bad_user_id_and_queues_nothing(api: Api) -> None:
     result = api.ok(REFLECT, {"userId": "no spaces allowed", "force": False})["reflect"]
     assert result["__typename"] == "InputError", result
     assert result["field"] == "userId"
+
+
+UPDATE = """mutation($id: ID!, $content: String!) { updateMemory(input: {id: $id, content: $content})
+  { __typename ... on MemoryPayload { memory { id } } ... on Error { message } } }"""
+DELETE = """mutation($id: ID!, $hard: Boolean!) { deleteMemory(input: {id: $id, hard: $hard})
+  { __typename ... on Error { message } } }"""
+DEFAULT_LISTING = 'query { memories(userId: "ann", first: 50) { edges { node { id kind } } } }'
+
+
+def test_a_reflection_corrected_keeps_its_facts_and_one_deleted_hands_them_back(
+    api: Api,
+) -> None:
+    seed_user(api, "ann", ["hello"])
+    for facts in FACTS.values():
+        for text, weight in facts:
+            _add_fact(api, text, weight)
+    assert _run(api, force=False)["counts"] == {"reflections": 2, "consolidated": 6}
+    corrected, deleted = [
+        e["node"] for e in api.ok(REFLECTIONS, {"userId": "ann"})["memories"]["edges"]
+    ]
+
+    # A corrected text is a new version that summarises what the old one did.
+    new = api.ok(UPDATE, {"id": corrected["id"], "content": "Ann's climbing, in short."})
+    new_id = new["updateMemory"]["memory"]["id"]
+    current = {
+        e["node"]["id"]: e["node"]
+        for e in api.ok(REFLECTIONS, {"userId": "ann"})["memories"]["edges"]
+    }
+    assert set(current) == {new_id, deleted["id"]}
+    assert {s["id"] for s in current[new_id]["summarizes"]} == {
+        s["id"] for s in corrected["summarizes"]
+    }
+    for fact in current[new_id]["summarizes"]:
+        assert fact["consolidated"] is True
+        assert new_id in {r["id"] for r in fact["summarizedBy"]}
+
+    # A deleted reflection's facts are the user's again: listed and searchable.
+    assert (
+        api.ok(DELETE, {"id": deleted["id"], "hard": False})["deleteMemory"]["__typename"]
+        == "MemoryDeleted"
+    )
+    listed = {e["node"]["id"] for e in api.ok(DEFAULT_LISTING)["memories"]["edges"]}
+    assert {s["id"] for s in deleted["summarizes"]} <= listed
+    assert not {s["id"] for s in corrected["summarizes"]} & listed  # still consolidated
+    # The same facts make the same reflection, which the user deleted: a run
+    # does not bring it back.
+    assert _run(api, force=True)["counts"] == {"reflections": 0, "consolidated": 0}
+    # Hard-deleting the corrected one hands its facts back too.
+    assert (
+        api.ok(DELETE, {"id": new_id, "hard": True})["deleteMemory"]["__typename"]
+        == "MemoryDeleted"
+    )
+    listed = {e["node"]["id"] for e in api.ok(DEFAULT_LISTING)["memories"]["edges"]}
+    assert {s["id"] for s in corrected["summarizes"]} <= listed

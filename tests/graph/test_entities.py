@@ -127,7 +127,7 @@ async def test_the_walk_applies_the_search_filters(store: GraphStore) -> None:
 async def test_deleting_a_memory_prunes_the_entities_only_it_mentioned(store: GraphStore) -> None:
     await conversation(store, "ann", ["x"])
     a, _ = await _store_memories(store, "ann", [("a", ("Boston", "Jon")), ("b", ("Boston",))])
-    assert await store.memories.hard_delete(a.id)
+    assert await store.memories.hard_delete(a.id, T0)
     assert await _norms(store, "ann") == {"boston": 1}
 
 

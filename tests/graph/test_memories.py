@@ -151,8 +151,8 @@ async def test_soft_delete_hides_and_hard_delete_removes(store: GraphStore) -> N
     hard = await add_memory(store, memory("ann", "hard"), sources=Sources((messages[0].id,)))
     assert await store.memories.soft_delete(soft.id, T0)
     assert not await store.memories.soft_delete(soft.id, T0)
-    assert await store.memories.hard_delete(hard.id)
-    assert not await store.memories.hard_delete(hard.id)
+    assert await store.memories.hard_delete(hard.id, T0)
+    assert not await store.memories.hard_delete(hard.id, T0)
     listed = await store.memories.list_memories("ann", MemoryFilter(), 10, None, T0)
     assert listed.items == ()
     with_deleted = await store.memories.list_memories(

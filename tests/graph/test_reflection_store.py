@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from graph.store import GraphStore
-from hippograph.models import MemoryKind
+from hippograph.models import MemoryKind, MemoryOpsPlan, Sources
 from tests.support import T0, add_memory, add_user, indexed, memory
 
 KINDS = ("semantic", "profile", "reflection")
@@ -49,3 +49,36 @@ async def test_pending_facts_are_counted_listed_and_claimed_by_one_reflection(
     left = await store.reflection.pending("ann", KINDS, NOW, NOW, 10)
     # Consolidated facts wait no more; the reflection waits for the level above.
     assert [p.id for p in left] == [facts[2].id, reflection.id]
+
+
+async def test_a_deleted_reflection_hands_back_what_no_current_reflection_summarises(
+    store: GraphStore,
+) -> None:
+    await add_user(store, "ann")
+    f1, f2, f3 = [
+        await add_memory(store, memory("ann", f"Ann fact {i}", at=T0 + timedelta(minutes=i)))
+        for i in range(3)
+    ]
+    first = memory("ann", "Ann's facts", kind=MemoryKind.REFLECTION, at=NOW)
+    await store.reflection.write([(first, indexed(first.content, 1), [f1.id, f2.id])])
+    later = NOW + timedelta(hours=1)
+    above = memory("ann", "Ann, above", kind=MemoryKind.REFLECTION, at=later)
+    assert await store.reflection.write([(above, indexed("x", 2), [first.id, f3.id])]) == (1, 2)
+
+    async def pending() -> set[str]:
+        at = later + timedelta(days=1)
+        return {p.id for p in await store.reflection.pending("ann", KINDS, at, at, 20)}
+
+    assert await pending() == {above.id}
+    # Soft-deleting the higher one hands back what it summarised, not deeper.
+    assert await store.memories.soft_delete(above.id, later)
+    assert await pending() == {first.id, f3.id}
+    # A corrected version of the first summarises its facts too; the version
+    # it replaced, no longer current, keeps none of them once the new one goes.
+    corrected = memory("ann", "Ann's facts, corrected", kind=MemoryKind.REFLECTION, at=later)
+    assert await store.memories.supersede(
+        first.id, corrected, indexed(corrected.content, 3), Sources(), later, []
+    )
+    assert await pending() == {corrected.id, f3.id}
+    await store.memory_ops.apply(MemoryOpsPlan(hard_deletes=[corrected.id]), later)
+    assert await pending() == {f1.id, f2.id, f3.id}
