@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import ValidationError
+from pydantic_settings import SettingsError
 
 from hippograph.benchmark.cli import add_bench_parser
 from hippograph.cli_context import with_graph, with_runtime
 from hippograph.cli_jvm import add_jvm_parser
 from hippograph.cli_models import add_model_parsers, cmd_reembed
 from hippograph.cli_transfer import add_transfer_parsers
-from hippograph.errors import HippoError
+from hippograph.errors import ConfigError, HippoError
 from hippograph.logs import configure_logging
 from hippograph.settings import Settings
 from hippograph.settings_names import startup_warnings
@@ -56,6 +57,30 @@ def _settings() -> Settings:
             for e in exc.errors()
         )
         raise SystemExit(f"hippograph: invalid configuration: {problems}") from exc
+    except SettingsError as exc:
+        # A list or a section given as something other than JSON
+        # (HIPPOGRAPH_API__TRUSTED_PROXIES=10.0.0.1): pydantic-settings says
+        # which section, and its cause says why.
+        raise SystemExit(
+            f"hippograph: invalid configuration: {exc} ({exc.__cause__}); a list or a "
+            "section is given as JSON, e.g. HIPPOGRAPH_API__TRUSTED_PROXIES='[\"10.0.0.1\"]'"
+        ) from exc
+
+
+def _port(text: str) -> int:
+    """A TCP port (argparse type): 0 to 65535."""
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port (0 to 65535)")
+    return port
+
+
+def _positive(text: str) -> int:
+    """A count of 1 or more (argparse type)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not 1 or more")
+    return value
 
 
 # Seconds uvicorn keeps an idle client connection open.
@@ -66,6 +91,23 @@ _STARTUP_FAILED = 3
 _STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
+def serving_settings(settings: Settings, host: str | None, port: int | None) -> Settings:
+    """``settings`` with ``serve --host/--port`` in them, where given.
+
+    The app reads its own address from the settings: the MCP endpoint's guard
+    against DNS rebinding accepts only loopback Host headers when the address
+    is a loopback one, so a ``--host 0.0.0.0`` it never saw refused every
+    client that reached ``/mcp`` by a name.
+    """
+    api = settings.api.model_copy(
+        update={
+            "host": host or settings.api.host,
+            "port": settings.api.port if port is None else port,
+        }
+    )
+    return settings.model_copy(update={"api": api})
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Run the API with uvicorn until SIGINT or SIGTERM."""
     import uvicorn
@@ -73,8 +115,16 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from hippograph.background import favour_requests
     from hippograph.server.app import create_app
 
-    host = args.host or settings.api.host
-    port = settings.api.port if args.port is None else args.port
+    settings = serving_settings(settings, args.host, args.port)
+    host, port = settings.api.host, settings.api.port
+    graph = settings.graph
+    if settings.jobs.mode == "arq" and graph.server == "arcadedb" and graph.embedded:
+        # Its jobs would wait on Redis for a worker that cannot start.
+        raise ConfigError(
+            "HIPPOGRAPH_JOBS__MODE=arq needs a graph server the workers reach: the "
+            "embedded ArcadeDB lives inside this process, and `hippograph worker` "
+            "refuses it. Use HIPPOGRAPH_JOBS__MODE=inprocess, or a graph server"
+        )
     # Before the model and the graph start (seconds): a port in use fails now.
     check_port(host, port)
     if check_store(settings.graph, create=True):
@@ -271,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the GraphQL API (GraphiQL at /graphql)")
     serve.add_argument("--host", default=None, help="bind address (HIPPOGRAPH_API__HOST)")
-    serve.add_argument("--port", type=int, default=None, help="port (HIPPOGRAPH_API__PORT)")
+    serve.add_argument("--port", type=_port, default=None, help="port (HIPPOGRAPH_API__PORT)")
     # serve checks its store itself, after the port (it may create one)
     serve.set_defaults(func=cmd_serve, store=None)
 
@@ -297,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--precision", choices=("float32", "int8"), help="the model's precision (its default)"
     )
     reindex.add_argument(
-        "--page", type=int, default=256, help="nodes re-embedded per transaction (256)"
+        "--page", type=_positive, default=256, help="nodes re-embedded per transaction (256)"
     )
     reindex.set_defaults(func=cmd_reindex, store="existing")
 

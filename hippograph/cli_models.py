@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Any
 
+from hippograph.errors import ConfigError
 from hippograph.settings import Settings
 
 
@@ -131,6 +132,13 @@ async def _reembed(settings: Settings, page: int) -> int:
         finally:
             for bar in bars.values():
                 bar.close()
+        memories, units = await service.left(run)
+        if memories or units:
+            # The graph is relabelled only once every vector is the new model's.
+            raise ConfigError(
+                f"{memories} memories and {units} MemUnits are not re-embedded yet: "
+                "run the same reindex again to finish"
+            )
         await store.finish_reindex(run, model.dimensions)
         print(
             f"re-embedded {done.memories} memories and {done.units} MemUnits with "

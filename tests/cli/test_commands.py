@@ -119,3 +119,40 @@ def test_help_says_what_it_is_in_whole_sentences(capsys: pytest.CaptureFixture[s
     description = " ".join(out.split("\n\n")[1].split())
     assert description.startswith("HippoGraph: long-term memory for LLM agents")
     assert description.endswith(".")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--port", "70000"],
+        ["serve", "--port", "-1"],
+        ["reindex", "--model", "e5-small-v2", "--page", "0"],
+        ["reindex", "--model", "e5-small-v2", "--page", "-3"],
+    ],
+)
+def test_out_of_range_arguments_are_refused_before_anything_starts(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert "is not" in capsys.readouterr().err
+
+
+def test_a_list_setting_that_is_not_json_is_a_message_naming_the_form(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_API__TRUSTED_PROXIES", "10.0.0.1")
+    with pytest.raises(SystemExit, match=r"invalid configuration: .*given as JSON"):
+        main(["export-schema", "--output", "-"])
+
+
+def test_serve_refuses_arq_jobs_on_the_embedded_graph(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Accepted, its jobs would wait on Redis for a worker that refuses to start.
+    monkeypatch.setenv("HIPPOGRAPH_JOBS__MODE", "arq")
+    assert main(["serve", "--port", "0"]) == 2
+    error = capsys.readouterr().err
+    assert "HIPPOGRAPH_JOBS__MODE=arq needs a graph server" in error
+    assert "HIPPOGRAPH_JOBS__MODE=inprocess" in error

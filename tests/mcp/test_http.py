@@ -13,6 +13,7 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.testclient import TestClient
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
+from hippograph.cli import serving_settings
 from hippograph.server.app import create_app
 from hippograph.settings import Settings
 from tests.api.conftest import ADMIN_KEY
@@ -223,3 +224,18 @@ async def test_a_tool_call_spends_its_keys_budget_once_whatever_it_sends_inside(
     assert result["isError"] is False, result
     assert result["structuredContent"]["created"] == 1
     assert after.status_code == 429
+
+
+@pytest.mark.parametrize(("host", "status"), [(None, 421), ("0.0.0.0", 200)])
+def test_serve_with_a_public_host_lets_mcp_clients_reach_it_by_name(
+    world: World, host: str | None, status: int
+) -> None:
+    # `hippograph serve --host 0.0.0.0` (the Dockerfile's command): the MCP
+    # endpoint's guard against DNS rebinding must know the bind is public.
+    settings = serving_settings(world.settings, host, None)
+    app = create_app(settings, runtime=world.runtime)
+    auth = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    named = {**MCP_HEADERS, **auth, "Host": "hippo.example.com"}
+    with TestClient(app, base_url="http://hippo.example.com") as client:
+        response = client.post("/mcp", json=INITIALIZE, headers=named)
+    assert response.status_code == status, response.text
