@@ -27,9 +27,10 @@ FILTER_M = (
 def filter_params(f: MemoryFilter, now: datetime) -> dict[str, Any]:
     """The parameters :data:`FILTER_M` reads."""
     return {
-        "kinds": [k.value for k in f.kinds] if f.kinds else None,
-        "levels": [v.value for v in f.levels] if f.levels else None,
-        "categories": [c.value for c in f.categories] if f.categories else None,
+        # None is "any"; an empty list (a search's levels its mode hides) is none.
+        "kinds": [k.value for k in f.kinds] if f.kinds is not None else None,
+        "levels": [v.value for v in f.levels] if f.levels is not None else None,
+        "categories": [c.value for c in f.categories] if f.categories is not None else None,
         "session_id": f.session_id,
         "min_importance": f.min_importance,
         "created_after": f.created_after,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from hippograph.errors import InvalidInput
 from hippograph.models import MemoryLevel
 
 
@@ -51,10 +52,25 @@ def asks_about_the_past(query: str) -> bool:
     return any(cue in query for cue in _CHINESE_CUES) or bool(_ENGLISH_CUES.search(query))
 
 
-def resolve_mode(mode: SearchMode, query: str) -> SearchMode:
-    """NORMAL or REVIEW: AUTO decided by the query."""
+def resolve_mode(
+    mode: SearchMode, query: str, levels: tuple[MemoryLevel, ...] | None = None
+) -> SearchMode:
+    """NORMAL or REVIEW: AUTO decided by the query, or by ``levels`` that name one
+    NORMAL does not see (a filter for TRACE memories asks to review).
+
+    ``InvalidInput`` on ``filter.levels`` when an explicit NORMAL sees none of them:
+    dropped, the filter would read as "every level NORMAL sees".
+    """
     if mode is SearchMode.AUTO:
-        return SearchMode.REVIEW if asks_about_the_past(query) else SearchMode.NORMAL
+        hidden = levels is not None and any(v not in NORMAL_LEVELS for v in levels)
+        past = asks_about_the_past(query)
+        return SearchMode.REVIEW if past or hidden else SearchMode.NORMAL
+    if levels and not levels_for(mode, levels):
+        names = ", ".join(v.name for v in levels)
+        raise InvalidInput(
+            f"mode NORMAL shows FULL and SUMMARY memories, not {names}: use mode REVIEW or AUTO",
+            "filter.levels",
+        )
     return mode
 
 

@@ -84,7 +84,18 @@ def require_period(
 
 
 def require_filter(memory_filter: MemoryFilter, field: str) -> MemoryFilter:
-    """``memory_filter`` if its importance is a fraction and its time range is valid."""
+    """``memory_filter`` if its importance is a fraction, its time range is valid and
+    no list of it is empty (an empty list would select nothing, or read as "all")."""
+    for name, values in (
+        ("kinds", memory_filter.kinds),
+        ("levels", memory_filter.levels),
+        ("categories", memory_filter.categories),
+    ):
+        if values is not None and not values:
+            raise InvalidInput(
+                f"{field}.{name} must name at least one value; leave it out for all",
+                f"{field}.{name}",
+            )
     if memory_filter.min_importance is not None:
         require_fraction(memory_filter.min_importance, f"{field}.minImportance")
     require_period(

@@ -150,9 +150,10 @@ class MemoryFilterInput:
     def to_domain(self) -> models.MemoryFilter:
         """The service's view of this input."""
         return models.MemoryFilter(
-            kinds=tuple(self.kinds) if self.kinds else None,
-            levels=tuple(self.levels) if self.levels else None,
-            categories=tuple(self.categories) if self.categories else None,
+            # An empty list stays empty (refused by the service), never "all".
+            kinds=tuple(self.kinds) if self.kinds is not None else None,
+            levels=tuple(self.levels) if self.levels is not None else None,
+            categories=tuple(self.categories) if self.categories is not None else None,
             session_id=str(self.session_id) if self.session_id is not None else None,
             min_importance=self.min_importance,
             created_after=self.created_after,

@@ -169,7 +169,7 @@ class SearchService:
         user, read_now = await self._known_users.get(principal, request.user_id)
         request = replace(request, user_id=user.id, query=query)
         now = self._clock()
-        mode = resolve_mode(request.mode, query)
+        mode = resolve_mode(request.mode, query, request.filter.levels)
         period = parse_time_window(query, now)
         when = asks_when(query)
 

@@ -155,6 +155,11 @@ def test_normal_mode_hides_faded_memories_and_review_shows_them(
     assert auto["mode"] == "REVIEW"
     assert ann["dog"] in [h["memory"]["id"] for h in auto["hits"]]
     assert search(api, "我以前的狗叫什么")["mode"] == "REVIEW"
+    # A filter for the faded level asks to review: those, and only those.
+    traced = search(api, "Ann's dog Rex", filter={"levels": ["TRACE"]})
+    assert traced["mode"] == "REVIEW"
+    assert [h["level"] for h in traced["hits"]] == ["TRACE"]
+    assert traced["hits"][0]["memory"]["id"] == ann["dog"]
 
 
 def test_filters_narrow_both_sides(api: Api, client: TestClient, ann: dict[str, str]) -> None:
@@ -255,6 +260,10 @@ def test_equal_scores_are_ordered_by_id(api: Api, ann: dict[str, str]) -> None:
         ({"scoring": {"rrfK": 1001}}, "scoring.rrfK"),
         ({"target": "MEMUNIT", "filter": {"kinds": ["EVENT"]}}, "filter"),
         ({"filter": {"minImportance": 3.0}}, "filter.minImportance"),
+        ({"filter": {"kinds": []}}, "filter.kinds"),
+        ({"filter": {"levels": []}}, "filter.levels"),
+        ({"filter": {"categories": []}}, "filter.categories"),
+        ({"mode": "NORMAL", "filter": {"levels": ["TRACE"]}}, "filter.levels"),
     ],
 )
 def test_bad_search_arguments_are_clear_errors(
