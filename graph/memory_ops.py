@@ -17,6 +17,7 @@ from hippograph.models import MemoryOpsPlan
 BOOST_MEMORIES = cypher(
     "memory_ops.BOOST_MEMORIES",
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.deleted_at IS NULL "
+    "AND (m.valid_to IS NULL OR m.valid_to > $now) "
     "SET m.importance = CASE WHEN m.importance + $boost > 1.0 THEN 1.0 "
     "ELSE m.importance + $boost END "
     "RETURN count(m) AS n",
@@ -50,7 +51,7 @@ class MemoryOpsGraph:
                     raise NotFound("memory", old_id)
             await write_mentions(tx, plan.mentions)
             for query, ids, extra in (
-                (BOOST_MEMORIES, plan.boosts, {"boost": plan.boost}),
+                (BOOST_MEMORIES, plan.boosts, {"boost": plan.boost, "now": now}),
                 (SOFT_DELETE_MEMORIES, plan.soft_deletes, {"now": now}),
                 (HARD_DELETE_MEMORIES, plan.hard_deletes, {}),
             ):

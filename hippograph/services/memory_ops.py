@@ -222,10 +222,18 @@ class MemoryOpsService:
         found = await self._memories.get_memories(list(named))
         now = self._clock()
         for memory_id, index in named.items():
+            op = ops[index]
             memory = found.get(memory_id)
-            if memory is None or memory.user_id != user_id or memory.deleted_at is not None:
+            # A soft-deleted memory may still be deleted for good (purged).
+            purge = op.op is MemoryOpKind.DELETE and op.hard
+            if memory is None or memory.user_id != user_id:
+                raise NotFound("memory", memory_id)
+            if memory.deleted_at is not None and not purge:
                 raise NotFound("memory", memory_id)
             current = memory.valid_to is None or memory.valid_to > now
-            if ops[index].op is MemoryOpKind.UPDATE and not current:
-                raise InvalidInput("only a current memory can be updated", f"ops[{index}].id")
+            if op.op in (MemoryOpKind.UPDATE, MemoryOpKind.BOOST) and not current:
+                # A superseded version is history: boosting it would leave the
+                # current one as it was (updateMemory refuses the same).
+                done = "updated" if op.op is MemoryOpKind.UPDATE else "boosted"
+                raise InvalidInput(f"only a current memory can be {done}", f"ops[{index}].id")
         return found

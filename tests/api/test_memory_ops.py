@@ -97,6 +97,7 @@ def test_a_bad_operation_applies_nothing(api: Api) -> None:
         ([add, {"op": "DELETE", "id": bobs}], "NotFoundError", None),
         ([add, {"op": "UPDATE", "id": tea}], "InputError", "ops[1].content"),
         ([add, {"op": "UPDATE", "id": ended, "content": "x"}], "InputError", "ops[1].id"),
+        ([add, {"op": "BOOST", "id": ended}], "InputError", "ops[1].id"),
         ([add, {"op": "BOOST"}], "InputError", "ops[1].id"),
         ([add, {"op": "BOOST", "id": "not-an-id"}], "InputError", "ops[1].id"),
         ([add, {"op": "BOOST", "id": tea}, {"op": "DELETE", "id": tea}], "InputError", "ops[2].id"),
@@ -111,6 +112,19 @@ def test_a_bad_operation_applies_nothing(api: Api) -> None:
         if field is not None:
             assert result["field"] == field, (ops, result)
     assert _state(api) == before
+
+
+def test_a_soft_deleted_memory_can_be_purged_by_an_op_and_nothing_else(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    pin = add_memory(api, "ann", "Ann's bank PIN is 1234")
+    deleted = api.ok(APPLY, {"userId": "ann", "ops": [{"op": "DELETE", "id": pin}]})
+    assert deleted["applyMemoryOps"]["__typename"] == "MemoryOpsApplied"
+    for op in ({"op": "BOOST", "id": pin}, {"op": "DELETE", "id": pin}):
+        refused = api.ok(APPLY, {"userId": "ann", "ops": [op]})["applyMemoryOps"]
+        assert refused["__typename"] == "NotFoundError", (op, refused)
+    purged = api.ok(APPLY, {"userId": "ann", "ops": [{"op": "DELETE", "id": pin, "hard": True}]})
+    assert purged["applyMemoryOps"]["__typename"] == "MemoryOpsApplied", purged
+    assert pin not in _state(api)
 
 
 def test_a_limited_key_cannot_touch_another_users_memories(api: Api) -> None:
