@@ -55,6 +55,7 @@ USERS_WITH_PENDING = cypher(
     "reflection.USERS_WITH_PENDING",
     "MATCH (m:Memory) WHERE m.user_id > $after AND m.kind IN $kinds "
     "AND coalesce(m.consolidated, false) = false AND m.deleted_at IS NULL "
+    "AND (m.valid_to IS NULL OR m.valid_to > $now) "
     "WITH m.user_id AS user_id, sum(m.importance) AS importance, count(m) AS n "
     "WHERE n >= $min_facts AND importance >= $min_importance "
     "RETURN user_id ORDER BY user_id LIMIT $limit",
@@ -139,11 +140,14 @@ class ReflectionGraph:
         min_importance: float,
         after: str,
         limit: int,
+        now: datetime,
     ) -> list[str]:
-        """The users after ``after`` (by id) whose pending facts could make a reflection."""
+        """The users after ``after`` (by id) whose pending facts (current at ``now``, as
+        a run counts them) could make a reflection."""
 
         async def work(tx: AsyncManagedTransaction) -> list[str]:
             params = {
+                "now": now,
                 "after": after,
                 "kinds": list(kinds),
                 "min_facts": min_facts,

@@ -59,6 +59,7 @@ class ReflectionStore(Protocol):
         min_importance: float,
         after: str,
         limit: int,
+        now: datetime,
     ) -> list[str]: ...
     async def write(
         self, reflections: Sequence[tuple[Memory, IndexedText, Sequence[str]]]
@@ -138,8 +139,14 @@ class ReflectionService:
         rules, settings = self._rules, self._settings
         queued: list[Job] = []
         after = ""
+        now = self._clock()
         while users := await self._store.users_with_pending(
-            settings.kinds, rules.min_facts, rules.min_importance_sum, after, settings.sweep_page
+            settings.kinds,
+            rules.min_facts,
+            rules.min_importance_sum,
+            after,
+            settings.sweep_page,
+            now,
         ):
             queued.extend([await self.submit(user_id) for user_id in users])
             after = users[-1]

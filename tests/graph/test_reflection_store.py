@@ -32,7 +32,7 @@ async def test_pending_facts_are_counted_listed_and_claimed_by_one_reflection(
     pending = await store.reflection.pending("ann", KINDS, NOW, NOW, 10)
     assert [p.id for p in pending] == [f.id for f in facts]  # oldest first, none made later
     assert all(len(p.vector) == 384 for p in pending)
-    due = await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10)
+    due = await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, NOW)
     assert due == ["ann"]  # Bob has one light fact
     assert await store.reflection.last_reflection_at("ann") is None
 
@@ -82,3 +82,15 @@ async def test_a_deleted_reflection_hands_back_what_no_current_reflection_summar
     assert await pending() == {corrected.id, f3.id}
     await store.memory_ops.apply(MemoryOpsPlan(hard_deletes=[corrected.id]), later)
     assert await pending() == {f1.id, f2.id, f3.id}
+
+
+async def test_a_user_whose_pending_facts_have_all_ended_is_not_due(store: GraphStore) -> None:
+    # A run counts only current facts, so the sweep must too: else it queues a
+    # run that makes nothing, every sweep, for good.
+    await add_user(store, "ann")
+    for i in range(6):
+        ended = memory("ann", f"Ann fact {i}", importance=0.9, valid_to=T0 + timedelta(hours=1))
+        await add_memory(store, ended)
+    assert await store.reflection.pending_total("ann", KINDS, NOW, NOW) == (0, 0.0)
+    assert await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, NOW) == []
+    assert await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, T0) == ["ann"]
