@@ -36,11 +36,18 @@ class Loaders:
     user_sessions: DataLoader[PageKey, models.Page[models.Session]]
 
 
+def _distinct(keys: list[str]) -> list[str]:
+    """``keys`` once each, in order. Without a cache (a websocket connection) a
+    batch may hold one key twice, and the graph's list reads would return each
+    row twice: every key's list or page would then repeat its items."""
+    return list(dict.fromkeys(keys))
+
+
 def _by_id(
     fetch: Callable[[Sequence[str]], Awaitable[dict[str, T]]],
 ) -> Callable[[list[str]], Awaitable[list[T | None]]]:
     async def load(keys: list[str]) -> list[T | None]:
-        found = await fetch(keys)
+        found = await fetch(_distinct(keys))
         return [found.get(key) for key in keys]
 
     return load
@@ -54,7 +61,9 @@ def _paged(
     async def load(keys: list[PageKey]) -> list[models.Page[T] | BaseException]:
         groups: dict[tuple[int, str | None], list[str]] = {}
         for parent, first, after in keys:
-            groups.setdefault((first, after), []).append(parent)
+            parents = groups.setdefault((first, after), [])
+            if parent not in parents:
+                parents.append(parent)
         results: dict[PageKey, models.Page[T] | BaseException] = {}
         for (first, after), parents in groups.items():
             try:
@@ -82,19 +91,19 @@ def build_loaders(
     who = principal or Principal(key_id="anonymous", admin=False)
 
     async def derived(keys: list[str]) -> list[list[models.ProvenanceNode]]:
-        found = await services.memories.derived_from(who, keys)
+        found = await services.memories.derived_from(who, _distinct(keys))
         return [found.get(key, []) for key in keys]
 
     async def summarized(keys: list[str]) -> list[list[models.Memory]]:
-        found = await services.memories.summaries(who, keys, by=False)
+        found = await services.memories.summaries(who, _distinct(keys), by=False)
         return [found.get(k, []) for k in keys]
 
     async def summarizing(keys: list[str]) -> list[list[models.Memory]]:
-        found = await services.memories.summaries(who, keys, by=True)
+        found = await services.memories.summaries(who, _distinct(keys), by=True)
         return [found.get(k, []) for k in keys]
 
     async def unit_messages(keys: list[str]) -> list[list[models.Message]]:
-        found = await services.messages.messages_of_memunits(who, keys)
+        found = await services.messages.messages_of_memunits(who, _distinct(keys))
         return [found.get(key, []) for key in keys]
 
     async def session_pages(
