@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 # Re-exported: the embedding settings are a part of Settings like any other.
 from hippograph.embedding_settings import EmbeddingSettings as EmbeddingSettings
 from hippograph.job_settings import JobSettings as JobSettings
+from hippograph.models import MemoryKind
 from hippograph.turns import CONTEXT_WEIGHT
 
 GraphServer = Literal["arcadedb", "neo4j"]
@@ -307,11 +308,24 @@ class ReflectionSettings(BaseModel):
     sweep_page: int = Field(default=1000, ge=1, description="users read per page by the sweep")
     kinds: list[str] = Field(
         default_factory=lambda: ["semantic", "profile", "reflection"],
+        min_length=1,
         description="memory kinds a reflection may cover",
     )
     sweep_interval_s: float = Field(
         default=900.0, ge=0, description="scheduled sweep for due users (0: off)"
     )
+
+    @field_validator("kinds")
+    @classmethod
+    def _check_kinds(cls, value: list[str]) -> list[str]:
+        # Compared with the stored kinds, which are lower case: SEMANTIC (as
+        # GraphQL spells it) or a typo would make every run find nothing.
+        known = {k.value for k in MemoryKind}
+        kinds = [k.strip().lower() for k in value]
+        unknown = sorted(set(kinds) - known)
+        if unknown:
+            raise ValueError(f"{unknown} are not memory kinds ({', '.join(sorted(known))})")
+        return kinds
 
 
 class ForgettingSettings(BaseModel):

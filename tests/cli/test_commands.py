@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.cli import build_parser, main
+from hippograph.settings import Settings
 from tests.cli.conftest import write_jsonl, write_locomo
 
 
@@ -83,6 +84,8 @@ def test_import_refuses_an_unknown_conversation_and_a_user_for_two_speakers(
         ("HIPPOGRAPH_JOBS__METRICS_PORT", "70000"),
         ("HIPPOGRAPH_LOG_FORMAT", "xml"),
         ("HIPPOGRAPH_GRAPH__UNAVAILABLE_RETRY_S", "-1"),
+        ("HIPPOGRAPH_REFLECTION__KINDS", '["semntic"]'),
+        ("HIPPOGRAPH_REFLECTION__KINDS", "[]"),
     ],
 )
 def test_a_bad_setting_stops_every_command_naming_the_variable(
@@ -156,3 +159,10 @@ def test_serve_refuses_arq_jobs_on_the_embedded_graph(
     error = capsys.readouterr().err
     assert "HIPPOGRAPH_JOBS__MODE=arq needs a graph server" in error
     assert "HIPPOGRAPH_JOBS__MODE=inprocess" in error
+
+
+def test_reflection_kinds_are_read_as_stored_whatever_their_case(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_REFLECTION__KINDS", '["SEMANTIC", "Profile"]')
+    assert Settings().reflection.kinds == ["semantic", "profile"]
