@@ -65,13 +65,19 @@ class TimeWindow:
     def overlaps(self, start: datetime, end: datetime) -> bool:
         """Whether the period ``[start, end)`` shares any time with this one."""
         if self.month is not None:
-            return start.month == self.month or (
-                end - start < timedelta(days=31)
-                and (end - timedelta(seconds=1)).month == self.month
-            )
+            return self.month in _months_of(start, end)
         if self.start is None or self.end is None:
             return False
         return start < self.end and self.start < end
+
+
+def _months_of(start: datetime, end: datetime) -> set[int]:
+    """The months of the year that ``[start, end)`` touches (all twelve for a year)."""
+    last = end - timedelta(microseconds=1) if end > start else start
+    span = (last.year - start.year) * 12 + last.month - start.month
+    if span >= 11:
+        return set(range(1, 13))
+    return {(start.month - 1 + i) % 12 + 1 for i in range(span + 1)}
 
 
 def _month_number(name: str) -> int:
@@ -157,8 +163,12 @@ def _safe_day(year: int, month: int, day: int) -> date | None:
         return None
 
 
+# "When" asks for a time at the head of a question or before its verb
+# ("When did…", "and when was…"), not as a conjunction ("what does she drink
+# when she is tired").
+_WHEN = r"^\W*when\b|\bwhen\s+(?:did|do|does|was|were|is|are|will|would|has|have|had|can|could)\b"
 _ASKS_WHEN = re.compile(
-    r"\b(when|what (?:day|date|time|year|month|week)|which (?:day|date|year|month|week)"
+    _WHEN + r"|\b(what (?:day|date|time|year|month|week)|which (?:day|date|year|month|week)"
     r"|how long ago|since when)\b|什么时候|哪天|哪一天|哪年|几月|何时",
     re.IGNORECASE,
 )
@@ -261,7 +271,10 @@ def _absolute_chinese(text: str, now: datetime) -> TimeWindow | None:
         month = int(m[2])
         return _month_window(int(m[1]), month, m[0]) if 1 <= month <= 12 else None
     if m := re.search(r"(\d{1,2})月(\d{1,2})[日号]", text):
+        # The latest such day up to now: asked in March, 12月25日 is last December's.
         day = _safe_day(now.year, int(m[1]), int(m[2]))
+        if day is not None and day > now.date():
+            day = _safe_day(now.year - 1, int(m[1]), int(m[2]))
         return _day_window(day, m[0]) if day else None
     if m := re.search(r"(\d{4})年", text):
         return _year_window(int(m[1]), m[0])

@@ -148,6 +148,7 @@ def test_a_memory_is_dated_from_its_content() -> None:
         "what year did they move?",
         "How long ago was the trip?",
         "他什么时候去的北京？",
+        "And when was the party?",
     ],
 )
 def test_questions_asking_for_a_time(query: str) -> None:
@@ -155,7 +156,13 @@ def test_questions_asking_for_a_time(query: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ["What did Mel paint?", "Where does Kate work?", "whenever I cook"]
+    "query",
+    [
+        "What did Mel paint?",
+        "Where does Kate work?",
+        "whenever I cook",
+        "What does Ann drink when she is tired?",  # a conjunction, not a question of time
+    ],
 )
 def test_questions_not_asking_for_a_time(query: str) -> None:
     assert not asks_when(query)
@@ -167,6 +174,20 @@ def test_a_month_window_overlaps_a_period_in_that_month_of_any_year() -> None:
     assert not july.overlaps(datetime(2021, 6, 3, tzinfo=UTC), datetime(2021, 6, 4, tzinfo=UTC))
     # a day window ending at midnight of 1 July is still June
     assert not july.overlaps(datetime(2021, 6, 30, tzinfo=UTC), datetime(2021, 7, 1, tzinfo=UTC))
+    # a whole year has every month; a season has its own, across the new year
+    assert july.overlaps(datetime(2021, 1, 1, tzinfo=UTC), datetime(2022, 1, 1, tzinfo=UTC))
+    winter = (datetime(2021, 12, 1, tzinfo=UTC), datetime(2022, 3, 1, tzinfo=UTC))
+    assert TimeWindow(month=1).overlaps(*winter)
+    assert not july.overlaps(*winter)
+
+
+def test_a_chinese_month_and_day_is_the_latest_one_up_to_now() -> None:
+    window = parse_time_window("12月25日我去了哪里", NOW)  # asked in March 2024
+    assert window is not None
+    assert window.contains(datetime(2023, 12, 25, 12, tzinfo=UTC))
+    earlier = parse_time_window("3月1日我去了哪里", NOW)
+    assert earlier is not None
+    assert earlier.contains(datetime(2024, 3, 1, 12, tzinfo=UTC))
 
 
 def test_a_text_s_own_date_is_not_the_period_it_tells_of() -> None:
