@@ -31,9 +31,11 @@ from hippograph.models import (
     IndexedText,
     IngestBatch,
     IngestCounts,
+    Memory,
     MemoryKind,
     MemUnit,
     Message,
+    Sources,
 )
 
 EXISTING_UNITS = cypher(
@@ -48,6 +50,14 @@ CREATE_UNITS = cypher(
     "ingest.CREATE_UNITS",
     "UNWIND $rows AS row CREATE (n:MemUnit) SET n = row.props, n.embedding = row.embedding, "
     "n.search_text = row.search_text, n.user_key = row.user_key RETURN count(n) AS created",
+)
+# Messages another run already made a MemUnit of: two memorize runs of one
+# session that read its unprocessed messages at the same time segment them
+# each, and only the first to write keeps them.
+TAKEN_MESSAGES = cypher(
+    "ingest.TAKEN_MESSAGES",
+    "UNWIND $ids AS mid MATCH (:MemUnit)-[:DERIVED_FROM]->(m:Message {id: mid}) "
+    "RETURN collect(DISTINCT mid) AS taken",
 )
 LINK_UNIT_MESSAGES = cypher(
     "ingest.LINK_UNIT_MESSAGES",
@@ -148,6 +158,7 @@ class IngestGraph:
             # the new statement becomes one more of its sources (MERGE: a
             # replay links nothing new). A deleted memory stays as it was.
             restated = [m for m in batch.memories if m[0].id in live]
+            units, memories, restated = await _untaken(tx, units, memories, restated)
             if units:
                 await fetch(tx, CREATE_UNITS, {"rows": [_unit_row(*u[:2]) for u in units]})
                 links = [{"unit": u.id, "source": mid} for u, _, mids in units for mid in mids]
@@ -177,6 +188,38 @@ class IngestGraph:
             )
 
         return await self._graph.write(work, merge_only=True)
+
+
+Units = list[tuple[MemUnit, IndexedText, Sequence[str]]]
+Memories = list[tuple[Memory, IndexedText, Sources]]
+
+
+async def _untaken(
+    tx: AsyncManagedTransaction, units: Units, memories: Memories, restated: Memories
+) -> tuple[Units, Memories, Memories]:
+    """The new units none of whose messages another run made a unit of, and the
+    memories not drawn from the others. What is left out stands in the other
+    run's units; a message of a left-out unit that no unit holds stays
+    unprocessed, for the session's next memorize."""
+    ids = [mid for _, _, mids in units for mid in mids]
+    rows = await fetch(tx, TAKEN_MESSAGES, {"ids": ids}) if ids else []
+    taken = set(rows[0]["taken"]) if rows else set()
+    if not taken:
+        return units, memories, restated
+    lost = [(u.id, set(mids)) for u, _, mids in units if taken & set(mids)]
+    lost_units = {unit_id for unit_id, _ in lost}
+    lost_messages = set().union(*(mids for _, mids in lost))
+
+    def kept(sources: Sources) -> bool:
+        return not (
+            lost_units & set(sources.memunit_ids) or lost_messages & set(sources.message_ids)
+        )
+
+    return (
+        [u for u in units if u[0].id not in lost_units],
+        [m for m in memories if kept(m[2])],
+        [m for m in restated if kept(m[2])],
+    )
 
 
 async def _link_units(tx: AsyncManagedTransaction, links: list[dict[str, str]]) -> None:

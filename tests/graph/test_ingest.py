@@ -55,6 +55,33 @@ async def test_a_units_write_leaves_the_rest_to_do_and_a_replay_writes_nothing(
     assert {n.id for n in derived} == {said[0].id, unit.id}
 
 
+async def test_a_second_run_over_messages_a_unit_holds_leaves_them_to_it(
+    store: GraphStore,
+) -> None:
+    # Two runs read the session's unprocessed messages at once and cut them
+    # differently: the first to write keeps its units, the second's overlapping
+    # unit (and what it drew from it) is left out, and the rest of it is written.
+    session, said = await conversation(store, "ann", ["one", "two", "three", "four"])
+    first = _unit(session.id, 0)
+    done = IngestBatch(units=[(first, indexed("a", 1), [m.id for m in said[:3]])], memories=[])
+    assert (await store.ingest.write(done)).memunits == 1
+
+    overlapping, fresh = _unit(session.id, 1), _unit(session.id, 2)
+    drawn = memory("ann", "Ann counted to two")
+    batch = IngestBatch(
+        units=[
+            (overlapping, indexed("b", 2), [said[1].id, said[2].id]),
+            (fresh, indexed("c", 3), [said[3].id]),
+        ],
+        memories=[(drawn, indexed(drawn.content, 4), Sources(memunit_ids=(overlapping.id,)))],
+    )
+    counts = await store.ingest.write(batch)
+    assert (counts.memunits, counts.memories) == (1, 0)
+    assert await store.ingest.unprocessed(session.id, 10) == []
+    assert await store.memories.get_memories([drawn.id]) == {}
+    assert set(await store.memunits.get_memunits([overlapping.id, fresh.id], None)) == {fresh.id}
+
+
 async def test_a_new_profile_value_supersedes_the_old_and_a_restatement_adds_a_source(
     store: GraphStore,
 ) -> None:
