@@ -148,6 +148,10 @@ class SearchService:
             math.isfinite(request.radius) and -1.0 <= request.radius <= 1.0
         ):
             raise InvalidInput("radius must be a cosine similarity between -1 and 1", "radius")
+        if request.radius is not None and request.method is SearchMethod.KEYWORD:
+            raise InvalidInput(
+                "radius bounds cosines, which a KEYWORD search has none of", "radius"
+            )
         f = request.filter
         if request.target is SearchTarget.MEMUNIT and any(
             v is not None for v in (f.kinds, f.levels, f.categories, f.min_importance, f.domain)

@@ -264,6 +264,7 @@ def test_equal_scores_are_ordered_by_id(api: Api, ann: dict[str, str]) -> None:
         ({"filter": {"levels": []}}, "filter.levels"),
         ({"filter": {"categories": []}}, "filter.categories"),
         ({"mode": "NORMAL", "filter": {"levels": ["TRACE"]}}, "filter.levels"),
+        ({"method": "KEYWORD", "radius": 0.5}, "radius"),
     ],
 )
 def test_bad_search_arguments_are_clear_errors(
@@ -422,3 +423,16 @@ def test_a_guest_finds_a_group_memunit_kept_in_its_owners_session(api: Api) -> N
         assert "Pixel" in hits[0]["memUnit"]["summary"], (method, hits)
         assert hits[0]["breakdown"][rank] == 1, hits[0]
         assert not hits[0]["breakdown"]["fallback"], hits[0]
+
+
+def test_a_radius_bounds_keyword_hits_as_it_bounds_vector_hits(
+    api: Api, ann: dict[str, str]
+) -> None:
+    add_memory(api, "ann", "Tax form 42 mentions espresso machine depreciation")
+    everything = search(api, "espresso", scoring={"beta": 0.0})["hits"]
+    cosines = sorted(h["similarity"] for h in everything if h["similarity"] is not None)
+    assert len(cosines) >= 2
+    radius = (cosines[-1] + cosines[-2]) / 2
+    bounded = search(api, "espresso", radius=radius)["hits"]
+    assert bounded
+    assert all(h["similarity"] >= radius for h in bounded), bounded

@@ -130,6 +130,13 @@ class CandidateFetcher:
                     walked[mid] = replace(walked[mid], similarity=similarity.get(mid))
             by_vector = await vector_task
             fallback = not by_vector
+            radius = plan.vector.radius
+            if radius is not None and not fallback:
+                # The radius bounds every hit by its cosine, however it came;
+                # only a keyword fallback (the vector side found none) answers
+                # below it.
+                by_keyword = [c for c in by_keyword if (c.similarity or 0.0) >= radius]
+                walk_only = [m for m in walk_only if (walked[m].similarity or 0.0) >= radius]
             if fallback and keyword_task is None:
                 by_keyword = await keyword.fetch(self._store, self._common, plan)
             # Scores for every candidate the walk reached; new ones only the best.
