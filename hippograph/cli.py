@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
 from hippograph.benchmark.cli import add_bench_parser
+from hippograph.cli_args import port, positive, serving_settings
 from hippograph.cli_context import with_graph, with_runtime
 from hippograph.cli_jvm import add_jvm_parser
 from hippograph.cli_models import add_model_parsers, cmd_reembed
@@ -67,45 +68,12 @@ def _settings() -> Settings:
         ) from exc
 
 
-def _port(text: str) -> int:
-    """A TCP port (argparse type): 0 to 65535."""
-    port = int(text)
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text} is not a port (0 to 65535)")
-    return port
-
-
-def _positive(text: str) -> int:
-    """A count of 1 or more (argparse type)."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not 1 or more")
-    return value
-
-
 # Seconds uvicorn keeps an idle client connection open.
 KEEP_ALIVE_S = 65
 # The exit status of a server that did not start listening (uvicorn's own).
 _STARTUP_FAILED = 3
 # The signals that stop `hippograph serve` (uvicorn's, once it serves).
 _STOPS = (signal.SIGINT, signal.SIGTERM)
-
-
-def serving_settings(settings: Settings, host: str | None, port: int | None) -> Settings:
-    """``settings`` with ``serve --host/--port`` in them, where given.
-
-    The app reads its own address from the settings: the MCP endpoint's guard
-    against DNS rebinding accepts only loopback Host headers when the address
-    is a loopback one, so a ``--host 0.0.0.0`` it never saw refused every
-    client that reached ``/mcp`` by a name.
-    """
-    api = settings.api.model_copy(
-        update={
-            "host": host or settings.api.host,
-            "port": settings.api.port if port is None else port,
-        }
-    )
-    return settings.model_copy(update={"api": api})
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -321,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the GraphQL API (GraphiQL at /graphql)")
     serve.add_argument("--host", default=None, help="bind address (HIPPOGRAPH_API__HOST)")
-    serve.add_argument("--port", type=_port, default=None, help="port (HIPPOGRAPH_API__PORT)")
+    serve.add_argument("--port", type=port, default=None, help="port (HIPPOGRAPH_API__PORT)")
     # serve checks its store itself, after the port (it may create one)
     serve.set_defaults(func=cmd_serve, store=None)
 
@@ -347,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--precision", choices=("float32", "int8"), help="the model's precision (its default)"
     )
     reindex.add_argument(
-        "--page", type=_positive, default=256, help="nodes re-embedded per transaction (256)"
+        "--page", type=positive, default=256, help="nodes re-embedded per transaction (256)"
     )
     reindex.set_defaults(func=cmd_reindex, store="existing")
 

@@ -7,9 +7,8 @@ and does nothing, a run cut short is finished by the next one, and with
 ``flush`` false the open tail of a conversation waits for more messages
 before it is cut into a unit.
 
-Per request: one embedding batch for the messages, segmentation, one
-extraction per unit (concurrent, through the ``LLM`` port), one embedding
-batch for the new sentences, one write transaction.
+Per request: one embedding batch for the messages, segmentation, one extraction per
+unit (concurrent, through the ``LLM`` port), then an embedding and a write per few units.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import reduce
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -213,8 +213,11 @@ class MemorizeService:
             raise InvalidInput("sourceType must be 1-32 characters of a-z, 0-9 and _", "sourceType")
         if request.group_id is not None:
             require_client_id(request.group_id, "groupId")
-        build = self._messages.build
-        history = build(session.id, session.user_id, request.history) if request.history else []
+        history = (
+            self._messages.build(session.id, session.user_id, request.history, name="history")
+            if request.history
+            else []
+        )
         added = await self._messages.add_messages(principal, session.id, request.messages)
         work = MemorizeJob(
             session_id=session.id,
@@ -292,9 +295,7 @@ class MemorizeService:
                 new = set(written.created)
                 await self._events.memories_added(m for m, _, _ in batch.memories if m.id in new)
                 await self._reflect_later(batch)
-        usage = Usage()
-        for _, extraction_usage in drafts:
-            usage = usage.plus(extraction_usage)
+        usage = reduce(Usage.plus, (extraction_usage for _, extraction_usage in drafts), Usage())
         return MemorizeCounts(
             messages=sum(len(r) for r in ranges),
             memunits=memunits,

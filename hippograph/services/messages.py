@@ -99,23 +99,29 @@ class MessageService:
         self._limits = limits
 
     def build(
-        self, session_id: str, user_id: str, items: Sequence[MessageInput], *, first: int = 0
+        self,
+        session_id: str,
+        user_id: str,
+        items: Sequence[MessageInput],
+        *,
+        first: int = 0,
+        name: str = "messages",
     ) -> list[Message]:
         """Validated ``Message`` records for ``items`` (sequence numbers come from the store).
 
         ``first`` is the index the first item's errors name: the items are
-        a chunk of a longer list.
+        a chunk of a longer list. ``name`` is the list's field (``history``).
         """
         if not items:
-            raise InvalidInput("messages must not be empty", "messages")
-        require_count(len(items), "messages", 1, self._limits.max_messages_per_call)
+            raise InvalidInput(f"{name} must not be empty", name)
+        require_count(len(items), name, 1, self._limits.max_messages_per_call)
         now = self._clock()
         built: list[Message] = []
         # id -> the index of the item that has it: two items of one call are
         # two messages, never one written twice.
         taken: dict[str, int] = {}
         for index, item in enumerate(items, start=first):
-            field = f"messages[{index}]"
+            field = f"{name}[{index}]"
             speaker = require_text(item.speaker, f"{field}.speaker", _MAX_SPEAKER)
             content = require_text(
                 item.content, f"{field}.content", self._limits.max_content_length

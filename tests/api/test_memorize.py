@@ -268,7 +268,7 @@ def test_bad_memorize_input_changes_nothing(api: Api) -> None:
         ({"messages": []}, "messages"),
         ({"messages": [{"speaker": "A", "content": "  "}]}, "messages[0].content"),
         ({"messages": [{"speaker": "A", "content": "x", "ts": "2023-05-08T13:56:00"}]}, None),
-        ({"history": [{"speaker": "", "content": "x"}]}, "messages[0].speaker"),
+        ({"history": [{"speaker": "", "content": "x"}]}, "history[0].speaker"),
     ]
     base = {"userIds": ["caro"], "sessionId": session, "messages": _messages(CONVERSATION[:2])}
     for change, field in cases:

@@ -13,7 +13,7 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.testclient import TestClient
 
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
-from hippograph.cli import serving_settings
+from hippograph.cli_args import serving_settings
 from hippograph.server.app import create_app
 from hippograph.settings import Settings
 from tests.api.conftest import ADMIN_KEY
