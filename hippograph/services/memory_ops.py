@@ -157,6 +157,9 @@ class MemoryOpsService:
                 )
                 adds.append((memory, indexed))
                 outcomes.append(MemoryOpOutcome(op.op, memory.id))
+            elif op.op is MemoryOpKind.UPDATE and _unchanged(targets[str(op.id)], op, content):
+                # The same text (and importance): no new version, as updateMemory.
+                outcomes.append(MemoryOpOutcome(op.op, str(op.id)))
             elif op.op is MemoryOpKind.UPDATE and indexed is not None and content is not None:
                 old = targets[str(op.id)]
                 revision = Revision(content, op.importance, source=MemorySource.AGENT)
@@ -237,3 +240,9 @@ class MemoryOpsService:
                 done = "updated" if op.op is MemoryOpKind.UPDATE else "boosted"
                 raise InvalidInput(f"only a current memory can be {done}", f"ops[{index}].id")
         return found
+
+
+def _unchanged(old: Memory, op: MemoryOp, content: str | None) -> bool:
+    """Whether an UPDATE would make a version identical to ``old``."""
+    same_importance = op.importance is None or op.importance == old.importance
+    return content == old.content and same_importance

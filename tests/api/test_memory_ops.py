@@ -195,3 +195,15 @@ def test_a_retried_batch_of_ops_adds_nothing_twice(api: Api) -> None:
         result = api.ok(APPLY, {"userId": "ann", "ops": bad_ops})["applyMemoryOps"]
         assert (result["__typename"], result["field"]) == ("InputError", field)
     assert len(_state(api)) == 4
+
+
+def test_an_update_to_the_same_text_makes_no_new_version(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    tea = add_memory(api, "ann", "Ann drinks green tea")
+    before = _state(api)
+    same = [{"op": "UPDATE", "id": tea, "content": "Ann drinks green tea"}]
+    result = api.ok(APPLY, {"userId": "ann", "ops": same})["applyMemoryOps"]
+    assert result["results"] == [
+        {"index": 0, "op": "UPDATE", "memoryId": tea, "supersededId": None}
+    ], result
+    assert _state(api) == before
