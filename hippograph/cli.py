@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
 from hippograph.benchmark.cli import add_bench_parser
-from hippograph.cli_args import port, positive, serving_settings
+from hippograph.cli_args import port, positive, serving_settings, writable_file
 from hippograph.cli_context import with_graph, with_runtime
 from hippograph.cli_jvm import add_jvm_parser
 from hippograph.cli_models import add_model_parsers, cmd_reembed
@@ -249,6 +249,7 @@ def cmd_export_schema(args: argparse.Namespace, settings: Settings) -> int:
     """Write the GraphQL SDL (what ``schema.graphql`` holds)."""
     from schema.build import build_schema
 
+    writable_file(args.output)
     sdl = build_schema(settings.limits).as_str() + "\n"
     if args.output == "-":
         sys.stdout.write(sdl)

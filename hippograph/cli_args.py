@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
+from hippograph.errors import ConfigError
 from hippograph.settings import Settings
 
 
@@ -38,3 +41,17 @@ def serving_settings(settings: Settings, host: str | None, port: int | None) -> 
         }
     )
     return settings.model_copy(update={"api": api})
+
+
+def writable_file(name: str) -> None:
+    """``ConfigError`` unless a file ``name`` can be written (``-``, stdout, always can):
+    checked before a command opens the graph, not after its work."""
+    if name == "-":
+        return
+    folder = Path(name).parent
+    if not folder.is_dir():
+        raise ConfigError(f"cannot write {name}: the folder {folder} does not exist")
+    if Path(name).is_dir():
+        raise ConfigError(f"cannot write {name}: it is a folder")
+    if not os.access(folder, os.W_OK):
+        raise ConfigError(f"cannot write {name}: the folder {folder} is not writable")

@@ -142,8 +142,11 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
     from tqdm import tqdm
 
+    from hippograph.cli_args import writable_file
     from hippograph.clock import utc_now
     from hippograph.plural import counted
+
+    writable_file(args.file)
 
     async def work(store: GraphStore) -> int:
         started = time.perf_counter()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.cli import build_parser, main
+from hippograph.cli_args import writable_file
 from hippograph.settings import Settings
 from tests.cli.conftest import write_jsonl, write_locomo
 
@@ -166,3 +167,15 @@ def test_reflection_kinds_are_read_as_stored_whatever_their_case(
 ) -> None:
     monkeypatch.setenv("HIPPOGRAPH_REFLECTION__KINDS", '["SEMANTIC", "Profile"]')
     assert Settings().reflection.kinds == ["semantic", "profile"]
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere" / "schema.graphql"
+    assert main(["export-schema", "--output", str(missing)]) == 2
+    assert f"cannot write {missing}: the folder" in capsys.readouterr().err
+    assert main(["export-schema", "--output", str(tmp_path)]) == 2
+    assert "it is a folder" in capsys.readouterr().err
+    writable_file("-")
+    writable_file(str(tmp_path / "fine.jsonl"))
