@@ -36,6 +36,8 @@ def next_version(old: Memory, revision: Revision, memory_id: str, at: datetime) 
     ``valid_from`` would make both versions valid over the old one's whole
     period: two disagreeing memories for the same time. Memorize supersedes a
     profile value the same way (the new value starts where the old one ends).
+    A period still to come is the old version's own: the new one takes over
+    its start and its end.
     """
     return dated(
         replace(
@@ -56,7 +58,10 @@ def next_version(old: Memory, revision: Revision, memory_id: str, at: datetime) 
             created_at=at,
             last_accessed_at=at,
             access_count=0,
-            valid_from=at,
-            valid_to=None,
+            # A memory that starts later ("Ann will live in Lyon from 2030")
+            # keeps its start, and one planned to end keeps its end: a
+            # correction of the text changes neither.
+            valid_from=at if old.valid_from is None or old.valid_from <= at else old.valid_from,
+            valid_to=old.valid_to,
         )
     )

@@ -80,3 +80,12 @@ def test_a_faded_or_consolidated_memorys_new_text_is_whole_and_not_yet_reflected
     )
     new = next_version(faded, Revision("Ann lives in Lyon"), "mem_new", NOW)
     assert (new.level, new.level_history, new.consolidated) == (MemoryLevel.FULL, (), False)
+
+
+def test_a_planned_end_and_a_start_still_to_come_are_kept() -> None:
+    ending = replace(OLD, valid_to=datetime(2031, 1, 1, tzinfo=UTC))
+    new = next_version(ending, Revision("Ann lives in Porto"), "mem_new", NOW)
+    assert (new.valid_from, new.valid_to) == (NOW, datetime(2031, 1, 1, tzinfo=UTC))
+    later = replace(OLD, valid_from=datetime(2030, 1, 1, tzinfo=UTC))
+    new = next_version(later, Revision("Ann will live in Lyon"), "mem_new", NOW)
+    assert (new.valid_from, new.valid_to) == (datetime(2030, 1, 1, tzinfo=UTC), None)
