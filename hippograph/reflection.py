@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 import numpy as np
 from pydantic import BaseModel, Field
 
-from hippograph.extraction.assemble import unquoted
+from hippograph.extraction.assemble import quote_speaker, unquoted
 from hippograph.extraction.keywords import keywords
 from hippograph.ids import IdKind, derived_id
 from hippograph.ports import Usage
@@ -48,15 +48,19 @@ class PendingFact:
     kind: str = "semantic"
     topic: str | None = None  # a reflection's theme
 
-    @property
-    def told(self) -> str:
-        """What a summary says of it: a reflection by its theme (its own facts are
-        summarised already; quoting it whole nested "What Ann has shared about
-        … : What Ann has shared about …"), a fact in its speaker's dated words
-        as those words and the date, anything else as it reads."""
+    def told_of(self, user_name: str) -> str:
+        """What a summary of ``user_name`` says of it: a reflection by its theme (its
+        own facts are summarised already; quoting it whole nested "What Ann has
+        shared about … : What Ann has shared about …"), a fact in the user's own
+        dated words as those words and the date, another speaker's as what they
+        said (never as the user's), anything else as it reads."""
         if self.kind == "reflection" and self.topic:
             return self.topic
-        return unquoted(self.content)
+        told = unquoted(self.content)
+        speaker = quote_speaker(self.content)
+        if speaker is None or speaker.lower() in {user_name.lower(), *user_name.lower().split()}:
+            return told
+        return f"{speaker} said: {told}"
 
 
 class ReflectionRequest(BaseModel):

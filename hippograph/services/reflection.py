@@ -194,7 +194,7 @@ class ReflectionService:
             return summary.content, summary.usage, summary.topic
 
         ordered = [sorted(g, key=lambda f: (-f.importance, f.id)) for g in groups]
-        first = await asyncio.gather(*(summarise([f.told for f in g]) for g in ordered))
+        first = await asyncio.gather(*(summarise([f.told_of(name) for f in g]) for g in ordered))
         usage = Usage()
         for _, used, _ in first:
             usage = usage.plus(used)
@@ -206,7 +206,9 @@ class ReflectionService:
         }
         # The merged groups' summaries side by side, as the first pass's.
         redone = iter(
-            await asyncio.gather(*(summarise([f.told for f in g]) for g, again in merged if again))
+            await asyncio.gather(
+                *(summarise([f.told_of(name) for f in g]) for g, again in merged if again)
+            )
         )
         summaries = [
             next(redone) if changed else done[frozenset(f.id for f in group)]

@@ -223,7 +223,7 @@ async def expected_themes(runtime: Runtime, user_id: str) -> set[frozenset[str]]
     name = user.name if user is not None else user_id
     ordered = [sorted(g, key=lambda f: (-f.importance, f.id)) for g in themes(pending, rules)]
     topics = [
-        offline_summary(ReflectionRequest(user_name=name, facts=[f.told for f in g])).topic
+        offline_summary(ReflectionRequest(user_name=name, facts=[f.told_of(name) for f in g])).topic
         for g in ordered
     ]
     return {frozenset(f.id for f in g) for g, _ in one_per_theme(ordered, topics, pending)}

@@ -125,10 +125,10 @@ def test_a_reflection_is_summarised_by_its_theme_not_quoted_whole() -> None:
         kind="reflection",
         topic="climbing",
     )
-    assert nested.told == "climbing"
-    assert _fact("f1", 0.8).told == "fact f1"
+    assert nested.told_of("Ann") == "climbing"
+    assert _fact("f1", 0.8).told_of("Ann") == "fact f1"
     summary = offline_summary(
-        ReflectionRequest(user_name="Ann", facts=[nested.told, "Ann runs marathons"])
+        ReflectionRequest(user_name="Ann", facts=[nested.told_of("Ann"), "Ann runs marathons"])
     )
     assert summary.content.count("has shared about") == 1
 
@@ -155,11 +155,11 @@ def test_a_fact_in_its_speakers_words_is_summarised_as_those_words_and_the_date(
         importance=0.8,
         vector=[1.0],
     )
-    assert quoted.told == "I love hiking with my dog (7 May 2023)"
+    assert quoted.told_of("Ann") == "I love hiking with my dog (7 May 2023)"
     summary = offline_summary(
         ReflectionRequest(
             user_name="Ann",
-            facts=[quoted.told, "I went hiking in the Alps (12 May 2023)"],
+            facts=[quoted.told_of("Ann"), "I went hiking in the Alps (12 May 2023)"],
         )
     )
     # The dates name no theme, and the opening is not quoted again.
@@ -174,3 +174,18 @@ def test_an_offline_summary_of_long_facts_fits_in_a_reflection() -> None:
     assert summary.content.endswith("more).")
     one = offline_summary(ReflectionRequest(user_name="Ann", facts=["x " * 3000, "y"]))
     assert len(one.content) <= 4000
+
+
+def test_another_speakers_words_are_told_as_theirs() -> None:
+    # A friend's words are remembered for the user, but a summary of the user
+    # must not put them in her mouth.
+    painted = PendingFact(
+        id="f1",
+        content="On 8 May 2023, Melanie said: “I paint sunsets over Lake Tahoe.”",
+        importance=0.8,
+        vector=[1.0],
+    )
+    assert (
+        painted.told_of("Caroline") == "Melanie said: I paint sunsets over Lake Tahoe (8 May 2023)"
+    )
+    assert painted.told_of("Melanie Lee") == "I paint sunsets over Lake Tahoe (8 May 2023)"
