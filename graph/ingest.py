@@ -67,15 +67,38 @@ LINK_UNIT_MESSAGES = cypher(
 # A new value of a profile attribute supersedes the current one (nothing is
 # destroyed: the old one keeps its text and gets valid_to). Only older values
 # are superseded, so importing conversations out of order keeps the newest.
+# Older is by (time, position in its session, id): two values said in one
+# call without times (the same instant) must not supersede each other.
+_OLDER = (
+    "(old.created_at < row.at OR (old.created_at = row.at AND "
+    "(coalesce(old.seq, -1) < row.seq OR (coalesce(old.seq, -1) = row.seq AND old.id < row.id))))"
+)
 SUPERSEDE_PROFILE = cypher(
     "ingest.SUPERSEDE_PROFILE",
     "UNWIND $rows AS row "
     "MATCH (new:Memory {id: row.id}) "
     "MATCH (old:Memory {user_id: row.user_id}) "
     "WHERE old.kind = 'profile' AND old.topic = row.topic AND old.id <> row.id "
-    "AND old.deleted_at IS NULL AND old.valid_to IS NULL AND old.created_at <= row.at "
+    "AND old.deleted_at IS NULL AND old.valid_to IS NULL AND " + _OLDER + " "
     "SET old.valid_to = row.at "
     "MERGE (new)-[:SUPERSEDES]->(old) RETURN count(old) AS superseded",
+)
+# A new value older than the current one (a conversation imported out of
+# order) is history at once: the next newer current value supersedes it.
+SUPERSEDED_ON_ARRIVAL = cypher(
+    "ingest.SUPERSEDED_ON_ARRIVAL",
+    "UNWIND $rows AS row "
+    "MATCH (new:Memory {id: row.id}) WHERE new.valid_to IS NULL "
+    "MATCH (newer:Memory {user_id: row.user_id}) "
+    "WHERE newer.kind = 'profile' AND newer.topic = row.topic AND newer.id <> row.id "
+    "AND newer.deleted_at IS NULL AND newer.valid_to IS NULL "
+    "AND (newer.created_at > row.at OR (newer.created_at = row.at AND "
+    "(coalesce(newer.seq, -1) > row.seq OR (coalesce(newer.seq, -1) = row.seq "
+    "AND newer.id > row.id)))) "
+    "WITH new, newer ORDER BY newer.created_at ASC "
+    "WITH new, collect(newer)[0] AS next "
+    "SET new.valid_to = next.created_at "
+    "MERGE (next)-[:SUPERSEDES]->(new) RETURN count(new) AS superseded",
 )
 # The messages of a session that no MemUnit was made from yet: what memorize
 # still has to do there (a pending tail, or a run cut short). Not those of a
@@ -172,14 +195,20 @@ class IngestGraph:
             new_ids = {m.id for m, _, _ in memories} | {mid for u, _, mids in units for mid in mids}
             await write_mentions(tx, [m for m in batch.mentions if m.node_id in new_ids])
             profile = [
-                {"id": m.id, "user_id": m.user_id, "topic": m.topic, "at": m.created_at}
+                {
+                    "id": m.id,
+                    "user_id": m.user_id,
+                    "topic": m.topic,
+                    "at": m.created_at,
+                    "seq": -1 if m.seq is None else m.seq,
+                }
                 for m, _, _ in memories
                 if m.kind is MemoryKind.PROFILE and m.topic
             ]
             superseded = 0
-            if profile:
-                rows = await fetch(tx, SUPERSEDE_PROFILE, {"rows": profile})
-                superseded = int(rows[0]["superseded"]) if rows else 0
+            for query in (SUPERSEDE_PROFILE, SUPERSEDED_ON_ARRIVAL) if profile else ():
+                rows = await fetch(tx, query, {"rows": profile})
+                superseded += int(rows[0]["superseded"]) if rows else 0
             return IngestCounts(
                 memunits=len(units),
                 memories=len(memories),

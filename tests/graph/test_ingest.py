@@ -8,7 +8,7 @@ from datetime import timedelta
 from graph.store import GraphStore
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IngestBatch, MemoryKind, MemUnit, Sources
-from tests.support import T0, conversation, indexed, memory
+from tests.support import T0, add_user, conversation, indexed, memory
 
 
 def _unit(session_id: str, at_minute: int) -> MemUnit:
@@ -111,3 +111,45 @@ async def test_a_new_profile_value_supersedes_the_old_and_a_restatement_adds_a_s
     assert await store.ingest.profiles(["ann"], 10) == {"ann": {"city": "Nice"}}
     sources = (await store.memories.derived_from([old.id], None))[old.id]
     assert {n.id for n in sources} == {said[0].id, said[1].id}
+
+
+async def _profile_values(store: GraphStore, *values: tuple[str, int, int | None]) -> list[str]:
+    """Write city values (content, day, seq) in one batch each, in the order given."""
+    ids = []
+    for content, day, seq in values:
+        value = memory(
+            "ann",
+            f"Ann's city: {content}",
+            kind=MemoryKind.PROFILE,
+            topic="city",
+            at=T0 + timedelta(days=day),
+            seq=seq,
+        )
+        await store.ingest.write(
+            IngestBatch(units=(), memories=[(value, indexed(value.content, day), Sources())])
+        )
+        ids.append(value.id)
+    return ids
+
+
+async def test_an_older_value_arriving_late_is_history_at_once(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    porto, lisbon = await _profile_values(store, ("Porto", 150, None), ("Lisbon", 10, None))
+    found = await store.memories.get_memories([porto, lisbon])
+    assert found[porto].valid_to is None
+    assert found[lisbon].valid_to == found[porto].created_at
+    assert await store.ingest.profiles(["ann"], 10) == {"ann": {"city": "Porto"}}
+
+
+async def test_two_values_of_one_instant_leave_the_later_said_current(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    first = memory("ann", "Ann's city: Lisbon", kind=MemoryKind.PROFILE, topic="city", seq=0)
+    then = memory("ann", "Ann's city: Porto", kind=MemoryKind.PROFILE, topic="city", seq=12)
+    batch = IngestBatch(
+        units=(),
+        memories=[(m, indexed(m.content, i), Sources()) for i, m in enumerate((first, then))],
+    )
+    assert (await store.ingest.write(batch)).superseded == 1
+    found = await store.memories.get_memories([first.id, then.id])
+    assert (found[first.id].valid_to, found[then.id].valid_to) == (T0, None)
+    assert await store.ingest.profiles(["ann"], 10) == {"ann": {"city": "Porto"}}
