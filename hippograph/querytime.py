@@ -224,9 +224,31 @@ def _periods_in(text: str, said: datetime) -> list[tuple[int, datetime, datetime
         add(m.span(), _month_window(year, month, m[0]))
     for m in re.finditer(_YEAR_ALONE, text):
         add(m.span(), _year_window(int(m[1]), m[0]))
+    _chinese_periods(text, said, add)
     for relative in find_relative_dates(text, said):
         add((relative.start, relative.end), _period_window(relative, ""))
     return found
+
+
+def _chinese_periods(
+    text: str, said: datetime, add: Callable[[tuple[int, int], TimeWindow | None], None]
+) -> None:
+    """The Chinese dates of ``text`` (年, 月, 日), as the query side reads them: longest
+    first, so a month inside a day is not a period of its own; a month or a day
+    without a year is the latest one up to when it was said."""
+    for m in re.finditer(r"(\d{4})年(\d{1,2})月(\d{1,2})[日号]", text):
+        day = _safe_day(int(m[1]), int(m[2]), int(m[3]))
+        add(m.span(), _exact_day_window(day) if day else None)
+    for m in re.finditer(r"(\d{4})年(\d{1,2})月", text):
+        month = int(m[2])
+        add(m.span(), _month_window(int(m[1]), month, m[0]) if 1 <= month <= 12 else None)
+    for m in re.finditer(r"(\d{1,2})月(\d{1,2})[日号]", text):
+        day = _safe_day(said.year, int(m[1]), int(m[2]))
+        if day is not None and day > said.date():
+            day = _safe_day(said.year - 1, int(m[1]), int(m[2]))
+        add(m.span(), _exact_day_window(day) if day else None)
+    for m in re.finditer(r"(\d{4})年", text):
+        add(m.span(), _year_window(int(m[1]), m[0]))
 
 
 def dated(memory: Memory, said: datetime | None = None) -> Memory:

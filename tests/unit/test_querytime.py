@@ -112,6 +112,23 @@ SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
         ("We moved in August", datetime(2022, 8, 1, tzinfo=UTC), datetime(2022, 9, 1, tzinfo=UTC)),
         ("in March we sold it", datetime(2023, 3, 1, tzinfo=UTC), datetime(2023, 4, 1, tzinfo=UTC)),
         ("since 2019", datetime(2019, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC)),
+        # Chinese dates, as the query side reads them
+        (
+            "我2022年5月搬到了上海",
+            datetime(2022, 5, 1, tzinfo=UTC),
+            datetime(2022, 6, 1, tzinfo=UTC),
+        ),
+        (
+            "2021年10月3日我们结婚了",
+            datetime(2021, 10, 3, tzinfo=UTC),
+            datetime(2021, 10, 4, tzinfo=UTC),
+        ),
+        (
+            "12月25日我去了哈尔滨",
+            datetime(2022, 12, 25, tzinfo=UTC),
+            datetime(2022, 12, 26, tzinfo=UTC),
+        ),
+        ("我2019年开始学琴", datetime(2019, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC)),
     ],
 )
 def test_a_stored_text_names_a_period_resolved_from_when_it_was_said(
