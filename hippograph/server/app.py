@@ -25,6 +25,7 @@ from hippograph.server.graphql_view import STATIC_DIR, HippoGraphQL
 from hippograph.server.metrics_endpoint import MetricsEndpoint
 from hippograph.server.middleware import BodyLimit, RequestContext
 from hippograph.server.open_streams import OpenStreams
+from hippograph.server.readiness import ReadinessEndpoint
 from hippograph.settings import Settings
 from schema.build import shared_schema
 
@@ -32,21 +33,6 @@ from schema.build import shared_schema
 async def healthz(request: Request) -> JSONResponse:
     """The process is up and serving (readiness of dependencies is /readyz's job)."""
     return JSONResponse({"status": "ok"})
-
-
-async def readyz(request: Request) -> JSONResponse:
-    """200 when the graph, the queue (server mode) and the model all answer, else 503.
-
-    The body names each dependency's state, so an operator sees which one
-    is missing; a load balancer only needs the status code.
-    """
-    runtime = request.app.state.runtime
-    checks = await runtime.readiness(runtime.settings.api.ready_timeout_s)
-    ready = all(state == "ok" for state in checks.values())
-    return JSONResponse(
-        {"status": "ready" if ready else "unavailable", "checks": checks},
-        status_code=200 if ready else 503,
-    )
 
 
 # The explorer draws memory text: a strict policy means that even text that
@@ -123,7 +109,9 @@ def create_app(
             WebSocketRoute("/graphql", graphql),
             Route("/explore", explore),
             Route("/healthz", healthz),
-            Route("/readyz", readyz),
+            # The body names each dependency's state, so an operator sees which
+            # one is missing; a load balancer only needs the status code.
+            Route("/readyz", ReadinessEndpoint().respond),
             Route(
                 "/metrics", MetricsEndpoint(limiter, require_key=settings.api.metrics_require_key)
             ),

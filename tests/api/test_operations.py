@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import httpx2
 import pytest
 from starlette.testclient import TestClient
@@ -30,6 +32,34 @@ def test_healthz_and_readyz_answer_when_everything_is_up(client: TestClient) -> 
     assert ready.status_code == 200, ready.json()
     # Embedded mode has no queue to check: graph and model only.
     assert ready.json() == {"status": "ready", "checks": {"graph": "ok", "model": "ok"}}
+
+
+def test_a_flood_of_readiness_probes_runs_one_check_at_a_time(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # /readyz takes no key, and a check costs a graph query and an embedding.
+    runtime = client.app.state.runtime  # type: ignore[attr-defined]
+    readiness = runtime.readiness
+    checks: list[float] = []
+
+    async def counted(timeout_s: float) -> dict[str, str]:
+        checks.append(timeout_s)
+        await asyncio.sleep(0.2)  # a slow graph: the probes arrive meanwhile
+        answer: dict[str, str] = await readiness(timeout_s)
+        return answer
+
+    monkeypatch.setattr(runtime, "readiness", counted)
+
+    async def flood() -> list[int]:
+        transport = httpx.ASGITransport(app=client.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            answers = await asyncio.gather(*(http.get("/readyz") for _ in range(20)))
+        return [a.status_code for a in answers]
+
+    assert client.portal.call(flood) == [200] * 20  # type: ignore[union-attr]
+    assert len(checks) == 1
+    assert client.get("/readyz").status_code == 200  # a second later at most: the same
+    assert len(checks) == 1
 
 
 def test_metrics_count_requests_by_operation_and_memories_by_kind(api: Api) -> None:
