@@ -8,7 +8,7 @@ transaction: an agent's decision is applied whole or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -110,6 +110,7 @@ class MemoryOpsService:
             for i, op in enumerate(ops)
         ]
         for i, op in enumerate(ops):
+            _require_fields_it_takes(op, i)
             if op.importance is not None:
                 require_fraction(op.importance, f"ops[{i}].importance")
             if op.kind is MemoryKind.REFLECTION:
@@ -190,8 +191,6 @@ class MemoryOpsService:
             if op.client_id is None:
                 continue
             field = f"ops[{i}].clientId"
-            if op.op is not MemoryOpKind.ADD:
-                raise InvalidInput("clientId names a memory to ADD; other ops name it by id", field)
             require_client_id(op.client_id, field)
             if op.client_id in wanted:
                 raise InvalidInput(f"clientId {op.client_id!r} is used twice in this batch", field)
@@ -246,3 +245,31 @@ def _unchanged(old: Memory, op: MemoryOp, content: str | None) -> bool:
     """Whether an UPDATE would make a version identical to ``old``."""
     same_importance = op.importance is None or op.importance == old.importance
     return content == old.content and same_importance
+
+
+# The fields each operation reads besides ``op`` and ``id``: one it does not
+# read is refused rather than dropped without a word (a BOOST with an
+# importance would look like a set importance that never happened).
+_TAKES = {
+    MemoryOpKind.ADD: {"content", "kind", "importance", "client_id"},
+    MemoryOpKind.UPDATE: {"content", "importance"},
+    MemoryOpKind.BOOST: set(),
+    MemoryOpKind.DELETE: {"hard"},
+    MemoryOpKind.SKIP: set(),
+}
+_GIVEN: dict[str, Callable[[MemoryOp], bool]] = {
+    "content": lambda op: op.content is not None,
+    "kind": lambda op: op.kind is not None,
+    "importance": lambda op: op.importance is not None,
+    "client_id": lambda op: op.client_id is not None,
+    "hard": lambda op: op.hard,
+}
+_FIELD_NAMES = {"client_id": "clientId"}
+
+
+def _require_fields_it_takes(op: MemoryOp, index: int) -> None:
+    """``InputError`` naming the first field ``op`` was given but does not read."""
+    for name, given in _GIVEN.items():
+        if given(op) and name not in _TAKES[op.op]:
+            field = _FIELD_NAMES.get(name, name)
+            raise InvalidInput(f"{op.op.name} takes no {field}", f"ops[{index}].{field}")
