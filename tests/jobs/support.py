@@ -21,6 +21,7 @@ from redis.asyncio import Redis
 
 from hippograph.clock import utc_now
 from hippograph.ids import IdKind, new_id
+from hippograph.jobs import Job
 from hippograph.models import IndexedText, Memory, MemoryKind, Sources
 from hippograph.reflection import ReflectionRequest, offline_summary, one_per_theme, themes
 from hippograph.runtime import Runtime
@@ -109,6 +110,25 @@ async def run_burst_worker(settings: Settings, runtime: Runtime) -> Worker:
     finally:
         await close_worker(worker)
     return worker
+
+
+async def run_worker_until_finished(
+    settings: Settings, runtime: Runtime, job_id: str
+) -> tuple[Job, float]:
+    """Run a worker in this loop until the job has finished; the job and the seconds taken."""
+    started = time.monotonic()
+    worker = build_worker(settings, runtime=runtime, handle_signals=False)
+    running = asyncio.create_task(worker.async_run())
+    try:
+        while time.monotonic() - started < 60:
+            job = (await runtime.connection.store.jobs.get_jobs([job_id]))[job_id]
+            if job.finished:
+                break
+            await asyncio.sleep(0.2)
+    finally:
+        await close_worker(worker)
+        await asyncio.gather(running, return_exceptions=True)
+    return job, time.monotonic() - started
 
 
 async def close_worker(worker: Worker) -> None:

@@ -9,7 +9,6 @@ such jobs and deliver each again, once per lapse.
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,17 +20,16 @@ from hippograph.jobs import JobStatus
 from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import Settings
-from jobs.worker import build_worker
 from tests.graphs import TestDatabase
 from tests.jobs.conftest import arq_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
     MEMORIZE,
     arq_redis,
-    close_worker,
     graphql,
     memorize_input,
     queued_in_redis,
+    run_worker_until_finished,
 )
 
 pytestmark = pytest.mark.slow  # a redis-server of its own
@@ -116,19 +114,7 @@ async def test_a_worker_takes_over_a_dead_workers_job_after_about_one_lease(
 ) -> None:
     job_id = await _submitted_and_abandoned(settings, runtime)
     # Nothing else delivers it: the worker's own sweep must find the lapse.
-    started = time.monotonic()
-    worker = build_worker(settings, runtime=runtime, handle_signals=False)
-    running = asyncio.create_task(worker.async_run())
-    try:
-        while time.monotonic() - started < 60:
-            job = (await runtime.connection.store.jobs.get_jobs([job_id]))[job_id]
-            if job.status in {JobStatus.SUCCEEDED, JobStatus.FAILED}:
-                break
-            await asyncio.sleep(0.2)
-    finally:
-        await close_worker(worker)
-        await asyncio.gather(running, return_exceptions=True)
-    took = time.monotonic() - started
+    job, took = await run_worker_until_finished(settings, runtime, job_id)
     assert (job.status, job.attempts, job.error) == (JobStatus.SUCCEEDED, 2, None), job
     assert job.counts["messages"] == 6
     # Long before arq would have handed the submission's delivery out again.

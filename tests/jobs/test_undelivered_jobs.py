@@ -10,7 +10,6 @@ sweep finds such a job once it has been queued for a lease.
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -24,17 +23,16 @@ from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import Settings
 from jobs.arq_queue import load_payload
-from jobs.worker import build_worker
 from tests.graphs import TestDatabase
 from tests.jobs.conftest import arq_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
     MEMORIZE,
     arq_redis,
-    close_worker,
     graphql,
     memorize_input,
     queued_in_redis,
+    run_worker_until_finished,
 )
 
 pytestmark = pytest.mark.slow  # a redis-server of its own
@@ -61,25 +59,6 @@ async def _session(runtime: Runtime) -> str:
 
 async def _stored(runtime: Runtime, job_id: str) -> Job:
     return (await runtime.connection.store.jobs.get_jobs([job_id]))[job_id]
-
-
-async def _run_worker_until_finished(
-    settings: Settings, runtime: Runtime, job_id: str
-) -> tuple[Job, float]:
-    """Run a worker in this loop until the job has finished; the job and the seconds taken."""
-    started = time.monotonic()
-    worker = build_worker(settings, runtime=runtime, handle_signals=False)
-    running = asyncio.create_task(worker.async_run())
-    try:
-        while time.monotonic() - started < 60:
-            job = await _stored(runtime, job_id)
-            if job.finished:
-                break
-            await asyncio.sleep(0.2)
-    finally:
-        await close_worker(worker)
-        await asyncio.gather(running, return_exceptions=True)
-    return job, time.monotonic() - started
 
 
 def _undelivered(runtime: Runtime) -> float | None:
@@ -112,7 +91,7 @@ async def test_a_job_whose_submitter_died_before_redis_is_run_about_one_lease_la
     assert (await _stored(runtime, job_id)).status is JobStatus.QUEUED
     assert await queued_in_redis(settings) == 0
 
-    job, took = await _run_worker_until_finished(settings, runtime, job_id)
+    job, took = await run_worker_until_finished(settings, runtime, job_id)
     assert (job.status, job.attempts, job.error) == (JobStatus.SUCCEEDED, 1, None), job
     assert job.counts["messages"] == 6
     assert took < 30, took
@@ -139,7 +118,7 @@ async def test_a_waiting_delivery_is_left_alone_and_one_arq_gave_up_on_is_replac
     # function ran): arq fails it at its next pickup without running it.
     async with arq_redis(settings) as client:
         await client.set(f"{retry_key_prefix}{job_id}:0", settings.jobs.max_tries)
-    job, took = await _run_worker_until_finished(settings, runtime, job_id)
+    job, took = await run_worker_until_finished(settings, runtime, job_id)
     assert (job.status, job.attempts, job.error) == (JobStatus.SUCCEEDED, 1, None), job
     assert took < 30, took
     assert _undelivered(runtime) == 1
