@@ -16,7 +16,7 @@ transaction back and it is tried again; a source still missing is NotFound.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, LiteralString
 
 from neo4j import AsyncManagedTransaction
 
@@ -64,23 +64,32 @@ LINK_UNIT_MESSAGES = cypher(
     "UNWIND $links AS link MATCH (n:MemUnit {id: link.unit}) MATCH (x:Message {id: link.source}) "
     "MERGE (n)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
 )
+
+
+def _before(a: LiteralString, b: LiteralString) -> LiteralString:
+    """Whether profile value ``a`` came before ``b`` (each a node, or a row with the same
+    keys), by (time, position in its session, id): two values said in one call without
+    times (the same instant) must not supersede each other."""
+    at_a, at_b = a + ".created_at", b + ".created_at"
+    seq_a, seq_b = "coalesce(" + a + ".seq, -1)", "coalesce(" + b + ".seq, -1)"
+    # Lexicographic, a level at a time: time, then position, then id.
+    by_id: LiteralString = seq_a + " = " + seq_b + " AND " + a + ".id < " + b + ".id"
+    by_seq: LiteralString = seq_a + " < " + seq_b + " OR (" + by_id + ")"
+    same_time: LiteralString = at_a + " = " + at_b + " AND (" + by_seq + ")"
+    return "(" + at_a + " < " + at_b + " OR (" + same_time + "))"
+
+
 # A new value of a profile attribute supersedes the current one (nothing is
 # destroyed: the old one keeps its text and gets valid_to). Only older values
 # are superseded, so importing conversations out of order keeps the newest.
-# Older is by (time, position in its session, id): two values said in one
-# call without times (the same instant) must not supersede each other.
-_OLDER = (
-    "(old.created_at < row.at OR (old.created_at = row.at AND "
-    "(coalesce(old.seq, -1) < row.seq OR (coalesce(old.seq, -1) = row.seq AND old.id < row.id))))"
-)
 SUPERSEDE_PROFILE = cypher(
     "ingest.SUPERSEDE_PROFILE",
     "UNWIND $rows AS row "
     "MATCH (new:Memory {id: row.id}) "
     "MATCH (old:Memory {user_id: row.user_id}) "
     "WHERE old.kind = 'profile' AND old.topic = row.topic AND old.id <> row.id "
-    "AND old.deleted_at IS NULL AND old.valid_to IS NULL AND " + _OLDER + " "
-    "SET old.valid_to = row.at "
+    "AND old.deleted_at IS NULL AND old.valid_to IS NULL AND " + _before("old", "row") + " "
+    "SET old.valid_to = row.created_at "
     "MERGE (new)-[:SUPERSEDES]->(old) RETURN count(old) AS superseded",
 )
 # A new value older than the current one (a conversation imported out of
@@ -91,10 +100,7 @@ SUPERSEDED_ON_ARRIVAL = cypher(
     "MATCH (new:Memory {id: row.id}) WHERE new.valid_to IS NULL "
     "MATCH (newer:Memory {user_id: row.user_id}) "
     "WHERE newer.kind = 'profile' AND newer.topic = row.topic AND newer.id <> row.id "
-    "AND newer.deleted_at IS NULL AND newer.valid_to IS NULL "
-    "AND (newer.created_at > row.at OR (newer.created_at = row.at AND "
-    "(coalesce(newer.seq, -1) > row.seq OR (coalesce(newer.seq, -1) = row.seq "
-    "AND newer.id > row.id)))) "
+    "AND newer.deleted_at IS NULL AND newer.valid_to IS NULL AND " + _before("row", "newer") + " "
     "WITH new, newer ORDER BY newer.created_at ASC "
     "WITH new, collect(newer)[0] AS next "
     "SET new.valid_to = next.created_at "
@@ -199,8 +205,8 @@ class IngestGraph:
                     "id": m.id,
                     "user_id": m.user_id,
                     "topic": m.topic,
-                    "at": m.created_at,
-                    "seq": -1 if m.seq is None else m.seq,
+                    "created_at": m.created_at,
+                    "seq": m.seq,
                 }
                 for m, _, _ in memories
                 if m.kind is MemoryKind.PROFILE and m.topic

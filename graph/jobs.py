@@ -57,12 +57,10 @@ GET_JOBS = cypher(
 # SET/REMOVE of `_lock`): under Neo4j's read-committed isolation two workers
 # that both read 'queued' first would otherwise both start it, the second
 # after waiting for the first's commit (tests/graph/test_job_lease.py).
+_LOCKED_JOB = "MATCH (j:Job {id: $id}) SET j._lock = true REMOVE j._lock WITH j "
 START_JOB = cypher(
     "jobs.START_JOB",
-    "MATCH (j:Job {id: $id}) "
-    "SET j._lock = true REMOVE j._lock "
-    "WITH j "
-    "WHERE j.status = 'queued' "
+    _LOCKED_JOB + "WHERE j.status = 'queued' "
     "OR (j.status = 'running' AND coalesce(j.renewed_at, j.started_at) < $stale_before) "
     "SET j.status = 'running', j.started_at = $now, j.renewed_at = $now, "
     "j.attempts = coalesce(j.attempts, 0) + 1, j.error = null "
@@ -125,10 +123,7 @@ QUEUED_JOBS = cypher(
 # two workers sweeping at once one delivers it, and none once a run took it.
 STAMP_QUEUED_JOB = cypher(
     "jobs.STAMP_QUEUED_JOB",
-    "MATCH (j:Job {id: $id}) "
-    "SET j._lock = true REMOVE j._lock "
-    "WITH j "
-    "WHERE j.status = 'queued' AND coalesce(j.attempts, 0) = $attempt "
+    _LOCKED_JOB + "WHERE j.status = 'queued' AND coalesce(j.attempts, 0) = $attempt "
     "AND coalesce(j.queued_at, j.created_at) < $stale_before "
     "SET j.queued_at = $now RETURN j.id AS id",
 )

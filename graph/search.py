@@ -167,7 +167,12 @@ def lucene_query(user_id: str, terms: Sequence[str], scoped: bool = True) -> str
     ``user_id`` test filter (see ``hippograph/services/search_pipeline/vector.py``).
     """
     words = " OR ".join([t for t in terms if t.isalnum()][:MAX_QUERY_TERMS])
-    return f"user_key:{user_token(user_id)}^0 AND ({words})" if scoped else words
+    return f"{user_clause(user_id)}^0 AND ({words})" if scoped else words
+
+
+def user_clause(user_id: str) -> str:
+    """The full-text clause that matches the nodes of ``user_id`` (``user_key``)."""
+    return f"user_key:{user_token(user_id)}"
 
 
 def _unit_params(memory_filter: MemoryFilter) -> dict[str, Any]:
@@ -280,14 +285,8 @@ class SearchGraph:
     ) -> list[Candidate]:
         """The ``k`` most similar of the user's MemUnits (those of group conversations
         included), by exact cosine."""
-        params = (
-            _unit_params(memory_filter)
-            | self._user_units(user_id)
-            | {
-                "vector": vector_param(vector),
-                "k": k,
-            }
-        )
+        scope = _unit_params(memory_filter) | self._user_units(user_id)
+        params = scope | {"vector": vector_param(vector), "k": k}
         return self._by_vector(
             await self._collected(UNIT_VECTOR_EXACT, params), exact=True, unit=True
         )
@@ -371,7 +370,7 @@ class SearchGraph:
         """The parameters of :data:`USER_MEMUNITS`: every MemUnit ``user_id`` shares."""
         return {
             "index": self._dialect.indexes.memunit_text,
-            "user_lucene": f"user_key:{user_token(user_id)}",
+            "user_lucene": user_clause(user_id),
             "user_id": user_id,
         }
 
