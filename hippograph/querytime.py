@@ -198,6 +198,31 @@ def period_named(text: str, said: datetime) -> tuple[datetime, datetime] | None:
     return None
 
 
+# Chinese dates, one reading for queries and for stored texts: a day of a
+# year, a month of a year, a day without a year, a year.
+_ZH_DAY = r"(\d{4})年(\d{1,2})月(\d{1,2})[日号]"
+_ZH_MONTH_OF_YEAR = r"(\d{4})年(\d{1,2})月"
+_ZH_MONTH_DAY = r"(\d{1,2})月(\d{1,2})[日号]"
+_ZH_YEAR = r"(\d{4})年"
+
+
+def _zh_day(m: re.Match[str]) -> date | None:
+    return _safe_day(int(m[1]), int(m[2]), int(m[3]))
+
+
+def _zh_month(m: re.Match[str]) -> TimeWindow | None:
+    month = int(m[2])
+    return _month_window(int(m[1]), month, m[0]) if 1 <= month <= 12 else None
+
+
+def _zh_month_day(m: re.Match[str], now: datetime) -> date | None:
+    """The latest such day up to ``now``: asked in March, 12月25日 is last December's."""
+    day = _safe_day(now.year, int(m[1]), int(m[2]))
+    if day is not None and day > now.date():
+        day = _safe_day(now.year - 1, int(m[1]), int(m[2]))
+    return day
+
+
 def _periods_in(text: str, said: datetime) -> list[tuple[int, datetime, datetime]]:
     """Every period ``text`` names, exactly (no slack), with where it starts in the text."""
     found: list[tuple[int, datetime, datetime]] = []
@@ -236,18 +261,15 @@ def _chinese_periods(
     """The Chinese dates of ``text`` (年, 月, 日), as the query side reads them: longest
     first, so a month inside a day is not a period of its own; a month or a day
     without a year is the latest one up to when it was said."""
-    for m in re.finditer(r"(\d{4})年(\d{1,2})月(\d{1,2})[日号]", text):
-        day = _safe_day(int(m[1]), int(m[2]), int(m[3]))
+    for m in re.finditer(_ZH_DAY, text):
+        day = _zh_day(m)
         add(m.span(), _exact_day_window(day) if day else None)
-    for m in re.finditer(r"(\d{4})年(\d{1,2})月", text):
-        month = int(m[2])
-        add(m.span(), _month_window(int(m[1]), month, m[0]) if 1 <= month <= 12 else None)
-    for m in re.finditer(r"(\d{1,2})月(\d{1,2})[日号]", text):
-        day = _safe_day(said.year, int(m[1]), int(m[2]))
-        if day is not None and day > said.date():
-            day = _safe_day(said.year - 1, int(m[1]), int(m[2]))
+    for m in re.finditer(_ZH_MONTH_OF_YEAR, text):
+        add(m.span(), _zh_month(m))
+    for m in re.finditer(_ZH_MONTH_DAY, text):
+        day = _zh_month_day(m, said)
         add(m.span(), _exact_day_window(day) if day else None)
-    for m in re.finditer(r"(\d{4})年", text):
+    for m in re.finditer(_ZH_YEAR, text):
         add(m.span(), _year_window(int(m[1]), m[0]))
 
 
@@ -286,19 +308,15 @@ def _absolute_english(text: str, now: datetime) -> TimeWindow | None:
 
 
 def _absolute_chinese(text: str, now: datetime) -> TimeWindow | None:
-    if m := re.search(r"(\d{4})年(\d{1,2})月(\d{1,2})[日号]", text):
-        day = _safe_day(int(m[1]), int(m[2]), int(m[3]))
+    if m := re.search(_ZH_DAY, text):
+        day = _zh_day(m)
         return _day_window(day, m[0]) if day else None
-    if m := re.search(r"(\d{4})年(\d{1,2})月", text):
-        month = int(m[2])
-        return _month_window(int(m[1]), month, m[0]) if 1 <= month <= 12 else None
-    if m := re.search(r"(\d{1,2})月(\d{1,2})[日号]", text):
-        # The latest such day up to now: asked in March, 12月25日 is last December's.
-        day = _safe_day(now.year, int(m[1]), int(m[2]))
-        if day is not None and day > now.date():
-            day = _safe_day(now.year - 1, int(m[1]), int(m[2]))
+    if m := re.search(_ZH_MONTH_OF_YEAR, text):
+        return _zh_month(m)
+    if m := re.search(_ZH_MONTH_DAY, text):
+        day = _zh_month_day(m, now)
         return _day_window(day, m[0]) if day else None
-    if m := re.search(r"(\d{4})年", text):
+    if m := re.search(_ZH_YEAR, text):
         return _year_window(int(m[1]), m[0])
     if m := re.search(r"(\d{1,2})月份?", text):
         month = int(m[1])
