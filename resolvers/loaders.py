@@ -53,6 +53,18 @@ def _by_id(
     return load
 
 
+def _lists(
+    fetch: Callable[[list[str]], Awaitable[dict[str, list[T]]]],
+) -> Callable[[list[str]], Awaitable[list[list[T]]]]:
+    """A loader of each key's list (empty when the key has none), each key fetched once."""
+
+    async def load(keys: list[str]) -> list[list[T]]:
+        found = await fetch(_distinct(keys))
+        return [found.get(key, []) for key in keys]
+
+    return load
+
+
 def _paged(
     fetch: Callable[[list[str], int, str | None], Awaitable[dict[str, models.Page[T]]]],
 ) -> Callable[[list[PageKey]], Awaitable[list[models.Page[T] | BaseException]]]:
@@ -90,21 +102,17 @@ def build_loaders(
     """
     who = principal or Principal(key_id="anonymous", admin=False)
 
-    async def derived(keys: list[str]) -> list[list[models.ProvenanceNode]]:
-        found = await services.memories.derived_from(who, _distinct(keys))
-        return [found.get(key, []) for key in keys]
+    async def derived(ids: list[str]) -> dict[str, list[models.ProvenanceNode]]:
+        return await services.memories.derived_from(who, ids)
 
-    async def summarized(keys: list[str]) -> list[list[models.Memory]]:
-        found = await services.memories.summaries(who, _distinct(keys), by=False)
-        return [found.get(k, []) for k in keys]
+    async def summarized(ids: list[str]) -> dict[str, list[models.Memory]]:
+        return await services.memories.summaries(who, ids, by=False)
 
-    async def summarizing(keys: list[str]) -> list[list[models.Memory]]:
-        found = await services.memories.summaries(who, _distinct(keys), by=True)
-        return [found.get(k, []) for k in keys]
+    async def summarizing(ids: list[str]) -> dict[str, list[models.Memory]]:
+        return await services.memories.summaries(who, ids, by=True)
 
-    async def unit_messages(keys: list[str]) -> list[list[models.Message]]:
-        found = await services.messages.messages_of_memunits(who, _distinct(keys))
-        return [found.get(key, []) for key in keys]
+    async def unit_messages(ids: list[str]) -> dict[str, list[models.Message]]:
+        return await services.messages.messages_of_memunits(who, ids)
 
     async def session_pages(
         ids: list[str], first: int, after: str | None
@@ -122,10 +130,10 @@ def build_loaders(
         memories=DataLoader(
             _by_id(lambda ids: services.memories.get_memories(who, ids)), cache=cache
         ),
-        derived_from=DataLoader(derived, cache=cache),
-        summarizes=DataLoader(summarized, cache=cache),
-        summarized_by=DataLoader(summarizing, cache=cache),
-        memunit_messages=DataLoader(unit_messages, cache=cache),
+        derived_from=DataLoader(_lists(derived), cache=cache),
+        summarizes=DataLoader(_lists(summarized), cache=cache),
+        summarized_by=DataLoader(_lists(summarizing), cache=cache),
+        memunit_messages=DataLoader(_lists(unit_messages), cache=cache),
         session_messages=DataLoader(_paged(session_pages), cache=cache),
         user_sessions=DataLoader(_paged(user_pages), cache=cache),
     )
