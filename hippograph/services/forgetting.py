@@ -371,12 +371,7 @@ class ForgetService:
 
 
 def _writes(batch: BatchWrite) -> bool:
-    # Decisions alone (their memories all gone since the page was read) are
-    # written too, so the write reports them kept.
-    return bool(
-        batch.rewrites
-        or batch.promotions
-        or batch.soft_deletes
-        or batch.hard_deletes
-        or batch.decisions
-    )
+    # Every change a batch carries comes from one of its decisions; decisions
+    # alone (their memories all gone since the page was read) are written too,
+    # so the write reports them kept.
+    return bool(batch.decisions)

@@ -8,7 +8,7 @@ transaction: an agent's decision is applied whole or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -251,25 +251,23 @@ def _unchanged(old: Memory, op: MemoryOp, content: str | None) -> bool:
 # read is refused rather than dropped without a word (a BOOST with an
 # importance would look like a set importance that never happened).
 _TAKES = {
-    MemoryOpKind.ADD: {"content", "kind", "importance", "client_id"},
+    MemoryOpKind.ADD: {"content", "kind", "importance", "clientId"},
     MemoryOpKind.UPDATE: {"content", "importance"},
     MemoryOpKind.BOOST: set(),
     MemoryOpKind.DELETE: {"hard"},
     MemoryOpKind.SKIP: set(),
 }
-_GIVEN: dict[str, Callable[[MemoryOp], bool]] = {
-    "content": lambda op: op.content is not None,
-    "kind": lambda op: op.kind is not None,
-    "importance": lambda op: op.importance is not None,
-    "client_id": lambda op: op.client_id is not None,
-    "hard": lambda op: op.hard,
-}
-_FIELD_NAMES = {"client_id": "clientId"}
 
 
 def _require_fields_it_takes(op: MemoryOp, index: int) -> None:
     """``InputError`` naming the first field ``op`` was given but does not read."""
-    for name, given in _GIVEN.items():
-        if given(op) and name not in _TAKES[op.op]:
-            field = _FIELD_NAMES.get(name, name)
+    given = {
+        "content": op.content is not None,
+        "kind": op.kind is not None,
+        "importance": op.importance is not None,
+        "clientId": op.client_id is not None,
+        "hard": op.hard,
+    }
+    for field, present in given.items():
+        if present and field not in _TAKES[op.op]:
             raise InvalidInput(f"{op.op.name} takes no {field}", f"ops[{index}].{field}")
