@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Protocol
 
 from hippograph.auth import Principal
@@ -50,28 +50,38 @@ class MessageInput:
     client_id: str | None = None
 
 
-def message_id(session_id: str, item: MessageInput, ts: datetime, repeat: int = 0) -> str:
+def message_id(
+    session_id: str, item: MessageInput, ts: datetime, repeat: int = 0, *, as_written: bool = False
+) -> str:
     """The id a message gets: the same input always gets the same id.
 
     With a client id, that id decides; without one, the speaker, time and a
     hash of the content do, so a replay of the same message at the same time
-    is recognised and creates nothing. ``repeat`` counts the same words said
-    again at the same time within one call ("ok", "ok"): a message of its own.
+    is recognised and creates nothing. The time counts as UTC: one instant
+    written with two offsets is one message. ``as_written`` gives the id that
+    messages stored before that rule got, from the offset the client wrote.
+    ``repeat`` counts the same words said again at the same time within one
+    call ("ok", "ok"): a message of its own.
     """
     if item.client_id is not None:
         return derived_id(IdKind.MESSAGE, session_id, "client", item.client_id)
     digest = hashlib.sha256(item.content.encode()).hexdigest()
     again = (f"repeat {repeat}",) if repeat else ()
+    when = ts if as_written else ts.astimezone(UTC)
     return derived_id(
-        IdKind.MESSAGE, session_id, "content", item.speaker, ts.isoformat(), digest, *again
+        IdKind.MESSAGE, session_id, "content", item.speaker, when.isoformat(), digest, *again
     )
 
 
-def _own_id(
+def _own_ids(
     session_id: str, item: MessageInput, ts: datetime, taken: dict[str, int], index: int
-) -> str:
+) -> tuple[str, str | None]:
     """The id of a call's ``index``-th message, none of the ids ``taken`` by the items
-    before it (id -> index, which this one joins): two items are two messages."""
+    before it (id -> index, which this one joins): two items are two messages.
+
+    The second id is the one the message had before times counted as UTC,
+    where that differs (a time written with an offset other than UTC's).
+    """
     new_id = message_id(session_id, item, ts)
     if item.client_id is not None and new_id in taken:
         raise InvalidInput(
@@ -84,7 +94,8 @@ def _own_id(
         repeat += 1
         new_id = message_id(session_id, item, ts, repeat)
     taken[new_id] = index
-    return new_id
+    earlier = message_id(session_id, item, ts, repeat, as_written=True)
+    return new_id, (earlier if earlier != new_id else None)
 
 
 class MessageService:
@@ -112,11 +123,17 @@ class MessageService:
         ``first`` is the index the first item's errors name: the items are
         a chunk of a longer list. ``name`` is the list's field (``history``).
         """
+        return [message for message, _ in self._build(session_id, user_id, items, first, name)]
+
+    def _build(
+        self, session_id: str, user_id: str, items: Sequence[MessageInput], first: int, name: str
+    ) -> list[tuple[Message, str | None]]:
+        """``build``'s messages, each with the id it had before times counted as UTC."""
         if not items:
             raise InvalidInput(f"{name} must not be empty", name)
         require_count(len(items), name, 1, self._limits.max_messages_per_call)
         now = self._clock()
-        built: list[Message] = []
+        built: list[tuple[Message, str | None]] = []
         # id -> the index of the item that has it: two items of one call are
         # two messages, never one written twice.
         taken: dict[str, int] = {}
@@ -131,19 +148,19 @@ class MessageService:
                 require_client_id(item.client_id, f"{field}.clientId") if item.client_id else None
             )
             clean = MessageInput(speaker, content, item.role, ts, client_id)
-            built.append(
-                Message(
-                    id=_own_id(session_id, clean, ts, taken, index),
-                    session_id=session_id,
-                    user_id=user_id,
-                    speaker=speaker,
-                    role=item.role,
-                    content=content,
-                    ts=ts,
-                    seq=0,
-                    client_id=client_id,
-                )
+            new_id, earlier_id = _own_ids(session_id, clean, ts, taken, index)
+            message = Message(
+                id=new_id,
+                session_id=session_id,
+                user_id=user_id,
+                speaker=speaker,
+                role=item.role,
+                content=content,
+                ts=ts,
+                seq=0,
+                client_id=client_id,
             )
+            built.append((message, earlier_id))
         return built
 
     async def add_messages(
@@ -151,8 +168,19 @@ class MessageService:
     ) -> AddedMessages:
         """Append ``items`` to a visible session; replays create nothing."""
         session = await self._users.require_session(principal, session_id, "sessionId")
-        messages = self.build(session.id, session.user_id, items)
-        return await self._store.append(session.id, messages)
+        built = self._build(session.id, session.user_id, items, 0, "messages")
+        return await self._store.append(session.id, await self._as_stored(built))
+
+    async def _as_stored(self, built: list[tuple[Message, str | None]]) -> list[Message]:
+        """The messages, each under the id it was stored with before, if it was.
+
+        A message stored before times counted as UTC has the id of its time
+        as the client wrote it; its replay, written the same way, must find
+        that message and not make a second.
+        """
+        earlier = [old for _, old in built if old is not None]
+        found = await self._store.get_messages(earlier) if earlier else {}
+        return [replace(m, id=old) if old in found else m for m, old in built]
 
     async def messages_of_sessions(
         self, principal: Principal, session_ids: Sequence[str], first: int, after: str | None

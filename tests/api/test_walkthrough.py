@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
+from starlette.testclient import TestClient
+
+from hippograph.models import Message, Role
+from hippograph.services.messages import MessageInput, message_id
 from tests.api.conftest import ADD_MEMORY, ADD_MESSAGES, Api, add_memory, seed_user
 
 
@@ -80,6 +86,43 @@ def test_replayed_messages_create_nothing(api: Api) -> None:
     assert [m["seq"] for m in first["messages"]] == [2, 3, 4, 5]
     assert (again["created"], again["existing"]) == (0, 4)
     assert [m["id"] for m in again["messages"]] == [m["id"] for m in first["messages"]]
+
+
+def test_one_instant_written_with_two_offsets_is_one_message(api: Api) -> None:
+    session, _ = seed_user(api, "bob", ["hello"])
+    said = {"speaker": "bob", "content": "landed in Denver"}
+    forms = ["2024-05-01T10:00:00-07:00", "2024-05-01T17:00:00+00:00", "2024-05-01T17:00:00Z"]
+    added = [
+        api.ok(ADD_MESSAGES, {"sessionId": session, "messages": [{**said, "ts": ts}]})[
+            "addMessages"
+        ]
+        for ts in forms
+    ]
+    assert [(a["created"], a["existing"]) for a in added] == [(1, 0), (0, 1), (0, 1)]
+    assert len({a["messages"][0]["id"] for a in added}) == 1
+
+
+def test_a_message_stored_under_its_earlier_id_is_found_by_its_replay(
+    api: Api, client: TestClient
+) -> None:
+    # Before times counted as UTC, a message's id hashed its time as the
+    # client wrote it: a replay after the upgrade must not store it again.
+    session, _ = seed_user(api, "bob", ["hello"])
+    ts = datetime.fromisoformat("2024-05-01T10:00:00-07:00")
+    said = MessageInput("bob", "landed in Denver", ts=ts)
+    old_id = message_id(session, said, ts, as_written=True)
+    assert old_id != message_id(session, said, ts)
+    old = Message(old_id, session, "bob", "bob", Role.USER, said.content, ts, 0)
+    store = client.app.state.runtime.connection.store.messages  # type: ignore[attr-defined]
+    portal = client.portal
+    assert portal is not None
+    portal.call(store.append, session, [old])
+
+    replay = [{"speaker": "bob", "content": said.content, "ts": ts.isoformat()}]
+    again = api.ok(ADD_MESSAGES, {"sessionId": session, "messages": replay})["addMessages"]
+
+    assert (again["created"], again["existing"]) == (0, 1)
+    assert again["messages"][0]["id"] == old_id
 
 
 def test_a_client_id_twice_in_one_call_is_refused_and_adds_nothing(api: Api) -> None:
