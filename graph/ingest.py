@@ -16,10 +16,12 @@ transaction back and it is tried again; a source still missing is NotFound.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, LiteralString
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction, Record
 
+from graph.codec import to_utc
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.entities import write_mentions
@@ -37,6 +39,7 @@ from hippograph.models import (
     Message,
     Sources,
 )
+from hippograph.versions import returned_id
 
 EXISTING_UNITS = cypher(
     "ingest.EXISTING_UNITS",
@@ -44,7 +47,18 @@ EXISTING_UNITS = cypher(
 )
 EXISTING_MEMORIES = cypher(
     "ingest.EXISTING_MEMORIES",
-    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN m.id AS id, m.deleted_at IS NULL AS live",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
+    "RETURN m.id AS id, m.deleted_at IS NULL AS live, m.valid_to AS valid_to",
+)
+# The current value of some profile attributes: whether a value said again
+# after another replaced it is the current one already.
+CURRENT_VALUES = cypher(
+    "ingest.CURRENT_VALUES",
+    "UNWIND $rows AS row "
+    "MATCH (m:Memory {user_id: row.user_id}) "
+    "WHERE m.kind = 'profile' AND m.topic = row.topic "
+    "AND m.deleted_at IS NULL AND m.valid_to IS NULL "
+    "RETURN row.id AS for_id, m.id AS id, m.content AS content",
 )
 CREATE_UNITS = cypher(
     "ingest.CREATE_UNITS",
@@ -176,17 +190,22 @@ class IngestGraph:
 
         async def work(tx: AsyncManagedTransaction) -> IngestCounts:
             unit_ids = [u.id for u, _, _ in batch.units]
-            memory_ids = [m.id for m, _, _ in batch.memories]
+            returns = {m.id: returned_id(m.id, m.created_at) for m in _profile(batch.memories)}
+            memory_ids = [m.id for m, _, _ in batch.memories] + list(returns.values())
             have_units = {r["id"] for r in await fetch(tx, EXISTING_UNITS, {"ids": unit_ids})}
             existing = await fetch(tx, EXISTING_MEMORIES, {"ids": memory_ids})
-            have = {r["id"] for r in existing}
-            live = {r["id"] for r in existing if r["live"]}
+            renamed, current = await _returned(tx, batch.memories, returns, existing)
+            have = {r["id"] for r in existing} | current
+            live = {r["id"] for r in existing if r["live"]} | current
+            batch_memories = [
+                (replace(m, id=renamed.get(m.id, m.id)), i, s) for m, i, s in batch.memories
+            ]
             units = [u for u in batch.units if u[0].id not in have_units]
-            memories = [m for m in batch.memories if m[0].id not in have]
+            memories = [m for m in batch_memories if m[0].id not in have]
             # A fact said again in a later run is the memory that exists, and
             # the new statement becomes one more of its sources (MERGE: a
             # replay links nothing new). A deleted memory stays as it was.
-            restated = [m for m in batch.memories if m[0].id in live]
+            restated = [m for m in batch_memories if m[0].id in live]
             units, memories, restated = await _untaken(tx, units, memories, restated)
             if units:
                 await fetch(tx, CREATE_UNITS, {"rows": [_unit_row(*u[:2]) for u in units]})
@@ -199,7 +218,10 @@ class IngestGraph:
             await link_many_sources(tx, memories + restated)
             # Only what this run created: a replay or a racing run wrote the rest.
             new_ids = {m.id for m, _, _ in memories} | {mid for u, _, mids in units for mid in mids}
-            await write_mentions(tx, [m for m in batch.mentions if m.node_id in new_ids])
+            mentions = [
+                replace(m, node_id=renamed.get(m.node_id, m.node_id)) for m in batch.mentions
+            ]
+            await write_mentions(tx, [m for m in mentions if m.node_id in new_ids])
             profile = [
                 {
                     "id": m.id,
@@ -219,7 +241,7 @@ class IngestGraph:
                 memunits=len(units),
                 memories=len(memories),
                 superseded=superseded,
-                created=tuple(m.id for m, _, _ in memories),
+                created=tuple(m for m, _, _ in memories),
             )
 
         return await self._graph.write(work, merge_only=True)
@@ -227,6 +249,52 @@ class IngestGraph:
 
 Units = list[tuple[MemUnit, IndexedText, Sequence[str]]]
 Memories = list[tuple[Memory, IndexedText, Sources]]
+
+
+def _profile(memories: Sequence[tuple[Memory, IndexedText, Sources]]) -> list[Memory]:
+    """The profile values among ``memories``."""
+    return [m for m, _, _ in memories if m.kind is MemoryKind.PROFILE and m.topic]
+
+
+async def _returned(
+    tx: AsyncManagedTransaction,
+    memories: Sequence[tuple[Memory, IndexedText, Sources]],
+    returns: dict[str, str],
+    existing: Sequence[Record],
+) -> tuple[dict[str, str], set[str]]:
+    """The profile values said again after another value replaced them: the id each
+    is written under (batch id -> id), and those of them that are current already.
+
+    Lisbon, then Porto, then Lisbon again: the first Lisbon was superseded and
+    keeps its period; the third statement is a version of its own (its
+    ``returned_id``), which supersedes Porto. A statement that falls in the
+    old value's period, or a value that is current already, stays a source of
+    the memory that holds it.
+    """
+    found = {row["id"]: row for row in existing}
+    renamed = {b: again for b, again in returns.items() if again in found}
+    after = [
+        m
+        for m in _profile(memories)
+        if m.id not in renamed
+        and m.id in found
+        and found[m.id]["live"]
+        and found[m.id]["valid_to"] is not None
+        and to_utc(found[m.id]["valid_to"]) <= m.created_at
+    ]
+    if not after:
+        return renamed, set()
+    rows = [{"id": m.id, "user_id": m.user_id, "topic": m.topic} for m in after]
+    current = {r["for_id"]: r for r in await fetch(tx, CURRENT_VALUES, {"rows": rows})}
+    held: set[str] = set()
+    for m in after:
+        now = current.get(m.id)
+        if now is not None and str(now["content"]).casefold() == m.content.casefold():
+            renamed[m.id] = now["id"]
+            held.add(now["id"])
+        else:
+            renamed[m.id] = returns[m.id]
+    return renamed, held
 
 
 async def _untaken(

@@ -334,9 +334,10 @@ class IngestCounts:
     memunits: int
     memories: int
     superseded: int
-    # The ids of the memories it created: the others of the batch existed
-    # (a replay, or a repeat linked as one more source).
-    created: tuple[str, ...] = ()
+    # The memories it created, as written: the others of the batch existed
+    # (a replay, or a repeat linked as one more source), and a profile value
+    # said again after another replaced it is written under an id of its own.
+    created: tuple[Memory, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,9 @@ cannot disagree about what a version is.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 
+from hippograph.ids import IdKind, derived_id
 from hippograph.models import Memory, MemoryCategory, MemoryLevel, MemorySource
 from hippograph.querytime import dated
 
@@ -65,3 +66,13 @@ def next_version(old: Memory, revision: Revision, memory_id: str, at: datetime) 
             valid_to=old.valid_to,
         )
     )
+
+
+def returned_id(memory_id: str, at: datetime) -> str:
+    """The id of profile value ``memory_id`` said again at ``at``, after another replaced it.
+
+    The value's first memory keeps its period (it was superseded); the return
+    is a version of its own, so the history reads Lisbon, Porto, Lisbon. A
+    replay of the same statement gets the same id.
+    """
+    return derived_id(IdKind.MEMORY, "returned", memory_id, at.astimezone(UTC).isoformat())

@@ -292,8 +292,7 @@ class MemorizeService:
             memories += written.memories
             superseded += written.superseded
             if written.created:  # not the ones that existed: a repeat is no news
-                new = set(written.created)
-                await self._events.memories_added(m for m, _, _ in batch.memories if m.id in new)
+                await self._events.memories_added(written.created)
                 await self._reflect_later(batch)
         usage = reduce(Usage.plus, (extraction_usage for _, extraction_usage in drafts), Usage())
         return MemorizeCounts(

@@ -3,11 +3,13 @@ memories written once with their sources, a new profile value superseding the ol
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from graph.store import GraphStore
 from hippograph.ids import IdKind, new_id
-from hippograph.models import IngestBatch, MemoryKind, MemUnit, Sources
+from hippograph.models import IndexedText, IngestBatch, Memory, MemoryKind, MemUnit, Sources
+from hippograph.versions import returned_id
 from tests.support import T0, add_user, conversation, indexed, memory
 
 
@@ -153,3 +155,43 @@ async def test_two_values_of_one_instant_leave_the_later_said_current(store: Gra
     found = await store.memories.get_memories([first.id, then.id])
     assert (found[first.id].valid_to, found[then.id].valid_to) == (T0, None)
     assert await store.ingest.profiles(["ann"], 10) == {"ann": {"city": "Porto"}}
+
+
+async def test_a_value_said_again_after_another_is_current_again(store: GraphStore) -> None:
+    _, said = await conversation(store, "ann", ["Lisbon", "Porto", "Lisbon again", "still Lisbon"])
+
+    def city(content: str, day: int, message: int) -> tuple[Memory, IndexedText, Sources]:
+        value = memory(
+            "ann",
+            f"Ann's city: {content}",
+            kind=MemoryKind.PROFILE,
+            topic="city",
+            at=T0 + timedelta(days=day),
+        )
+        return value, indexed(value.content, day), Sources(message_ids=(said[message].id,))
+
+    lisbon, porto, back = city("Lisbon", 1, 0), city("Porto", 5, 1), city("Lisbon", 9, 2)
+    back = (replace(back[0], id=lisbon[0].id), back[1], back[2])  # one value, one id
+    for value in (lisbon, porto):
+        await store.ingest.write(IngestBatch(units=(), memories=[value]))
+
+    counts = await store.ingest.write(IngestBatch(units=(), memories=[back]))
+
+    returned = returned_id(lisbon[0].id, back[0].created_at)
+    assert [m.id for m in counts.created] == [returned]
+    assert counts.superseded == 1
+    found = await store.memories.get_memories([lisbon[0].id, porto[0].id, returned])
+    assert found[lisbon[0].id].valid_to == porto[0].created_at  # its period stays
+    assert found[porto[0].id].valid_to == back[0].created_at
+    assert found[returned].valid_to is None
+    assert await store.ingest.profiles(["ann"], 10) == {"ann": {"city": "Lisbon"}}
+    # A replay writes nothing; the value said once more is one more source.
+    assert await store.ingest.write(IngestBatch(units=(), memories=[back])) == type(counts)(0, 0, 0)
+    later = (
+        replace(back[0], created_at=T0 + timedelta(days=12)),
+        back[1],
+        Sources(message_ids=(said[3].id,)),
+    )
+    assert (await store.ingest.write(IngestBatch(units=(), memories=[later]))).memories == 0
+    sources = (await store.memories.derived_from([returned], None))[returned]
+    assert {n.id for n in sources} == {said[2].id, said[3].id}
