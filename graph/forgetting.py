@@ -108,7 +108,7 @@ REWRITE = cypher(
 PROMOTE = cypher(
     "forgetting.PROMOTE",
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
-    "WHERE m.user_id = $user_id AND m.category = 'fact' "
+    "WHERE m.user_id = $user_id AND m.category = 'fact' AND m.deleted_at IS NULL "
     "SET m.category = 'core' RETURN collect(m.id) AS changed",
 )
 SOFT_DELETE = cypher(

@@ -100,6 +100,8 @@ class ForgetRequest:
     memory_ids: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        # A memory named twice is one memory: counted, decided and written once.
+        object.__setattr__(self, "memory_ids", tuple(dict.fromkeys(self.memory_ids)))
         check_request(self)
 
 
@@ -120,6 +122,15 @@ def check_request(r: ForgetRequest) -> None:
         raise InvalidInput("the time_based strategy needs maxAgeDays", "maxAgeDays")
     if r.strategy is HardDeleteStrategy.CAPACITY_BASED and r.max_capacity is None:
         raise InvalidInput("the capacity_based strategy needs maxCapacity", "maxCapacity")
+    # A limit only its own strategy reads: given with another, it would be
+    # dropped, and a caller who expected the limits to combine would delete more.
+    for value, name, strategy in (
+        (r.threshold, "threshold", HardDeleteStrategy.IMPORTANCE_BASED),
+        (r.max_age_days, "maxAgeDays", HardDeleteStrategy.TIME_BASED),
+        (r.max_capacity, "maxCapacity", HardDeleteStrategy.CAPACITY_BASED),
+    ):
+        if value is not None and r.strategy is not strategy:
+            raise InvalidInput(f"{name} is only for the {strategy.value} strategy", name)
     if len(r.memory_ids) > MAX_NAMED:
         raise InvalidInput(f"at most {MAX_NAMED} memoryIds at once", "memoryIds")
 
@@ -179,7 +190,11 @@ def decide(
     (capacity_based only; None when the user is within capacity).
     """
     named = request.memory_ids
-    promote = c.category is MemoryCategory.FACT and c.importance >= rules.promote_at
+    # A deleted fact is not promoted: it would become exempt, and no unnamed run
+    # could purge it.
+    promote = (
+        not c.deleted and c.category is MemoryCategory.FACT and c.importance >= rules.promote_at
+    )
     category = MemoryCategory.CORE if promote else c.category
     # A memory named explicitly loses its exemption, and decays as a fact does.
     speed = (

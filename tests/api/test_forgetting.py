@@ -365,6 +365,15 @@ def test_async_run_is_a_job_with_the_same_counts(sim: Api, clock: SimClock) -> N
         ({"memoryIds": ["msg_01J0000000000000000000000X"]}, "memoryIds[0]"),
         ({"memoryIds": ["'; MATCH (n) DETACH DELETE n"]}, "memoryIds[0]"),
         ({"userId": "bad user!"}, "userId"),
+        # an empty list would read as "no list": every memory
+        ({"memoryIds": []}, "memoryIds"),
+        # a limit of another strategy would be dropped, not combined
+        ({"threshold": 0.9}, "threshold"),
+        ({"policy": "HARD_DELETE", "strategy": "IMPORTANCE_BASED", "maxAgeDays": 9}, "maxAgeDays"),
+        (
+            {"policy": "HARD_DELETE", "strategy": "TIME_BASED", "maxAgeDays": 9, "maxCapacity": 5},
+            "maxCapacity",
+        ),
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(
@@ -475,3 +484,34 @@ def test_an_imported_old_conversation_is_fresh_today_and_fades_from_here(
     seen = Counter(level for level, _ in after.values())
     assert {"SUMMARY", "TAG"} <= set(seen) or {"TAG", "TRACE"} <= set(seen), seen
     assert all(after[c] == ("FULL", "CORE") for c in allergy)
+
+
+def test_a_memory_named_twice_is_one_memory(sim: Api) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    first, second = add_facts(sim, ["Ann plays chess", "Ann grows tomatoes"])
+    named = [first, first, second, second]
+
+    report = forget(
+        sim, policy="HARD_DELETE", strategy="CAPACITY_BASED", maxCapacity=1, memoryIds=named
+    )
+
+    counts = report["counts"]
+    assert (counts["scanned"], counts["hardDeleted"]) == (2, 1), report
+    kept = [m for m in (first, second) if memory(sim, m) is not None]
+    assert len(kept) == 1
+
+
+DELETE = "mutation($id: ID!) { deleteMemory(input: {id: $id}) { __typename } }"
+
+
+def test_a_deleted_vital_fact_is_purged_not_promoted(sim: Api, clock: SimClock) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    clock.at_day(-100)
+    (allergy,) = add_facts(sim, ["Ann is allergic to peanuts"], importance=0.96)
+    sim.ok(DELETE, {"id": allergy})
+    clock.at_day(0)
+
+    report = forget(sim, policy="HARD_DELETE", strategy="TIME_BASED", maxAgeDays=10)
+
+    assert (report["counts"]["promoted"], report["counts"]["hardDeleted"]) == (0, 1), report
+    assert memory(sim, allergy) is None

@@ -63,7 +63,12 @@ def test_records_stored_before_typed_payloads_still_load() -> None:
     [
         MemorizeJob(session_id="ses_1", user_ids=("caro",), group_id="g1", source_type="chat"),
         ReflectJob(user_id="ann"),
-        ForgetJob.of(ForgetRequest("ann", ForgetPolicy.SOFT_DELETE, threshold=0.2), dry_run=False),
+        ForgetJob.of(
+            ForgetRequest(
+                "ann", ForgetPolicy.HARD_DELETE, HardDeleteStrategy.IMPORTANCE_BASED, threshold=0.2
+            ),
+            dry_run=False,
+        ),
     ],
 )
 def test_a_payload_reads_back_as_the_value_stored(

@@ -162,7 +162,7 @@ def test_hard_delete_strategies() -> None:
         ({"threshold": 1.5}, "threshold"),
         ({"max_age_days": 0}, "maxAgeDays"),
         ({"max_capacity": -1}, "maxCapacity"),
-        ({"memory_ids": ("mem_x",) * 1001}, "memoryIds"),
+        ({"memory_ids": tuple(f"mem_{i}" for i in range(1001))}, "memoryIds"),
     ],
 )
 def test_bad_requests_name_their_field(fields: dict[str, object], field: str) -> None:
