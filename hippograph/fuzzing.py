@@ -33,9 +33,12 @@ from hippograph.text import STOP_WORDS
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 # A sentence ends at its stop and any closing quotes after it: 'said, "Hi." Then'
-# splits into 'said, "Hi.' and 'Then', not into '…Hi.' and '" Then'.
-_SENTENCES = re.compile(r"(?<=[.!?。！？])[\"”」』]*\s*")
-_CLAUSES = re.compile(r"\s*[,;:，；：、—]\s*|\s+-\s+")
+# splits into 'said, "Hi.' and 'Then', not into '…Hi.' and '" Then'. A Latin
+# stop needs a space or the end after it: "2.5 mg" and "ana.lopez@example.com"
+# are not two sentences.
+_SENTENCES = re.compile(r"(?<=[.!?])[\"”」』]*(?:\s+|$)|(?<=[。！？])[\"”」』]*\s*")
+# A comma or colon between digits is part of a number or a time (12,000; 10:30).
+_CLAUSES = re.compile(r"\s*(?:(?<!\d)[,:]|[,:](?!\d)|[;，；：、—])\s*|\s+-\s+")
 _SUMMARY_WORDS = 16
 _SUMMARY_CHARS = 32  # CJK characters
 _TAGS = 3

@@ -66,3 +66,22 @@ def test_trace_and_archive_use_the_notes_wording_whatever_the_fuzzer_said() -> N
     assert compose(MemoryLevel.ARCHIVE, "x", answer, "zh") == "历史痕迹：drinks"
     assert compose(MemoryLevel.SUMMARY, "x", answer, "en") == "anything"
     assert compose(MemoryLevel.FULL, "x", answer, "en") == "x"
+
+
+def test_a_summary_keeps_numbers_times_and_addresses_whole() -> None:
+    assert fuzz("Ann paid 12,000 dollars for the used car in March", MemoryLevel.SUMMARY) == (
+        "Ann paid 12,000 dollars for the used car in March"
+    )
+    assert fuzz("The meeting with Bob starts at 10:30 every Monday", MemoryLevel.SUMMARY) == (
+        "The meeting with Bob starts at 10:30 every Monday"
+    )
+    assert fuzz("Ann takes 2.5 mg of melatonin before sleeping", MemoryLevel.SUMMARY) == (
+        "Ann takes 2.5 mg of melatonin before sleeping"
+    )
+    assert fuzz("Ann's email is ana.lopez@example.com for work", MemoryLevel.SUMMARY) == (
+        "Ann's email is ana.lopez@example.com for work"
+    )
+    # A comma after a number still ends a clause.
+    assert fuzz("Ann moved to Lisbon in 2023, and she took two cats", MemoryLevel.SUMMARY) == (
+        "Ann moved to Lisbon in 2023"
+    )
