@@ -242,8 +242,9 @@ class ForgetService:
                 )
                 counts = tally(counts, len(page), exempt, decisions)
                 next_cursor = page[-1].id
-                if not writing:
-                    # What the real run would delete along provenance too.
+                if dry_run:
+                    # What the real run would delete along provenance too (a
+                    # dry run queued as a job writes only its progress).
                     hard = [d.memory_id for d in decisions if d.action is Action.HARD_DELETE]
                     cascaded += await self._store.cascaded(request.user_id, hard)
                 if writing:

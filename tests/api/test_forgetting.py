@@ -285,6 +285,19 @@ def test_hard_deletion_takes_what_derives_only_from_the_deleted(sim: Api, clock:
     )["addMemory"]["memory"]["id"]
     clock.at_day(0)
     dry = forget(sim, policy="HARD_DELETE", strategy="IMPORTANCE_BASED", threshold=0.4, dryRun=True)
+    queued = forget(
+        sim,
+        policy="HARD_DELETE",
+        strategy="IMPORTANCE_BASED",
+        threshold=0.4,
+        dryRun=True,
+        **{"async": True},
+    )
+    dry_job = sim.finished_job(
+        "query($id: ID!) { job(id: $id) { status forgetCounts { hardDeleted cascaded } } }",
+        queued["job"]["id"],
+    )
+    assert dry_job["forgetCounts"] == {"hardDeleted": 1, "cascaded": 1}, dry_job
     report = forget(sim, policy="HARD_DELETE", strategy="IMPORTANCE_BASED", threshold=0.4)
     assert dry["counts"]["hardDeleted"] == report["counts"]["hardDeleted"] == 1
     # the memory derived only from it: the dry run says so too
