@@ -2,7 +2,8 @@
 
 The name is ``<type>:<first root field>`` (``query:search``,
 ``mutation:memorize``): root fields come from the schema, so the names are
-few and bounded, unlike the client-chosen ``operationName``.
+few and bounded, unlike the client-chosen ``operationName``; a field the
+schema does not have is ``unknown``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from graphql.language import FieldNode, OperationDefinitionNode
 from strawberry.extensions import SchemaExtension
 
+_INTROSPECTION = frozenset({"__typename", "__schema", "__type"})
 # Where the name is left in the ASGI scope's state for the HTTP middleware.
 OPERATION_STATE_KEY = "hippograph.operation"
 
@@ -40,5 +42,16 @@ class NameOperation(SchemaExtension):
                 continue
             fields = [s for s in definition.selection_set.selections if isinstance(s, FieldNode)]
             root = fields[0].name.value if fields else "fragment"
-            return f"{definition.operation.value}:{root}"
+            kind = definition.operation.value
+            if fields and not self._is_root_field(root, kind):
+                # Named before validation: a field the schema lacks must not
+                # become a label value (anyone could add series without end).
+                root = "unknown"
+            return f"{kind}:{root}"
         return None
+
+    def _is_root_field(self, name: str, kind: str) -> bool:
+        if name in _INTROSPECTION:
+            return kind == "query" or name == "__typename"
+        schema = self.execution_context.schema
+        return schema.get_field_for_type(name, kind.capitalize()) is not None

@@ -80,6 +80,21 @@ def test_metrics_count_requests_by_operation_and_memories_by_kind(api: Api) -> N
     assert "_created" not in text, text
 
 
+def test_a_field_the_schema_lacks_adds_no_series_to_the_metrics(client: TestClient) -> None:
+    # Named before validation, without a key: each invented field would be a
+    # new label value, and /metrics would grow with every such request.
+    for i in range(3):
+        refused = client.post("/graphql", json={"query": f"{{ notAField{i} }}"})
+        assert refused.json()["errors"], refused.json()
+    client.post("/graphql", json={"query": "mutation { nor" + "x" * 5000 + " }"})
+    client.post("/graphql", json={"query": "{ __typename }"})
+    text = client.get("/metrics").text
+    assert "notAField" not in text and "xxxxx" not in text
+    assert _sample(text, 'hippograph_request_duration_seconds_count{operation="query:unknown"') == 3
+    assert _sample(text, 'hippograph_request_duration_seconds_count{operation="mutation:unknown"')
+    assert _sample(text, 'hippograph_request_duration_seconds_count{operation="query:__typename"')
+
+
 def test_every_response_carries_a_request_id_and_a_tame_given_one_is_kept(
     client: TestClient,
 ) -> None:
