@@ -34,6 +34,13 @@ DELETE_USER = cypher(
     "user_deletion.DELETE_USER",
     "MATCH (u:User {id: $user_id}) DETACH DELETE u RETURN count(*) AS deleted",
 )
+# The jobs run for the user: their parameters hold a memorize call's history
+# (the user's own words) and its session. A group's job goes too, as the
+# conversation does; a job still running finds its record gone and stops.
+DELETE_JOBS = cypher(
+    "user_deletion.DELETE_JOBS",
+    "MATCH (j:Job) WHERE $user_id IN j.user_ids DETACH DELETE j RETURN count(*) AS deleted",
+)
 # What a write that raced the deletion left of the user's (one of each is enough).
 SESSION_LEFT = cypher(
     "user_deletion.SESSION_LEFT",
@@ -92,7 +99,8 @@ class UserDeletionGraph:
         return await self._graph.write(work)
 
     async def delete_user(self, user_id: str) -> bool:
-        """Delete the user node itself, once none of their sessions and memories is left;
+        """Delete the user node itself and the jobs run for them, once none of their
+        sessions and memories is left;
         False if it was gone. ``Conflict`` (nothing deleted) if some are: written while
         their data was being deleted, they would outlive the user, and a new user of
         the same id would find them."""
@@ -103,6 +111,7 @@ class UserDeletionGraph:
                 if left := await fetch(tx, query, params):
                     raise Conflict(f"{left[0]['id']} of user {user_id!r} was written meanwhile")
             rows = await fetch(tx, DELETE_USER, params)
+            await fetch(tx, DELETE_JOBS, params)
             return bool(rows and int(rows[0]["deleted"]))
 
         return await self._graph.write(work)

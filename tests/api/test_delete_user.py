@@ -95,6 +95,29 @@ def test_a_user_is_forgotten_with_what_derives_only_from_them(api: Api) -> None:
     assert again["__typename"] == "NotFoundError"
 
 
+def test_the_jobs_run_for_a_user_go_with_them(api: Api) -> None:
+    # A memorize job's record keeps its call's history: the user's own words.
+    def memorize(user: str, session: str, history: str) -> str:
+        said = {"speaker": user.title(), "content": "I moved to Lisbon last month."}
+        call: dict[str, Any] = {"userIds": [user], "sessionId": session, "messages": [said]}
+        call["history"] = [{"speaker": user.title(), "content": history}]
+        call["async"] = True
+        job_id: str = api.ok(MEMORIZE, {"input": call})["memorize"]["job"]["id"]
+        done = api.finished_job("query($id: ID!) { job(id: $id) { status } }", job_id)
+        assert done["status"] == "SUCCEEDED", done
+        return job_id
+
+    ann = memorize("ann", _user(api, "ann", "Ann"), "my bank pin is 4321")
+    bob = memorize("bob", _user(api, "bob", "Bob"), "my locker code is 17")
+    job = "query($id: ID!) { job(id: $id) { id } }"
+    assert api.ok(job, {"id": ann})["job"] == {"id": ann}
+
+    assert _delete(api, "ann", dry_run=False)["applied"] is True
+
+    assert api.ok(job, {"id": ann})["job"] is None
+    assert api.ok(job, {"id": bob})["job"] == {"id": bob}
+
+
 def test_a_group_conversation_goes_with_its_owner_and_a_limited_key_is_refused(
     api: Api,
 ) -> None:

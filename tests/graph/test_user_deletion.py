@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import timedelta
+
 import pytest
 
 from graph.store import GraphStore
 from hippograph.cascade import deletion_report
 from hippograph.errors import Conflict
+from hippograph.ids import IdKind, new_id
 from hippograph.models import Sources
-from tests.support import add_memory, add_user, conversation, memory
+from tests.support import T0, add_memory, add_user, conversation, memory, queued_job
 
 
 async def test_a_users_sessions_and_memories_are_listed_then_deleted_with_the_user(
@@ -45,3 +49,16 @@ async def test_a_users_sessions_and_memories_are_listed_then_deleted_with_the_us
     assert await store.user_deletion.delete_user("ann")
     assert not await store.user_deletion.delete_user("ann")  # gone already
     assert bobs.id in await store.memories.get_memories([bobs.id])
+
+
+async def test_the_jobs_run_for_a_user_go_with_the_user(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    await add_user(store, "bob")
+    anns = await queued_job(store)
+    later = await queued_job(store, T0 + timedelta(seconds=1))
+    bobs = replace(anns, id=new_id(IdKind.JOB, T0 + timedelta(seconds=2)), user_ids=("bob",))
+    await store.jobs.submit(bobs)
+
+    assert await store.user_deletion.delete_user("ann")
+
+    assert await store.jobs.get_jobs([anns.id, later.id, bobs.id]) == {bobs.id: bobs}
