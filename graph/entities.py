@@ -127,10 +127,12 @@ GET_ENTITIES = cypher(
     "RETURN collect([n.id, n.user_id, n.name, n.norm, n.kind, "
     "COUNT { (n)<-[:MENTIONS]-() }]) AS rows",
 )
+# Every version of a memory that names the entity (its history is what was
+# said), but not a deleted one: the user took it back.
 MENTIONED_IN = cypher(
     "entities.MENTIONED_IN",
     "MATCH (e:Entity {id: $id})<-[:MENTIONS]-(m:Memory) WHERE m.user_id = e.user_id "
-    "AND ($after_ts IS NULL OR m.created_at < $after_ts "
+    "AND m.deleted_at IS NULL AND ($after_ts IS NULL OR m.created_at < $after_ts "
     "OR (m.created_at = $after_ts AND m.id < $after_id)) "
     "WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $limit "
     "RETURN m " + MEMORY_MAP + " AS props",

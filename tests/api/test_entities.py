@@ -185,3 +185,17 @@ def test_memories_written_directly_mention_their_entities_too(api: Api) -> None:
     }
     kinds = {e["norm"]: e["kind"] for e in _all(api, 50)}
     assert kinds["caroline"] == "PERSON"  # the user's name is a known person
+
+
+def test_a_deleted_memory_is_not_among_what_mentions_an_entity(api: Api) -> None:
+    api.ok(CREATE_USER, {"id": "caro", "name": "Caroline"})
+    moved = add_memory(api, "caro", "Caroline moved to Lisbon with Jon")
+    add_memory(api, "caro", "Caroline loves the trams of Lisbon")
+    deleted = api.ok(
+        "mutation($id: ID!) { deleteMemory(input: {id: $id}) { __typename } }", {"id": moved}
+    )
+    assert deleted["deleteMemory"]["__typename"] == "MemoryDeleted", deleted
+
+    mentions = _mentioned_in(api)
+
+    assert mentions["lisbon"] == {"Caroline loves the trams of Lisbon"}
