@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
 
 from hippograph.mcp.caller import Caller
 from hippograph.mcp.http import MCPEndpoint, session_manager
@@ -42,6 +43,18 @@ EXPLORE_HEADERS = {
     "form-action 'none'; frame-ancestors 'none'",
     "Referrer-Policy": "no-referrer",
 }
+
+
+class StaticPages(StaticFiles):
+    """The static files, each with the explorer's headers: its page is among them,
+    and the copy served here must not be framed or load anything from elsewhere
+    any more than the one at /explore."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        """The file's response, with the strict headers."""
+        response = await super().get_response(path, scope)
+        response.headers.update(EXPLORE_HEADERS)
+        return response
 
 
 # The graph library the explorer draws with (web/build-assets.mjs copies them).
@@ -115,7 +128,7 @@ def create_app(
             Route(
                 "/metrics", MetricsEndpoint(limiter, require_key=settings.api.metrics_require_key)
             ),
-            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+            Mount("/static", StaticPages(directory=STATIC_DIR), name="static"),
         ],
         middleware=[
             # Outermost first: the client's address (behind a proxy you name),

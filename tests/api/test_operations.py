@@ -95,6 +95,16 @@ def test_a_field_the_schema_lacks_adds_no_series_to_the_metrics(client: TestClie
     assert _sample(text, 'hippograph_request_duration_seconds_count{operation="query:__typename"')
 
 
+def test_the_explorer_page_is_as_strict_under_static(client: TestClient) -> None:
+    # The same page, reached by its file's path: it reads the key from the
+    # browser's storage, so no other site may frame it there either.
+    for path in ("/explore", "/static/explore.html", "/static/explore.js"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"], path
+        assert response.headers["referrer-policy"] == "no-referrer", path
+
+
 def test_every_response_carries_a_request_id_and_a_tame_given_one_is_kept(
     client: TestClient,
 ) -> None:
