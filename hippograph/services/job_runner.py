@@ -112,13 +112,21 @@ class JobRunner:
         self._running.add(job_id)
         try:
             finished = await self._attempt(job)
+        except Exception:
+            # A crash, recorded as the job's failure before it is raised on:
+            # the failures metrics must count are these first.
+            self._observe(job, JobStatus.FAILED, started)
+            raise
         finally:
             self._running.discard(job_id)
         if finished is None:
             return None
-        if self._observer is not None:
-            self._observer.job_finished(job.kind, finished.status, time.perf_counter() - started)
+        self._observe(job, finished.status, started)
         return finished
+
+    def _observe(self, job: Job, status: JobStatus, started: float) -> None:
+        if self._observer is not None:
+            self._observer.job_finished(job.kind, status, time.perf_counter() - started)
 
     async def _work(self, job: Job) -> JobResult:
         """The handler, tried again after a failure of the moment.

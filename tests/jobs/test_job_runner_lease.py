@@ -9,7 +9,7 @@ import pytest
 
 from graph.store import GraphStore
 from hippograph.clock import utc_now
-from hippograph.jobs import Job, JobStatus
+from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.services.job_runner import JobResult, JobRunner
 from tests.support import T0, queued_job
 
@@ -143,9 +143,16 @@ async def test_a_job_that_crashes_is_recorded_failed_and_its_lease_let_go(
         raise RuntimeError("boom")
 
     job = await queued_job(store)
-    runner = JobRunner(store.jobs, handle, utc_now, LEASE, LEASE)
+    observed: list[tuple[JobKind, JobStatus]] = []
+
+    class Observer:
+        def job_finished(self, kind: JobKind, status: JobStatus, seconds: float) -> None:
+            observed.append((kind, status))
+
+    runner = JobRunner(store.jobs, handle, utc_now, LEASE, LEASE, Observer())
     with pytest.raises(RuntimeError, match="boom"):
         await runner.run(job.id)
+    assert observed == [(job.kind, JobStatus.FAILED)]  # the metrics count it
     failed = (await store.jobs.get_jobs([job.id]))[job.id]
     assert (failed.status, failed.error) == (
         JobStatus.FAILED,
