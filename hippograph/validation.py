@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from datetime import UTC, datetime
 
 from hippograph.errors import InvalidInput
@@ -19,6 +20,18 @@ def surrogate_in(value: str) -> str | None:
     """The first lone surrogate in ``value`` as ``U+XXXX``, or None if it is all text."""
     match = _SURROGATE.search(value)
     return f"U+{ord(match.group()):04X}" if match else None
+
+
+def require_line(value: str, field: str, max_length: int) -> str:
+    """``require_text`` for a name shown on one line (a key's, in ``keys list``): no
+    control characters, which could break the line or forge another."""
+    text = require_text(value, field, max_length)
+    control = next((c for c in text if unicodedata.category(c) == "Cc"), None)
+    if control is not None:
+        raise InvalidInput(
+            f"{field} must be one line of text (it contains U+{ord(control):04X})", field
+        )
+    return text
 
 
 def require_text(value: str, field: str, max_length: int, *, allow_empty: bool = False) -> str:

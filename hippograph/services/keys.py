@@ -11,7 +11,7 @@ from hippograph.auth import ApiKeyRecord, Principal, generate_key, hash_key, key
 from hippograph.clock import Clock
 from hippograph.errors import Forbidden, InvalidInput, Unauthenticated
 from hippograph.ids import IdKind, new_id, require_user_id
-from hippograph.validation import require_count, require_text
+from hippograph.validation import require_count, require_line
 
 
 class KeyStore(Protocol):
@@ -86,8 +86,11 @@ class KeyService:
         self, name: str, admin: bool, user_ids: Sequence[str]
     ) -> tuple[ApiKeyRecord, str]:
         """Create and store a key without a principal check (the CLI, first start)."""
-        name = require_text(name, "name", 200)
+        name = require_line(name, "name", 200)
         require_count(len(user_ids), "userIds", 0, _MAX_KEY_USERS)
+        if admin and user_ids:
+            # Stored and shown, they would say the key is limited to them.
+            raise InvalidInput("an admin key sees every user: give it no userIds", "userIds")
         for index, user_id in enumerate(user_ids):
             require_user_id(user_id, f"userIds[{index}]")
         if not admin and not user_ids:

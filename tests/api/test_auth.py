@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.api.conftest import CREATE_USER, Api, seed_user
@@ -92,6 +94,26 @@ def test_limited_keys_are_made_by_admins_only_and_can_be_revoked(api: Api) -> No
         "__typename": "NotFoundError",
         "id": never,
     }
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        # an admin key sees everyone: users stored on it would say otherwise
+        ({"name": "x", "admin": True, "userIds": ["ann"]}, "userIds"),
+        # `keys list` prints one key a line
+        ({"name": "agent\nkey_FORGED\tactive\tadmin", "userIds": ["ann"]}, "name"),
+        ({"name": "agent\x1b[2J", "userIds": ["ann"]}, "name"),
+    ],
+)
+def test_a_key_that_would_mislead_is_refused(api: Api, fields: dict[str, Any], field: str) -> None:
+    seed_user(api, "ann", ["x"])
+    created = api.ok(
+        "mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) "
+        "{ __typename ... on InputError { field } } }",
+        {"input": fields},
+    )["createApiKey"]
+    assert created == {"__typename": "InputError", "field": field}
 
 
 def test_a_limited_key_creates_only_its_own_users(api: Api) -> None:
