@@ -202,18 +202,21 @@ def query_norms(query: str) -> list[str]:
     """Every name a query might mean, normalised: phrases of up to three content words.
 
     Liberal on purpose: the walk keeps only the names the user's graph holds.
+    Names and dates come first, then phrases, shortest first: the walk looks
+    up a bounded number, and a long question has dozens of phrases.
     """
     norms: dict[str, None] = {}
-    for phrase in candidate_phrases(query, max_words=3):
-        norm = normalise(phrase)
-        if _usable(norm):
-            norms[norm] = None
     for name, _ in _capitalised_spans(query, frozenset()):
         norm = normalise(name)
         if _usable(norm):
             norms[norm] = None
     for match in _WRITTEN_DATE.finditer(query):
         norms[normalise(match.group())] = None
+    phrases = candidate_phrases(query, max_words=3)
+    for phrase in sorted(phrases, key=lambda p: len(p.split())):
+        norm = normalise(phrase)
+        if _usable(norm):
+            norms[norm] = None
     return list(norms)
 
 

@@ -84,3 +84,18 @@ def test_query_norms_are_liberal_phrases_names_and_written_dates() -> None:
     assert {"mel", "pottery workshop", "pottery", "workshop", "7 may 2023"} <= set(norms)
     assert "what" not in norms
     assert "the" not in norms
+
+
+def test_a_long_questions_names_come_before_its_phrases() -> None:
+    # The walk looks up the first 32: a long question's phrases must not crowd
+    # out the name it asks about, said last.
+    question = (
+        "tell me again what exactly happened during that long rainy weekend camping trip when "
+        "everyone got completely lost hiking near the old abandoned mill before Caroline moved "
+        "to Boston on 7 May 2023"
+    )
+    norms = query_norms(question)
+    assert len(norms) > 32
+    assert {"caroline", "boston", "7 may 2023"} <= set(norms[:4])
+    words = [len(n.split()) for n in norms[4:]]
+    assert words == sorted(words)
