@@ -51,6 +51,22 @@ MERGE_ENTITIES = cypher(
     "e.kind = row.kind "
     "RETURN collect([e.id, elementId(e)]) AS rows",
 )
+# The first mention made the entity; a later one may read it better: a kind
+# (a place, a person) where the first saw a thing, a capitalised name where
+# the first opened a sentence ("boston is lovely", then "moved to Boston").
+# Only such rows are written, so an entity named in every message (a
+# speaker) is not locked by each write that mentions it.
+_BETTER = (
+    "(e.kind = 'thing' AND row.kind <> 'thing') "
+    "OR (e.name = toLower(e.name) AND row.name <> toLower(row.name))"
+)
+UPGRADE_ENTITIES = cypher(
+    "entities.UPGRADE_ENTITIES",
+    "UNWIND $rows AS row MATCH (e:Entity {id: row.id}) WHERE " + _BETTER + " "
+    "SET e.kind = CASE WHEN e.kind = 'thing' THEN row.kind ELSE e.kind END, "
+    "e.name = CASE WHEN e.name = toLower(e.name) THEN row.name ELSE e.name END "
+    "RETURN count(e) AS upgraded",
+)
 # Memories get their edges in the transaction that creates them, so theirs
 # are CREATEd: a MERGE would look for an existing edge, and an entity such as
 # a speaker's name has thousands of incoming ones. A message may have been
@@ -201,23 +217,23 @@ async def write_mentions(tx: AsyncManagedTransaction, mentions: Sequence[Mention
     for group in mentions:
         for mention in group.entities:
             eid = entity_id(group.user_id, mention.norm)
-            entities.setdefault(
-                eid,
-                {
-                    "id": eid,
-                    "user_id": group.user_id,
-                    "name": mention.name,
-                    "norm": mention.norm,
-                    "kind": mention.kind.value,
-                },
-            )
+            row = {
+                "id": eid,
+                "user_id": group.user_id,
+                "name": mention.name,
+                "norm": mention.norm,
+                "kind": mention.kind.value,
+            }
+            entities[eid] = _better(entities[eid], row) if eid in entities else row
             linked = sources[group.label].setdefault(group.node_id, [])
             if eid not in linked:
                 linked.append(eid)
     if not entities:
         return 0
     # Sorted, so two writers lock shared entities in the same order.
-    merged = await fetch(tx, MERGE_ENTITIES, {"rows": [entities[k] for k in sorted(entities)]})
+    merging = [entities[k] for k in sorted(entities)]
+    merged = await fetch(tx, MERGE_ENTITIES, {"rows": merging})
+    await fetch(tx, UPGRADE_ENTITIES, {"rows": merging})
     element = dict(merged[0]["rows"]) if merged else {}
     total = 0
     for label, query in (("Message", LINK_MESSAGES), ("Memory", LINK_NEW_MEMORIES)):
@@ -229,6 +245,14 @@ async def write_mentions(tx: AsyncManagedTransaction, mentions: Sequence[Mention
             await fetch(tx, query, {"rows": rows})
             total += sum(len(r["entities"]) for r in rows)
     return total
+
+
+def _better(old: dict[str, str], new: dict[str, str]) -> dict[str, str]:
+    """One entity's reading from two mentions: a kind over a thing, a capitalised
+    name over a lower-case one (as ``UPGRADE_ENTITIES`` does with the stored one)."""
+    kind = new["kind"] if old["kind"] == "thing" else old["kind"]
+    name = new["name"] if old["name"] == old["name"].lower() else old["name"]
+    return old | {"kind": kind, "name": name}
 
 
 async def mentioned_by(tx: AsyncManagedTransaction, label: str, ids: Sequence[str]) -> list[str]:

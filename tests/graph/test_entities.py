@@ -200,3 +200,27 @@ async def test_walked_memories_carry_what_ranking_reads(store: GraphStore) -> No
     [(_, _, [hit])] = await store.entities.walk("ann", ["boston"], 10, MemoryFilter(), T0)
     assert (hit.id, hit.session_id, hit.seq) == (record.id, "ses_walk", 3)
     assert hit.about == (start, start + timedelta(days=1))
+
+
+async def test_a_later_mention_that_reads_an_entity_better_upgrades_it(store: GraphStore) -> None:
+    # "Boston is lovely" opens a sentence: a lower-case thing, which never
+    # seeds the walk; "moved to Boston" later says it is a place.
+    await conversation(store, "ann", ["x"])
+    first, later, again = memory("ann", "a"), memory("ann", "b"), memory("ann", "c")
+
+    def mentions(record: Memory, mention: EntityMention) -> Mentions:
+        return Mentions(label="Memory", node_id=record.id, user_id="ann", entities=(mention,))
+
+    reads = [
+        (first, EntityMention("boston", "boston", EntityKind.THING)),
+        (later, EntityMention("boston", "Boston", EntityKind.PLACE)),
+        (again, EntityMention("boston", "boston", EntityKind.THING)),  # no step back
+    ]
+    for i, (record, mention) in enumerate(reads):
+        items = [(record, indexed(record.content, i), Sources())]
+        await store.memories.add_many(items, [mentions(record, mention)])
+
+    (boston,) = (await store.entities.entities("ann", LIMIT, None)).items
+    assert (boston.name, boston.kind) == ("Boston", EntityKind.PLACE)
+    seeds = await store.entities.walk("ann", ["boston"], 10, MemoryFilter(), T0)
+    assert [(e, n) for e, n, _ in seeds] == [(entity_id("ann", "boston"), 3)]
