@@ -53,6 +53,7 @@ mutation($ids: [ID!]!) {
 REFLECT = """
 mutation { reflect(userId: "ann", force: true) { __typename ... on ReflectQueued { job { id } } } }"""
 JOB = "query($id: ID!) { job(id: $id) { status error } }"
+DELETE = "mutation($id: ID!) { deleteMemory(input: {id: $id}) { __typename } }"
 REFLECTIONS = """
 query { memories(userId: "ann", first: 10, filter: {kinds: [REFLECTION]}) { edges { node { id } } } }"""
 
@@ -199,6 +200,8 @@ def seeded(
         for i, text in enumerate(FACTS):
             _fact(api, text, [units[i], units[(i + 1) % len(units)]], 0.9)
         _reflect(api)
+        # Deleted, but still on the walk: the page must not show it as current.
+        assert api.ok(DELETE, {"id": old})["deleteMemory"]["__typename"] == "MemoryDeleted"
         reflections = [e["node"]["id"] for e in api.ok(REFLECTIONS)["memories"]["edges"]]
         assert len(reflections) == 1, reflections
         yield Seeded(
@@ -379,7 +382,7 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
     # original content and the properties.
     assert fuzzed_root["state"] == "done", fuzzed_root
     label = next(x["text"] for x in fuzzed_root["labels"] if x["id"] == seeded.fuzzed)
-    assert label.splitlines()[0] == "SEMANTIC · root"
+    assert label.splitlines()[0] == "SEMANTIC · root · deleted"
     panel = on_fuzzed["panel"]
     assert panel["id"] == seeded.fuzzed
     assert panel["text"] == fuzzed["content"]
@@ -395,6 +398,8 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
         "Level change",
     }
     assert panel["properties"]["Level"] == "SUMMARY"
+    assert panel["properties"]["Deleted"].startswith(T0.date().isoformat())
+    assert panel["properties"]["Valid to"] == "—"
     assert panel["properties"]["Importance"] == "0.50"
     assert panel["properties"]["Created"].startswith((T0 - timedelta(days=100)).date().isoformat())
 

@@ -138,7 +138,9 @@
   function caption(node) {
     const type = isMemory(node) ? node.kind : node.__typename.toUpperCase();
     const who = node.__typename === "Message" ? ` · ${node.speaker}` : "";
-    return `${type}${who}${node.id === state.rootId ? " · root" : ""}`;
+    const root = node.id === state.rootId ? " · root" : "";
+    // A soft-deleted memory is still on the walk (provenance keeps it): say so.
+    return `${type}${who}${root}${node.deletedAt ? " · deleted" : ""}`;
   }
 
   function nodeElement(node) {
@@ -374,7 +376,7 @@
         ["Category", node.category],
         ["Importance", Number(node.importance).toFixed(2)],
         ["Valid from", formatTime(node.validFrom)],
-        ["Valid to", node.validTo ? formatTime(node.validTo) : "— (still valid)"],
+        ["Valid to", node.validTo ? formatTime(node.validTo) : node.deletedAt ? "—" : "— (still valid)"],
         ["Created", formatTime(node.createdAt)],
         ["Last accessed", formatTime(node.lastAccessedAt)],
         ["Accesses", String(node.accessCount)],
@@ -382,6 +384,7 @@
         ["Verified", node.verified ? "yes" : "no"],
         ["Consolidated", node.consolidated ? "yes (a reflection summarises it)" : "no"],
       ];
+      if (node.deletedAt) rows.unshift(["Deleted", formatTime(node.deletedAt)]);
       if (node.topic) rows.push(["Topic", node.topic]);
       if (node.domain) rows.push(["Domain", node.domain]);
       for (const change of node.levelHistory || []) {
