@@ -77,6 +77,15 @@ SUMMARIZE_FACTS = cypher(
     "CREATE (r)-[:SUMMARIZES]->(f) SET f.consolidated = true RETURN count(f) AS n",
 )
 
+# A reflection names what its facts name: once they are consolidated (hidden
+# from a default search), the entity walk reaches the knowledge through it.
+INHERIT_MENTIONS = cypher(
+    "reflection.INHERIT_MENTIONS",
+    "MATCH (r:Memory {id: $id})-[:SUMMARIZES]->(:Memory)-[:MENTIONS]->(e:Entity) "
+    "WITH r, collect(DISTINCT e) AS named UNWIND named AS e "
+    "CREATE (r)-[:MENTIONS]->(e) RETURN count(e) AS n",
+)
+
 
 class ReflectionGraph:
     """Reflection in the graph."""
@@ -173,6 +182,7 @@ class ReflectionGraph:
                     continue  # another run took some of these facts: its reflection stands
                 await fetch(tx, CREATE_MEMORY, memory_row(memory, indexed))
                 rows = await fetch(tx, SUMMARIZE_FACTS, {"id": memory.id, "ids": list(fact_ids)})
+                await fetch(tx, INHERIT_MENTIONS, {"id": memory.id})
                 made += 1
                 consolidated += int(rows[0]["n"])
             return made, consolidated

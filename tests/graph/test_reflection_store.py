@@ -5,7 +5,16 @@ from __future__ import annotations
 from datetime import timedelta
 
 from graph.store import GraphStore
-from hippograph.models import MemoryKind, MemoryOpsPlan, Sources
+from hippograph.entities import entity_id
+from hippograph.models import (
+    EntityKind,
+    EntityMention,
+    MemoryFilter,
+    MemoryKind,
+    MemoryOpsPlan,
+    Mentions,
+    Sources,
+)
 from tests.support import T0, add_memory, add_user, indexed, memory
 
 KINDS = ("semantic", "profile", "reflection")
@@ -94,3 +103,27 @@ async def test_a_user_whose_pending_facts_have_all_ended_is_not_due(store: Graph
     assert await store.reflection.pending_total("ann", KINDS, NOW, NOW) == (0, 0.0)
     assert await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, NOW) == []
     assert await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, T0) == ["ann"]
+
+
+async def test_a_reflection_names_what_its_facts_name(store: GraphStore) -> None:
+    # Its facts are consolidated, out of a default search: the entity walk
+    # must reach what they knew through the reflection.
+    await add_user(store, "ann")
+    facts = [memory("ann", "Ann climbs in the Alps"), memory("ann", "Ann climbs with Tom")]
+    names = (("Alps", EntityKind.PLACE), ("Tom", EntityKind.PERSON))
+    mentions = [
+        Mentions("Memory", f.id, "ann", (EntityMention(n.lower(), n, k),))
+        for f, (n, k) in zip(facts, names, strict=True)
+    ]
+    items = [(f, indexed(f.content, i), Sources()) for i, f in enumerate(facts)]
+    await store.memories.add_many(items, mentions)
+    reflection = memory("ann", "Ann climbs", kind=MemoryKind.REFLECTION, at=NOW)
+    written = [(reflection, indexed(reflection.content, 9), [f.id for f in facts])]
+    assert await store.reflection.write(written) == (1, 2)
+
+    seeds = await store.entities.walk("ann", ["alps", "tom"], 10, MemoryFilter(), NOW)
+
+    reached = {row.id for _, _, rows in seeds for row in rows}
+    assert reached == {reflection.id}
+    alps = await store.entities.get_entities([entity_id("ann", "alps")], None)
+    assert alps[entity_id("ann", "alps")].mention_count == 2
