@@ -226,7 +226,9 @@ def message_mentions(message: Message, known_names: Iterable[str] = ()) -> Menti
         label="Message",
         node_id=message.id,
         user_id=message.user_id,
-        entities=tuple(extract_entities(message.speaker, message.content, message.ts, known_names)),
+        entities=tuple(
+            extract_entities(message.speaker, message.content, message.local_ts, known_names)
+        ),
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from enum import StrEnum
 from typing import Generic, TypeVar
 
@@ -121,6 +121,17 @@ class Message:
     ts: datetime
     seq: int
     client_id: str | None = None
+    # The offset from UTC the client wrote its time with, in minutes (None:
+    # no time given, or stored before offsets were kept). The graph holds
+    # instants; "yesterday" said at 20:00 -07:00 means the speaker's day.
+    utc_offset: int | None = None
+
+    @property
+    def local_ts(self) -> datetime:
+        """The time as the speaker wrote it: on their clock, not UTC's."""
+        if not self.utc_offset:
+            return self.ts
+        return self.ts.astimezone(timezone(timedelta(minutes=self.utc_offset)))
 
 
 @dataclass(frozen=True, slots=True)

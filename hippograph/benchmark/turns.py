@@ -106,7 +106,7 @@ class TurnMemoryService:
                     # "yesterday" is indexed with the date it meant, so a
                     # question naming that date finds it by its words too
                     search_text=text.search_text(
-                        resolve_relative_times(texts_.context, message.ts)
+                        resolve_relative_times(texts_.context, message.local_ts)
                     ),
                 ),
                 Sources(message_ids=(message.id,)),

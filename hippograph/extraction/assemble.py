@@ -70,7 +70,7 @@ def memunit_id(message_ids: Sequence[str]) -> str:
 def unit_messages(messages: Sequence[Message]) -> tuple[UnitMessage, ...]:
     """The extractor's view of a run of messages, indexed from 0."""
     return tuple(
-        UnitMessage(index=i, speaker=m.speaker, text=m.content, ts=m.ts)
+        UnitMessage(index=i, speaker=m.speaker, text=m.content, ts=m.local_ts)
         for i, m in enumerate(messages)
     )
 

@@ -98,6 +98,12 @@ def _own_ids(
     return new_id, (earlier if earlier != new_id else None)
 
 
+def _minutes_east(ts: datetime) -> int:
+    """``ts``'s offset from UTC in minutes (aware times only reach here)."""
+    offset = ts.utcoffset()
+    return int(offset.total_seconds() // 60) if offset is not None else 0
+
+
 class MessageService:
     """Appends and reads messages for a principal."""
 
@@ -159,6 +165,7 @@ class MessageService:
                 ts=ts,
                 seq=0,
                 client_id=client_id,
+                utc_offset=_minutes_east(ts) if item.ts else None,
             )
             built.append((message, earlier_id))
         return built

@@ -69,6 +69,24 @@ def _memorize(api: Api, session: str, **extra: Any) -> dict[str, Any]:
     return result
 
 
+def test_relative_dates_are_the_speakers_days(api: Api) -> None:
+    # 20:58 on 8 May in California is 9 May in UTC: "yesterday" was the 7th.
+    evening = [
+        (speaker, content, ts.replace("T13:", "T20:").replace("T14:", "T21:")[:-6] + "-07:00")
+        for speaker, content, ts in CONVERSATION
+    ]
+    session = _user_with_session(api)
+    payload = {"userIds": ["caro"], "sessionId": session, "messages": _messages(evening)}
+    assert api.ok(MEMORIZE, {"input": payload})["memorize"]["__typename"] == "Memorized"
+
+    nodes = _made_by_memorize(api)
+
+    episode = next(n for n in nodes if n["kind"] == "EPISODIC")
+    assert "7 May 2023" in episode["content"], episode
+    said = next(n for n in nodes if n["kind"] == "SEMANTIC" and "support group" in n["content"])
+    assert said["content"].startswith("On 8 May 2023, Caroline said"), said
+
+
 def test_memorize_builds_units_memories_and_provenance(api: Api) -> None:
     session = _user_with_session(api)
     first = _memorize(api, session)

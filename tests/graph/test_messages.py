@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from dataclasses import replace
+from datetime import timedelta, timezone
 
 from graph.store import GraphStore
 from hippograph.pagination import SeqCursor
@@ -51,3 +52,15 @@ async def test_messages_page_by_sequence_and_respect_scope(store: GraphStore) ->
     assert page[session.id].has_next
     hidden = await store.messages.messages_of_sessions([session.id], 10, None, ["bob"])
     assert hidden[session.id].items == ()
+
+
+async def test_a_messages_offset_is_kept_beside_its_instant(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    session = await add_session(store, "ann")
+    evening = T0.astimezone(timezone(timedelta(hours=-7)))
+    said = replace(message(session, "landed"), ts=evening, utc_offset=-420)
+    stored = (await store.messages.append(session.id, [said])).messages[0]
+    assert stored.ts == T0  # the graph's instant
+    assert stored.ts.utcoffset() == timedelta(0)
+    assert stored.utc_offset == -420
+    assert stored.local_ts.isoformat() == evening.isoformat()
