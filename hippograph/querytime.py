@@ -294,10 +294,17 @@ def parse_time_window(query: str, now: datetime) -> TimeWindow | None:
 
 
 def _absolute_english(text: str, now: datetime) -> TimeWindow | None:
-    for pattern, parts in _DAYS:
-        if m := re.search(pattern, text):
-            day = _safe_day(*parts(m))
-            return _day_window(day, m[0]) if day else None
+    # The first real day written, whichever way: a date that is none
+    # ("2025-02-29") is passed over, not the end of the reading.
+    days = [
+        (m.start(), day, m[0])
+        for pattern, parts in _DAYS
+        for m in re.finditer(pattern, text)
+        if (day := _safe_day(*parts(m))) is not None
+    ]
+    if days:
+        _, day, label = min(days, key=lambda found: found[0])
+        return _day_window(day, label)
     if m := re.search(_MONTH_OF_YEAR, text):
         return _month_window(int(m[2]), _month_number(m[1]), m[0])
     if m := re.search(_MONTH_ALONE, text):
@@ -308,20 +315,29 @@ def _absolute_english(text: str, now: datetime) -> TimeWindow | None:
 
 
 def _absolute_chinese(text: str, now: datetime) -> TimeWindow | None:
-    if m := re.search(_ZH_DAY, text):
-        day = _zh_day(m)
-        return _day_window(day, m[0]) if day else None
+    # An impossible day (2月30日) is passed over for the next, and blanked:
+    # it is no month either.
+    for found in re.finditer(_ZH_DAY, text):
+        if day := _zh_day(found):
+            return _day_window(day, found[0])
+        text = _blanked(text, found)
     if m := re.search(_ZH_MONTH_OF_YEAR, text):
         return _zh_month(m)
-    if m := re.search(_ZH_MONTH_DAY, text):
-        day = _zh_month_day(m, now)
-        return _day_window(day, m[0]) if day else None
+    for found in re.finditer(_ZH_MONTH_DAY, text):
+        if day := _zh_month_day(found, now):
+            return _day_window(day, found[0])
+        text = _blanked(text, found)
     if m := re.search(_ZH_YEAR, text):
         return _year_window(int(m[1]), m[0])
     if m := re.search(r"(\d{1,2})月份?", text):
         month = int(m[1])
         return TimeWindow(month=month, label=m[0]) if 1 <= month <= 12 else None
     return None
+
+
+def _blanked(text: str, match: re.Match[str]) -> str:
+    """``text`` with ``match``'s span made spaces (the other positions stay)."""
+    return text[: match.start()] + " " * (match.end() - match.start()) + text[match.end() :]
 
 
 def _relative(text: str, now: datetime) -> TimeWindow | None:

@@ -96,6 +96,20 @@ def test_impossible_dates_are_ignored(query: str) -> None:
     assert parse_time_window(query, NOW) is None
 
 
+@pytest.mark.parametrize(
+    ("query", "inside"),
+    [
+        ("2025-02-29 or March 3, 2025", datetime(2025, 3, 3, 12, tzinfo=UTC)),
+        ("February 30, 2023 or 2023-03-02", datetime(2023, 3, 2, 12, tzinfo=UTC)),
+        ("2月30日还是3月2日", datetime(2024, 3, 2, 12, tzinfo=UTC)),
+    ],
+)
+def test_an_impossible_date_leaves_the_next_one_read(query: str, inside: datetime) -> None:
+    window = parse_time_window(query, NOW)
+    assert window is not None
+    assert window.contains(inside)
+
+
 SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
 
 
