@@ -97,18 +97,32 @@ _CASES: list[Any] = [
         hard=True,
         client_id="c-2",
     ),
+    # Each limit belongs to its strategy: one case a strategy, together every field.
     ForgetInput(
         user_id=strawberry.ID("u-1"),
         policy=forgetting.ForgetPolicy.HARD_DELETE,
         dry_run=True,
         strategy=forgetting.HardDeleteStrategy.CAPACITY_BASED,
-        threshold=0.4,
-        max_age_days=30.0,
         max_capacity=10,
         memory_ids=[strawberry.ID("mem-1")],
         run_async=True,
     ),
+    ForgetInput(
+        user_id=strawberry.ID("u-1"),
+        policy=forgetting.ForgetPolicy.HARD_DELETE,
+        strategy=forgetting.HardDeleteStrategy.IMPORTANCE_BASED,
+        threshold=0.4,
+        memory_ids=[strawberry.ID("mem-2")],
+    ),
+    ForgetInput(
+        user_id=strawberry.ID("u-1"),
+        policy=forgetting.ForgetPolicy.HARD_DELETE,
+        strategy=forgetting.HardDeleteStrategy.TIME_BASED,
+        max_age_days=30.0,
+        memory_ids=[strawberry.ID("mem-3")],
+    ),
 ]
+_TYPES = list(dict.fromkeys(type(case) for case in _CASES))
 
 
 def _plain(value: Any) -> Any:
@@ -125,17 +139,18 @@ def _input_fields(case: Any) -> dict[str, Any]:
     return {f.python_name: getattr(case, f.python_name) for f in definition.fields}
 
 
-@pytest.mark.parametrize("case", _CASES, ids=lambda c: type(c).__name__)
-def test_every_field_of_the_input_is_set_by_the_case(case: Any) -> None:
-    for field in get_object_definition(type(case), strict=True).fields:
+@pytest.mark.parametrize("kind", _TYPES, ids=lambda t: t.__name__)
+def test_every_field_of_the_input_is_set_by_a_case(kind: type) -> None:
+    cases = [case for case in _CASES if type(case) is kind]
+    for field in get_object_definition(kind, strict=True).fields:
         if field.default_factory is not dataclasses.MISSING:
             default = field.default_factory()
         elif field.default is not dataclasses.MISSING:
             default = field.default
         else:
             continue  # required: the case had to set it
-        value = getattr(case, field.python_name)
-        assert value != default, f"{type(case).__name__}.{field.python_name} is at its default"
+        values = [getattr(case, field.python_name) for case in cases]
+        assert any(v != default for v in values), f"{kind.__name__}.{field.python_name} is unset"
 
 
 @pytest.mark.parametrize("case", _CASES, ids=lambda c: type(c).__name__)
