@@ -115,18 +115,23 @@ async def test_a_new_profile_value_supersedes_the_old_and_a_restatement_adds_a_s
     assert {n.id for n in sources} == {said[0].id, said[1].id}
 
 
+def _city(content: str, day: int, seq: int | None = None) -> Memory:
+    """Ann's city value ``content``, said on ``day`` (at ``seq`` in its session)."""
+    return memory(
+        "ann",
+        f"Ann's city: {content}",
+        kind=MemoryKind.PROFILE,
+        topic="city",
+        at=T0 + timedelta(days=day),
+        seq=seq,
+    )
+
+
 async def _profile_values(store: GraphStore, *values: tuple[str, int, int | None]) -> list[str]:
     """Write city values (content, day, seq) in one batch each, in the order given."""
     ids = []
     for content, day, seq in values:
-        value = memory(
-            "ann",
-            f"Ann's city: {content}",
-            kind=MemoryKind.PROFILE,
-            topic="city",
-            at=T0 + timedelta(days=day),
-            seq=seq,
-        )
+        value = _city(content, day, seq)
         await store.ingest.write(
             IngestBatch(units=(), memories=[(value, indexed(value.content, day), Sources())])
         )
@@ -161,13 +166,7 @@ async def test_a_value_said_again_after_another_is_current_again(store: GraphSto
     _, said = await conversation(store, "ann", ["Lisbon", "Porto", "Lisbon again", "still Lisbon"])
 
     def city(content: str, day: int, message: int) -> tuple[Memory, IndexedText, Sources]:
-        value = memory(
-            "ann",
-            f"Ann's city: {content}",
-            kind=MemoryKind.PROFILE,
-            topic="city",
-            at=T0 + timedelta(days=day),
-        )
+        value = _city(content, day)
         return value, indexed(value.content, day), Sources(message_ids=(said[message].id,))
 
     lisbon, porto, back = city("Lisbon", 1, 0), city("Porto", 5, 1), city("Lisbon", 9, 2)
