@@ -416,6 +416,7 @@ def test_explore_draws_zooms_details_and_expands_in_chromium(
     # "Forget key" removes it for the whole site: a tab opened afterwards has none.
     assert (forgotten["keyFilled"], forgotten["keyStored"]) == (False, False)
     assert forgotten["state"] == "idle"
+    assert forgotten["nodeIds"] == []  # what the key showed goes with it
     assert keyless_tab["keyFilled"] is False
     assert keyless_tab["state"] == "idle"
     assert keyless_tab["nodeIds"] == []

@@ -550,6 +550,9 @@
   document.getElementById("forget-key").addEventListener("click", () => {
     localStorage.removeItem(KEY_STORAGE);
     keyInput.value = "";
+    // What the key showed goes with it: a load still on its way is dropped.
+    generation++;
+    hideDrawing();
     setStatus("idle", "The key is forgotten: no tab of this site has it any more.");
   });
 
