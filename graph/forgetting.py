@@ -12,7 +12,7 @@ so a memory changed meanwhile is left alone.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, LiteralString
 
@@ -267,23 +267,30 @@ class ForgetGraph:
         await delete_planned(tx, report)
         return set(ids), _besides(report, ids)
 
-    async def cascaded(self, user_id: str, ids: Sequence[str]) -> int:
-        """How many nodes a hard delete of ``ids`` would remove besides them (what derives
-        only from them), for a dry run; nothing is written."""
+    async def would_delete(
+        self, user_id: str, ids: Sequence[str], gone: Collection[str] = ()
+    ) -> set[str]:
+        """The nodes a hard delete of ``ids`` would remove, they and what derives only
+        from them, for a dry run; nothing is written. ``gone``: the nodes the run's
+        earlier pages would have removed by then (a real run commits page by page)."""
 
-        async def work(tx: AsyncManagedTransaction) -> int:
-            return _besides(await self._planned(tx, user_id, ids), ids)
+        async def work(tx: AsyncManagedTransaction) -> set[str]:
+            return set((await self._planned(tx, user_id, ids, gone)).deleted_ids) - set(gone)
 
-        return await self._graph.read(work) if ids else 0
+        return await self._graph.read(work) if ids else set()
 
     async def _planned(
-        self, tx: AsyncManagedTransaction, user_id: str, ids: Sequence[str]
+        self,
+        tx: AsyncManagedTransaction,
+        user_id: str,
+        ids: Sequence[str],
+        gone: Collection[str] = (),
     ) -> DeletionReport:
         limit = self._cascade_limit
         closure = await memory_closure(tx, ids, [user_id], limit)
         if not closure.complete:
             raise too_large(ids[0], limit)
-        return deletion_report(ids[0], closure)
+        return deletion_report(ids[0], closure, gone)
 
 
 def _besides(report: DeletionReport, ids: Sequence[str]) -> int:

@@ -124,11 +124,20 @@ def label_of(node: ProvenanceNode | Session) -> str:
     return "Session"
 
 
-def deletion_report(root_id: str, closure: DerivationClosure) -> DeletionReport:
-    """The plan for ``closure`` with its node records, counted by label."""
+def deletion_report(
+    root_id: str, closure: DerivationClosure, gone: Collection[str] = ()
+) -> DeletionReport:
+    """The plan for ``closure`` with its node records, counted by label.
+
+    ``gone``: nodes to count as deleted already (a dry run's earlier pages):
+    a node derived from them waits only on its other sources.
+    """
     nodes: dict[str, ProvenanceNode] = {n.id: n for n in closure.roots}
     nodes.update(closure.derived)
-    plan = plan_deletion([r.id for r in closure.roots], closure.sources)
+    sources = closure.sources
+    if gone:
+        sources = {n: tuple(s for s in of if s not in gone) for n, of in sources.items()}
+    plan = plan_deletion([r.id for r in closure.roots], sources)
     deleted = tuple(nodes[i] for i in plan.deleted)
     counts = {"Session": 0, "Message": 0, "MemUnit": 0, "Memory": 0}
     for node in (*deleted, *((closure.session,) if closure.session else ())):

@@ -17,7 +17,7 @@ history is a job's work (docs/forgetting.md).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol
@@ -70,7 +70,9 @@ class ForgetStore(Protocol):
         self, user_id: str, capacity: int, named: Sequence[str] = ()
     ) -> RankKey | None: ...
     async def apply(self, batch: BatchWrite) -> Applied: ...
-    async def cascaded(self, user_id: str, ids: Sequence[str]) -> int: ...
+    async def would_delete(
+        self, user_id: str, ids: Sequence[str], gone: Collection[str] = ()
+    ) -> set[str]: ...
     async def users(self, after: str, limit: int) -> list[str]: ...
 
 
@@ -228,6 +230,9 @@ class ForgetService:
         writer: asyncio.Task[Applied] | None = None
         cascaded = int(report.counts.get("cascaded", 0))
         counts = dict(report.counts)
+        # A dry run's nodes that the real run's earlier pages would have
+        # deleted by the time it reaches a page (it commits page by page).
+        gone: set[str] = set()
         try:
             for start in range(0, len(remaining), size):
                 page = remaining[start : start + size]
@@ -244,9 +249,15 @@ class ForgetService:
                 next_cursor = page[-1].id
                 if dry_run:
                     # What the real run would delete along provenance too (a
-                    # dry run queued as a job writes only its progress).
+                    # dry run queued as a job writes only its progress), and
+                    # leave alone: a memory an earlier page took with it.
+                    left = [d for d in decisions if d.memory_id in gone]
+                    counts = left_alone(counts, left)
+                    decisions = [d for d in decisions if d.memory_id not in gone]
                     hard = [d.memory_id for d in decisions if d.action is Action.HARD_DELETE]
-                    cascaded += await self._store.cascaded(request.user_id, hard)
+                    deleted = await self._store.would_delete(request.user_id, hard, gone)
+                    cascaded += len(deleted - set(hard))
+                    gone |= deleted
                 if writing:
                     batch, used = await self._batch(request, page, decisions, name, as_of, dry_run)
                     report = replace(report, usage=report.usage.plus(used))

@@ -528,3 +528,54 @@ def test_a_deleted_vital_fact_is_purged_not_promoted(sim: Api, clock: SimClock) 
 
     assert (report["counts"]["promoted"], report["counts"]["hardDeleted"]) == (0, 1), report
     assert memory(sim, allergy) is None
+
+
+@pytest.fixture
+def paged(
+    graph_db: TestDatabase,
+    embedder: SentenceTransformerEmbedder,
+    settings: Settings,
+    clock: SimClock,
+) -> Iterator[Api]:
+    """The app with forget runs of one memory a page."""
+    one = settings.forgetting.model_copy(update={"batch_size": 1})
+    app = create_app(
+        settings.model_copy(update={"forgetting": one}),
+        embedder=embedder,
+        clock=clock,
+        **graph_db.start,
+    )
+    with TestClient(app) as client:
+        yield Api(client, ADMIN_KEY)
+
+
+ADD_DERIVED = """mutation($input: AddMemoryInput!) { addMemory(input: $input) {
+  ... on MemoryPayload { memory { id } } } }"""
+
+
+def test_a_dry_run_over_many_pages_says_what_the_run_does(paged: Api) -> None:
+    # A real run commits page by page, so a later page finds what an earlier
+    # one deleted gone: a memory drawn from facts of two pages goes with the
+    # second, and one an earlier page took with it is not deleted twice.
+    paged.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    red, blue = add_facts(paged, ["Ann had a red kite", "Ann had a blue kite"], importance=0.2)
+
+    def derived(content: str, sources: list[str], importance: float) -> str:
+        given = {"userId": "ann", "content": content, "derivedFrom": sources}
+        memory_id: str = paged.ok(ADD_DERIVED, {"input": given | {"importance": importance}})[
+            "addMemory"
+        ]["memory"]["id"]
+        return memory_id
+
+    both = derived("Ann liked kites", [red, blue], 0.9)
+    derived("Ann's red kite was her first", [red], 0.2)
+    limits = {"policy": "HARD_DELETE", "strategy": "IMPORTANCE_BASED", "threshold": 0.4}
+
+    dry = forget(paged, dryRun=True, **limits)["counts"]
+    real = forget(paged, **limits)["counts"]
+
+    assert memory(paged, both) is None
+    assert real["cascaded"] >= 1, real
+    assert {k: dry[k] for k in real if k != "batches"} == {
+        k: real[k] for k in real if k != "batches"
+    }
