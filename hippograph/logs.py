@@ -78,4 +78,7 @@ def configure_logging(level: str, fmt: Literal["json", "text"] = "json") -> None
         logger.propagate = True
     # The driver logs every retried transaction at WARNING; retries are normal.
     logging.getLogger("neo4j").setLevel(logging.ERROR)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    # httpx (and httpx2, under the OpenAI SDK) log every request's URL at INFO:
+    # with a password in an LLM's base_url, every extraction would log it.
+    for name in ("httpx", "httpx2"):
+        logging.getLogger(name).setLevel(logging.WARNING)

@@ -177,7 +177,14 @@ class OpenAICompatibleLLM:
             timeout=settings.timeout_s,
             http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [_count_request]}),
         )
-        self._headers: dict[str, str | openai.Omit] = {} if key else {"Authorization": openai.omit}
+        # The SDK adds OPENAI_ORG_ID and OPENAI_PROJECT_ID from the environment
+        # to every request, to whatever server: they are OpenAI's, never sent.
+        self._headers: dict[str, str | openai.Omit] = {
+            "OpenAI-Organization": openai.omit,
+            "OpenAI-Project": openai.omit,
+        }
+        if not key:
+            self._headers["Authorization"] = openai.omit
         # The levels this client may still use; ``auto`` drops the refused ones.
         chosen = settings.structured_output
         self._formats = list(_FORMATS) if chosen == "auto" else [chosen]

@@ -448,6 +448,20 @@ async def test_no_authorization_header_without_an_api_key(
     assert "authorization" not in stub.received[0].headers
 
 
+@pytest.mark.parametrize("api_key", [None, "sk-for-this-server"])
+async def test_openais_organisation_and_project_go_to_no_server(
+    stub: StubLLMServer, make_llm: MakeLLM, monkeypatch: pytest.MonkeyPatch, api_key: str | None
+) -> None:
+    # The SDK adds them from the environment to every request it sends.
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-private")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-private")
+    stub.script(ok())
+    await make_llm(api_key=api_key).extract(REQUEST)
+    headers = stub.received[0].headers
+    assert "openai-organization" not in headers
+    assert "openai-project" not in headers
+
+
 async def test_the_profile_on_record_goes_with_the_question(
     stub: StubLLMServer, make_llm: MakeLLM
 ) -> None:

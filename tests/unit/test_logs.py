@@ -65,6 +65,10 @@ def test_configure_logging_sends_everything_through_one_handler() -> None:
         logging.getLogger("hippograph.test.logs").info("started")
         assert json.loads(stream.getvalue())["logger"] == "hippograph.test.logs"
         assert logging.getLogger("uvicorn.error").propagate
+        # The HTTP clients' request lines carry URLs, an LLM's password among them.
+        for client in ("httpx", "httpx2"):
+            logging.getLogger(client).info("HTTP Request: POST http://bob:s3cret@llm/v1")
+        assert "s3cret" not in stream.getvalue()
     finally:
         root.handlers[:], level = saved
         root.setLevel(level)
