@@ -67,10 +67,12 @@ def memunit_id(message_ids: Sequence[str]) -> str:
     return derived_id(IdKind.MEMUNIT, "unit", *message_ids)
 
 
-def unit_messages(messages: Sequence[Message]) -> tuple[UnitMessage, ...]:
-    """The extractor's view of a run of messages, indexed from 0."""
+def unit_messages(messages: Sequence[Message], start: int = 0) -> tuple[UnitMessage, ...]:
+    """The extractor's view of a run of messages, indexed from ``start`` (a unit's
+    from 0; the history before it counts up to -1, so a citation of it names no
+    message of the unit)."""
     return tuple(
-        UnitMessage(index=i, speaker=m.speaker, text=m.content, ts=m.local_ts)
+        UnitMessage(index=start + i, speaker=m.speaker, text=m.content, ts=m.local_ts)
         for i, m in enumerate(messages)
     )
 

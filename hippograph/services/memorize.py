@@ -335,18 +335,18 @@ class MemorizeService:
             if self._llm.name != "offline"
             else {}
         )
+        given = work.history
         history = tuple(
-            UnitMessage(index=i, speaker=h.speaker, text=h.content, ts=h.ts)
-            for i, h in enumerate(work.history)
+            UnitMessage(index=i - len(given), speaker=h.speaker, text=h.content, ts=h.ts)
+            for i, h in enumerate(given)
         )
 
         async def one(index: int, span: range) -> tuple[UnitDraft, Usage]:
             messages = todo[span.start : span.stop]
             unit_vectors = vectors[span.start : span.stop]
             previous = (todo[span.start - 1], vectors[span.start - 1]) if span.start else before
-            context = (
-                history if index == 0 else unit_messages(todo[max(0, span.start - 4) : span.start])
-            )
+            earlier = todo[max(0, span.start - 4) : span.start]
+            context = history if index == 0 else unit_messages(earlier, -len(earlier))
             request = ExtractionRequest(
                 messages=unit_messages(messages),
                 history=context,

@@ -205,3 +205,40 @@ def test_two_groups_the_model_names_one_theme_become_one_reflection(
     assert reflection["content"] == merged
     assert {s["id"] for s in reflection["summarizes"]} == facts
     assert len(stub.received) == 3
+
+
+def test_history_is_numbered_apart_from_the_units_messages(
+    llm_api: Api, stub: StubLLMServer
+) -> None:
+    # A model that cites the history (which the prompt forbids) must not have
+    # its fact filed under the unit's message of the same number.
+    session = _user_with_session(llm_api)
+    from_history = {
+        "user_id": "caro",
+        "kind": "semantic",
+        "content": "Caroline's sister is called Lucy.",
+        "importance": 0.8,
+        "message_indices": [-1],
+    }
+    answer = EXTRACTION | {"facts": [*EXTRACTION["facts"], from_history]}
+    stub.script(completion(json.dumps(grouped(answer))))
+    history = [
+        {"speaker": "Caroline", "content": "I have two sisters."},
+        {"speaker": "Caroline", "content": "My sister Lucy lives in Rome."},
+    ]
+    payload = {
+        "userIds": ["caro"],
+        "sessionId": session,
+        "messages": _messages(CONVERSATION),
+        "history": history,
+    }
+    assert llm_api.ok(MEMORIZE, {"input": payload})["memorize"]["__typename"] == "Memorized"
+
+    sent = stub.received[0].user_payload
+    assert [m["index"] for m in sent["history"]] == [-2, -1]
+    assert [m["index"] for m in sent["messages"]] == list(range(len(CONVERSATION)))
+    contents = [
+        e["node"]["content"] for e in llm_api.ok(MEMORIES, {"userId": "caro"})["memories"]["edges"]
+    ]
+    assert "Caroline attends an LGBTQ support group." in contents
+    assert "Caroline's sister is called Lucy." not in contents
