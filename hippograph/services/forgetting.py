@@ -55,6 +55,7 @@ from hippograph.services.job_runner import JobResult
 from hippograph.services.jobs import JobService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ForgettingSettings
+from hippograph.together import all_or_none
 
 
 class ForgetStore(Protocol):
@@ -334,7 +335,7 @@ class ForgetService:
                 answer = await self._llm.fuzz(request)
             return compose(decision.to_level, original, answer, language), original, answer.usage
 
-        texts = await asyncio.gather(*(content(d, row) for d, row in moving))
+        texts = await all_or_none(content(d, row) for d, row in moving)
         usage = Usage()
         for _, _, used in texts:
             usage = usage.plus(used)

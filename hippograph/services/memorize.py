@@ -55,6 +55,7 @@ from hippograph.services.messages import MessageInput, MessageService
 from hippograph.services.said_before import SaidBefore, fold_repeats
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import LimitSettings, MemorizeSettings
+from hippograph.together import all_or_none
 from hippograph.turns import turn_content
 
 
@@ -375,7 +376,7 @@ class MemorizeService:
             )
             return draft, extraction.usage
 
-        return list(await asyncio.gather(*(one(i, r) for i, r in enumerate(ranges))))
+        return await all_or_none(one(i, r) for i, r in enumerate(ranges))
 
     async def _batch(self, drafts: Sequence[tuple[UnitDraft, Usage]]) -> IngestBatch:
         """Embed the new sentences (one batch) and lay out the write."""

@@ -40,6 +40,7 @@ from hippograph.services.jobs import JobService
 from hippograph.services.users import UserService, UserStore
 from hippograph.settings import ReflectionSettings
 from hippograph.similarity import SimilarityScale
+from hippograph.together import all_or_none
 
 
 class ReflectionStore(Protocol):
@@ -194,7 +195,7 @@ class ReflectionService:
             return summary.content, summary.usage, summary.topic
 
         ordered = [sorted(g, key=lambda f: (-f.importance, f.id)) for g in groups]
-        first = await asyncio.gather(*(summarise([f.told_of(name) for f in g]) for g in ordered))
+        first = await all_or_none(summarise([f.told_of(name) for f in g]) for g in ordered)
         usage = Usage()
         for _, used, _ in first:
             usage = usage.plus(used)
@@ -206,8 +207,8 @@ class ReflectionService:
         }
         # The merged groups' summaries side by side, as the first pass's.
         redone = iter(
-            await asyncio.gather(
-                *(summarise([f.told_of(name) for f in g]) for g, again in merged if again)
+            await all_or_none(
+                summarise([f.told_of(name) for f in g]) for g, again in merged if again
             )
         )
         summaries = [
