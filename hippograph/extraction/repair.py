@@ -44,8 +44,12 @@ class Repairs:
         self.dropped.append(f"{what}: {why}")
 
 
+def _ordered_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _COMMON]
+
+
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _COMMON}
+    return set(_ordered_words(text))
 
 
 def _citations(
@@ -103,7 +107,9 @@ def _merge_repeats(facts: list[Fact], repairs: Repairs) -> list[Fact]:
     """One fact per user and content; a repeat adds its messages to the first."""
     merged: dict[tuple[str, str], Fact] = {}
     for fact in facts:
-        key = (fact.user_id, " ".join(sorted(_words(fact.content))))
+        # The words in their order: "Ann lent Bob money" and "Bob lent Ann
+        # money" share every word and are two facts.
+        key = (fact.user_id, " ".join(_ordered_words(fact.content)))
         first = merged.get(key)
         if first is None:
             merged[key] = fact

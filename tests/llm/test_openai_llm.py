@@ -491,3 +491,25 @@ async def test_wrong_field_names_end_in_an_error_that_names_the_field(
     assert "Field required" in message
     correction = stub.received[1].body["messages"][3]["content"]
     assert "users.mel.facts.0.content" in correction
+
+
+async def test_a_fact_with_the_same_words_in_another_order_is_another_fact(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    def fact(content: str) -> dict[str, Any]:
+        return {
+            "user_id": "caro",
+            "kind": "semantic",
+            "content": content,
+            "importance": 0.7,
+            "message_indices": [4],
+        }
+
+    said = [
+        "Caroline lent Melanie money.",
+        "Melanie lent Caroline money.",
+        "caroline lent melanie money",
+    ]
+    stub.script(ok(facts=[fact(c) for c in said]))
+    got = await make_llm().extract(REQUEST)
+    assert [f.content for f in got.facts] == said[:2]  # the third repeats the first
