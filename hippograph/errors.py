@@ -61,6 +61,10 @@ class Unavailable(HippoError):
     """A dependency (graph, queue, model) cannot be reached right now."""
 
     code = "UNAVAILABLE"
+    # Whether the same work tried again may succeed: False where the dependency
+    # answered, and the answer (a model's invalid one, a refused request) will
+    # not change by asking again at once.
+    again = True
 
 
 class Contended(Unavailable):

@@ -82,6 +82,10 @@ class LLMError(Unavailable):
         self.status = status
         self.usage = usage  # what the failed attempts cost, for the job's record
         self.reason = reason  # what was wrong with the last answer, if it was the answer
+        # A server down, slow or busy may answer a later try; an answer that was
+        # wrong after every retry, or a request refused (a bad key, an unknown
+        # model), will be the same.
+        self.again = reason is None and (status is None or status >= 500 or status == 429)
 
 
 class _Requests:
@@ -325,6 +329,7 @@ class OpenAICompatibleLLM:
                         "(HIPPOGRAPH_MEMORIZE__MAX_UNIT)",
                         status=None,
                         usage=tokens.plus(Usage(calls=requests.sent)),
+                        reason="stopped at max_tokens",
                     )
                 try:
                     return parse(content), tokens.plus(Usage(calls=requests.sent))

@@ -146,7 +146,7 @@ class JobRunner:
                     job = (await self._store.get_jobs([job.id])).get(job.id, job)
                 return await self._handle(job)
             except Unavailable as exc:
-                if attempt == self._tries:
+                if attempt == self._tries or not exc.again:
                     raise
                 pause = min(10.0, self._backoff_s * 2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
                 log.warning(

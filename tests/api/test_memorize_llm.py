@@ -242,3 +242,19 @@ def test_history_is_numbered_apart_from_the_units_messages(
     ]
     assert "Caroline attends an LGBTQ support group." in contents
     assert "Caroline's sister is called Lucy." not in contents
+
+
+def test_an_answer_wrong_after_every_retry_fails_the_job_without_running_it_again(
+    llm_api: Api, stub: StubLLMServer
+) -> None:
+    # max_retries=1: two questions. The job runner tries a job again when a
+    # dependency is away, not when the model answered and the answer was wrong.
+    session = _user_with_session(llm_api)
+    stub.script(*[completion("not json at all")] * 6)
+    payload = {"userIds": ["caro"], "sessionId": session, "messages": _messages(CONVERSATION)}
+    queued = llm_api.ok(MEMORIZE, {"input": payload | {"async": True}})["memorize"]
+    job = _wait(llm_api, queued["job"]["id"])
+    assert job["status"] == "FAILED", job
+    assert "invalid JSON after 2 attempts" in job["error"], job
+    assert len(stub.received) == 2
+    assert stub.unanswered == 4
