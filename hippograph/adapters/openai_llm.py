@@ -132,26 +132,31 @@ def _unavailable(
 
 @dataclass(frozen=True)
 class _Answer:
-    """One completion: its text, what it cost, and whether it was cut at ``max_tokens``."""
+    """One completion: its text (None when it holds none: ``missing`` says why), what
+    it cost, and whether it was cut at ``max_tokens``."""
 
-    content: str
+    content: str | None
     usage: Usage
-    truncated: bool
+    truncated: bool = False
+    missing: str = ""
 
 
 def _answer(completion: object) -> _Answer:
-    """The answer of a completion; ``Rejected`` if the response has none."""
-    if not isinstance(completion, ChatCompletion) or not completion.choices:
-        raise Rejected("returned an invalid response", f"no choices: {str(completion)[:200]!r}")
-    choice = completion.choices[0]
-    content = choice.message.content
-    if not isinstance(content, str):
-        raise Rejected("returned an invalid response", "message content is not text")
-    tokens = completion.usage
+    """The answer of a completion, read field by field: a server's odd response (no
+    choices, no message, tokens given as null) is an answer to ask again, and what
+    it cost still counts."""
+    tokens = getattr(completion, "usage", None)
     used = Usage(
-        prompt_tokens=tokens.prompt_tokens if tokens else 0,
-        completion_tokens=tokens.completion_tokens if tokens else 0,
+        prompt_tokens=getattr(tokens, "prompt_tokens", None) or 0,
+        completion_tokens=getattr(tokens, "completion_tokens", None) or 0,
     )
+    choices = getattr(completion, "choices", None)
+    if not isinstance(completion, ChatCompletion) or not choices:
+        return _Answer(None, used, missing=f"no choices: {str(completion)[:200]!r}")
+    choice = choices[0]
+    content = getattr(getattr(choice, "message", None), "content", None)
+    if not isinstance(content, str):
+        return _Answer(None, used, missing="message content is not text")
     return _Answer(content, used, truncated=choice.finish_reason == "length")
 
 
@@ -316,21 +321,21 @@ class OpenAICompatibleLLM:
                 )
                 usage = tokens.plus(Usage(calls=requests.sent))
                 raise LLMError(message, status=status, usage=usage) from None
-            except Rejected as failure:
-                content, problem = "", failure
+            tokens = tokens.plus(answer.usage)
+            content = answer.content or ""
+            if answer.truncated:
+                raise LLMError(
+                    f"LLM {self.name} stopped at max_tokens="
+                    f"{self._settings.max_tokens} before its answer was complete: "
+                    "raise HIPPOGRAPH_LLM__MAX_TOKENS or make units shorter "
+                    "(HIPPOGRAPH_MEMORIZE__MAX_UNIT)",
+                    status=None,
+                    usage=tokens.plus(Usage(calls=requests.sent)),
+                    reason="stopped at max_tokens",
+                )
+            if answer.content is None:
+                problem = Rejected("returned an invalid response", answer.missing)
             else:
-                tokens = tokens.plus(answer.usage)
-                content = answer.content
-                if answer.truncated:
-                    raise LLMError(
-                        f"LLM {self.name} stopped at max_tokens="
-                        f"{self._settings.max_tokens} before its answer was complete: "
-                        "raise HIPPOGRAPH_LLM__MAX_TOKENS or make units shorter "
-                        "(HIPPOGRAPH_MEMORIZE__MAX_UNIT)",
-                        status=None,
-                        usage=tokens.plus(Usage(calls=requests.sent)),
-                        reason="stopped at max_tokens",
-                    )
                 try:
                     return parse(content), tokens.plus(Usage(calls=requests.sent))
                 except Rejected as failure:

@@ -513,3 +513,21 @@ async def test_a_fact_with_the_same_words_in_another_order_is_another_fact(
     stub.script(ok(facts=[fact(c) for c in said]))
     got = await make_llm().extract(REQUEST)
     assert [f.content for f in got.facts] == said[:2]  # the third repeats the first
+
+
+async def test_an_odd_response_is_asked_again_and_what_it_cost_counts(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    # Servers answer oddly: a choice without a message, tokens given as null,
+    # no choices at all. Each is a bad answer to ask again, not a crash.
+    no_message = completion("x")
+    no_message.body["choices"][0].pop("message")
+    null_tokens = ok()
+    null_tokens.body["usage"]["prompt_tokens"] = None
+    no_choices = completion("x")
+    no_choices.body["choices"] = []
+    stub.script(no_message, no_choices, null_tokens)
+    result = await make_llm(max_retries=2).extract(REQUEST)
+    assert result.subject == "Caroline's support group"
+    # 100 + 100 + (null) 0 prompt tokens; every request counted
+    assert result.usage == Usage(prompt_tokens=200, completion_tokens=60, calls=3)
