@@ -75,10 +75,15 @@ class FuzzText(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
+def chinese_share(text: str) -> float:
+    """The share of ``text``'s letters that are Chinese characters (0 without letters)."""
+    letters = len(_LETTER.findall(text))
+    return len(_CJK.findall(text)) / letters if letters else 0.0
+
+
 def language_of(text: str) -> str:
     """``zh`` when at least 30% of the letters are Chinese, else ``en``."""
-    letters = len(_LETTER.findall(text))
-    return "zh" if letters and len(_CJK.findall(text)) / letters >= 0.3 else "en"
+    return "zh" if chinese_share(text) >= 0.3 else "en"
 
 
 def trace_text(topic: str, language: str) -> str:

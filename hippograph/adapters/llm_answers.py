@@ -24,7 +24,7 @@ from hippograph.errors import ConfigError
 from hippograph.extraction.answer_schema import ExtractionAnswer, as_extraction
 from hippograph.extraction.repair import repaired
 from hippograph.extraction.schema import Extraction, ExtractionRequest, UnitMessage
-from hippograph.fuzzing import FuzzRequest, FuzzText, language_of
+from hippograph.fuzzing import FuzzRequest, FuzzText, chinese_share, language_of
 from hippograph.models import MemoryLevel
 from hippograph.reflection import ReflectionSummary
 
@@ -37,6 +37,8 @@ _FENCED = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 NOT_SHORTER = "did not shorten the memory"
 _SHORTENED = frozenset({MemoryLevel.SUMMARY, MemoryLevel.TAG})
 _LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
+# The least share of Chinese characters among the letters of a Chinese answer.
+_SOME_CHINESE = 0.1
 
 
 class Rejected(Exception):
@@ -87,9 +89,15 @@ def json_object(content: str) -> dict[str, Any]:
 
 
 def require_language(expected: str, text: str) -> None:
-    """``Rejected`` when ``text`` is in another language than ``expected`` (en or zh)."""
+    """``Rejected`` when ``text`` is in another language than ``expected`` (en or zh).
+
+    Chinese text names people, places and brands in Latin letters ("Ann搬到了
+    Boston，在Google工作"), often more letters than its own characters: a
+    Chinese answer needs only a tenth of its letters Chinese.
+    """
     found = language_of(text)
-    if text.strip() and found != expected:
+    wrong = chinese_share(text) < _SOME_CHINESE if expected == "zh" else found != expected
+    if text.strip() and wrong:
         name = _LANGUAGE_NAMES.get(expected, expected)
         raise Rejected(
             "answered in another language",

@@ -531,3 +531,49 @@ async def test_an_odd_response_is_asked_again_and_what_it_cost_counts(
     assert result.subject == "Caroline's support group"
     # 100 + 100 + (null) 0 prompt tokens; every request counted
     assert result.usage == Usage(prompt_tokens=200, completion_tokens=60, calls=3)
+
+
+ZH_REQUEST = REQUEST.model_copy(
+    update={
+        "language": "zh",
+        "messages": (
+            UnitMessage(
+                index=4, speaker="Caroline", text="我上周搬到了Boston，在Google工作。", ts=MAY_8
+            ),
+            UnitMessage(index=5, speaker="Melanie", text="太好了！", ts=MAY_8),
+        ),
+    }
+)
+
+
+def _zh_fact(content: str) -> dict[str, Any]:
+    return {
+        "user_id": "caro",
+        "kind": "semantic",
+        "content": content,
+        "importance": 0.7,
+        "message_indices": [4],
+    }
+
+
+async def test_a_chinese_answer_may_name_things_in_latin_letters(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    # More Latin letters than Chinese characters, and Chinese all the same.
+    facts = [_zh_fact("Caroline搬到了Boston。"), _zh_fact("Caroline在Google工作。")]
+    stub.script(ok(summary="Caroline告诉Melanie她搬到了Boston。", facts=facts, profile=[]))
+    got = await make_llm().extract(ZH_REQUEST)
+    assert [f.content for f in got.facts] == ["Caroline搬到了Boston。", "Caroline在Google工作。"]
+
+
+async def test_an_english_answer_to_a_chinese_conversation_is_asked_again(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    english = ok(facts=[_zh_fact("Caroline moved to Boston.")], profile=[])
+    chinese = ok(
+        summary="Caroline搬到了Boston。", facts=[_zh_fact("Caroline搬到了Boston。")], profile=[]
+    )
+    stub.script(english, chinese)
+    got = await make_llm(max_retries=1).extract(ZH_REQUEST)
+    assert [f.content for f in got.facts] == ["Caroline搬到了Boston。"]
+    assert len(stub.received) == 2
