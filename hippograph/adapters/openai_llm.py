@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -47,7 +47,7 @@ from hippograph.adapters.llm_answers import (
     request_json,
     system_prompt,
 )
-from hippograph.errors import Unavailable
+from hippograph.adapters.llm_errors import LLMError, server_message, unavailable
 from hippograph.extraction.answer_schema import (
     extraction_schema,
     summary_schema,
@@ -62,7 +62,6 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-_DETAIL_CHARS = 500
 # response_format levels, strongest first; ``auto`` steps down when refused.
 _FORMATS = ("json_schema", "json_object", "none")
 # What servers say when they refuse a format (OpenAI, vLLM, Ollama, llama.cpp).
@@ -70,22 +69,6 @@ _FORMAT_WORDS = ("response_format", "json_schema", "schema", "json", "grammar", 
 # The SDK refuses to start without credentials; a keyless server (Ollama) gets
 # this placeholder, which never leaves the process: the header is omitted.
 _NO_KEY = "no-key"
-
-
-class LLMError(Unavailable):
-    """The model gave no usable extraction; ``status`` is the last HTTP status, if any."""
-
-    def __init__(
-        self, message: str, status: int | None, usage: Usage, reason: str | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.usage = usage  # what the failed attempts cost, for the job's record
-        self.reason = reason  # what was wrong with the last answer, if it was the answer
-        # A server down, slow or busy may answer a later try; an answer that was
-        # wrong after every retry, or a request refused (a bad key, an unknown
-        # model), will be the same.
-        self.again = reason is None and (status is None or status >= 500 or status == 429)
 
 
 class _Requests:
@@ -105,29 +88,6 @@ async def _count_request(_request: httpx2.Request) -> None:
     requests = _requests.get()
     if requests is not None:
         requests.sent += 1
-
-
-def _server_message(error: openai.APIStatusError) -> str:
-    body = error.body
-    message = body.get("message") if isinstance(body, Mapping) else body
-    return str(message or error.response.text)[:_DETAIL_CHARS]
-
-
-def _unavailable(
-    name: str, error: openai.APIError, requests: int, timeout_s: float
-) -> tuple[str, int | None]:
-    """The message and HTTP status of an ``LLMError`` for what the SDK gave up on."""
-    after = f" after {requests} attempts" if requests > 1 else ""
-    if isinstance(error, openai.APIStatusError):
-        status = error.status_code
-        what = "rejected the request with" if status < 500 else "answered"
-        return f"LLM {name} {what} HTTP {status}{after}: {_server_message(error)}", status
-    if isinstance(error, openai.APITimeoutError):
-        return f"LLM {name} timed out{after}: {timeout_s} s", None
-    if isinstance(error, openai.APIConnectionError):
-        cause = error.__cause__ or error
-        return f"LLM {name} could not be reached{after}: {cause!r}", None
-    return f"LLM {name} returned an invalid response{after}: {error}", None
 
 
 @dataclass(frozen=True)
@@ -316,7 +276,7 @@ class OpenAICompatibleLLM:
                 answer = await self._call(messages, schema)
             except openai.APIError as error:
                 # The SDK retried what was worth retrying: this is final.
-                message, status = _unavailable(
+                message, status = unavailable(
                     self.name, error, requests.sent - before, self._settings.timeout_s
                 )
                 usage = tokens.plus(Usage(calls=requests.sent))
@@ -405,5 +365,5 @@ class OpenAICompatibleLLM:
 
 def _about_format(error: openai.BadRequestError) -> bool:
     """Whether a 400 is about ``response_format`` (not the model, the key, the size)."""
-    said = _server_message(error).lower()
+    said = server_message(error).lower()
     return any(word in said for word in _FORMAT_WORDS)
