@@ -88,16 +88,23 @@ def _import_dump(args: argparse.Namespace, settings: Settings) -> int:
 
     checked = check_dump(args.file)
     embedding = checked.header.embedding
-    model = find_model(settings.embedding.model)
-    # A graph recorded under an older name of the model (as `serve` accepts it).
-    if model is not None and embedding.model in model.aliases:
-        embedding = replace(embedding, model=settings.embedding.model)
-    if embedding.model != settings.embedding.model:
+    # One model by any of its names, in any case, as `serve` takes it; the
+    # graph records the catalog's own name.
+    model, made_by = find_model(settings.embedding.model), find_model(embedding.model)
+    same = model is made_by if model is not None else embedding.model == settings.embedding.model
+    if not same:
         # Vectors from another model would be searched with this one's queries.
         raise ConfigError(
             f"{args.file.name} holds vectors made by {embedding.model!r}, but "
             f"HIPPOGRAPH_EMBEDDING__MODEL is {settings.embedding.model!r}: set it to the dump's"
         )
+    if model is not None:
+        if embedding.dimensions != model.dimensions:
+            raise ConfigError(
+                f"{args.file.name} says its {model.name} vectors have {embedding.dimensions} "
+                f"dimensions; {model.name}'s have {model.dimensions}"
+            )
+        embedding = replace(embedding, model=model.name)
 
     async def work(store: GraphStore) -> int:
         # Set up with the dump's model first: the indexes then take the nodes as they come.
@@ -105,6 +112,7 @@ def _import_dump(args: argparse.Namespace, settings: Settings) -> int:
             model=embedding.model,
             dimensions=embedding.dimensions,
             precision=embedding.precision,
+            known_as=model.aliases if model is not None else (),
         )
         started = time.perf_counter()
         with tqdm(

@@ -479,6 +479,19 @@ def test_the_commands_import_and_export_a_dump(
     )
     assert main(["import", str(older), "--no-progress"]) == 0
     assert "0 nodes created (4 existed)" in capsys.readouterr().out
+    # The model set under another of its names, in another case: the same model.
+    for name in (model.aliases[0], MODEL.upper()):
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("HIPPOGRAPH_EMBEDDING__MODEL", name)
+            assert main(["import", str(dump), "--no-progress"]) == 0, capsys.readouterr().err
+            assert "0 nodes created (4 existed)" in capsys.readouterr().out
+    # A header whose vectors cannot be the model's.
+    odd = _edit(
+        _small_dump(tmp_path / "odd.jsonl"), 1, lambda r: r["embedding"].update(dimensions=8)
+    )
+    _edit(odd, 5, lambda r: r["props"].update(embedding=[0.125] * 8))
+    assert main(["import", str(odd), "--no-progress"]) == 2
+    assert f"{model.name}'s have {model.dimensions}" in capsys.readouterr().err
 
     again = tmp_path / "again.jsonl"
     assert main(["export", str(again), "--no-progress"]) == 0
