@@ -136,7 +136,7 @@ def interrupted(stored: StoredVectors) -> str | None:
     return (
         f"re-embedding this graph with {stored.reindex.model} was interrupted, so its "
         f"vectors are a mix of two models: run `hippograph reindex --model "
-        f"{stored.reindex.model}` to finish it"
+        f"{stored.reindex.model} --precision {stored.reindex.precision}` to finish it"
     )
 
 

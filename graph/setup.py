@@ -139,5 +139,8 @@ async def rebuild_vector_indexes(graph: GraphDriver, dialect: IndexDialect) -> i
     stored = await embedding_meta.read(graph)
     if stored is None:
         raise ConfigError("this graph was never set up: run `hippograph init` first")
+    if (mixed := embedding_meta.interrupted(stored)) is not None:
+        # Indexes of the old model's size over vectors of two sizes.
+        raise ConfigError(mixed)
     await dialect.rebuild_vector_indexes(graph, stored.vectors.dimensions)
     return stored.vectors.dimensions

@@ -205,10 +205,11 @@ async def setup_for(store: GraphStore, embedder: Embedder) -> None:
     if stored.vectors.precision != embedder.precision:
         log.warning(
             "this graph's vectors are %s, the model now runs in %s: `hippograph reindex "
-            "--model %s` re-embeds them all in %s",
+            "--model %s --precision %s` re-embeds them all in %s",
             stored.vectors.precision,
             embedder.precision,
             embedder.model_name,
+            embedder.precision,
             embedder.precision,
         )
 

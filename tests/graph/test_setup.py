@@ -117,11 +117,16 @@ async def test_a_graph_recorded_under_an_old_name_of_the_model_starts(
 async def test_an_interrupted_reembedding_refuses_every_start_until_it_is_finished(
     store: GraphStore,
 ) -> None:
-    target = VectorModel("all-minilm-l6-v2", DIMENSIONS, "float32")
+    target = VectorModel("all-minilm-l6-v2", DIMENSIONS, "int8")
     await store.begin_reindex(target, "run-1")
+    # The command that finishes it names the precision the run began at.
+    finish = "run `hippograph reindex --model all-minilm-l6-v2 --precision int8`"
     for model in (MODEL, "all-minilm-l6-v2"):
-        with pytest.raises(ConfigError, match="run `hippograph reindex --model all-minilm-l6-v2`"):
+        with pytest.raises(ConfigError, match=finish):
             await store.setup(model=model, dimensions=DIMENSIONS)
+    # A plain rebuild of the indexes would size them for one of the two models.
+    with pytest.raises(ConfigError, match=finish):
+        await store.rebuild_vector_indexes()
     with pytest.raises(ConfigError, match="another one began"):
         await store.finish_reindex("run-0", DIMENSIONS)
     await store.finish_reindex("run-1", DIMENSIONS)
