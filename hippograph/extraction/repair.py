@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from hippograph.extraction.schema import (
     Episode,
@@ -23,6 +24,8 @@ from hippograph.extraction.schema import (
     Fact,
     ProfileAttribute,
 )
+
+_Item = TypeVar("_Item", Episode, Fact, ProfileAttribute)
 
 # Values a model writes when it has nothing to say (compared lower-cased).
 _PLACEHOLDERS = frozenset(
@@ -123,8 +126,36 @@ def _merge_repeats(facts: list[Fact], repairs: Repairs) -> list[Fact]:
     return list(merged.values())
 
 
+def _under_ids(extraction: Extraction, request: ExtractionRequest) -> Extraction:
+    """``extraction`` with items filed under a user's name, or id in another case
+    ("Ann" for ``ann``), under the id: a model that keys by speaker lost them all.
+    A name two users share says neither."""
+    known: dict[str, set[str]] = {}
+    for user_id, name in request.users.items():
+        for said in (user_id, name):
+            known.setdefault(said.casefold(), set()).add(user_id)
+    ids = {said: next(iter(found)) for said, found in known.items() if len(found) == 1}
+
+    def filed(items: list[_Item]) -> list[_Item]:
+        return [
+            i.model_copy(update={"user_id": ids[i.user_id.casefold()]})
+            if i.user_id not in request.users and i.user_id.casefold() in ids
+            else i
+            for i in items
+        ]
+
+    return extraction.model_copy(
+        update={
+            "episodes": filed(extraction.episodes),
+            "facts": filed(extraction.facts),
+            "profile": filed(extraction.profile),
+        }
+    )
+
+
 def repaired(extraction: Extraction, request: ExtractionRequest) -> tuple[Extraction, Repairs]:
     """``extraction`` without its unusable items, and what was dropped."""
+    extraction = _under_ids(extraction, request)
     repairs = Repairs()
     facts = [kept for fact in extraction.facts if (kept := _fact(fact, request, repairs))]
     profile = [

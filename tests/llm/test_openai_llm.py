@@ -577,3 +577,18 @@ async def test_an_english_answer_to_a_chinese_conversation_is_asked_again(
     got = await make_llm(max_retries=1).extract(ZH_REQUEST)
     assert [f.content for f in got.facts] == ["Caroline搬到了Boston。"]
     assert len(stub.received) == 2
+
+
+async def test_items_filed_under_a_users_name_are_kept_under_the_id(
+    stub: StubLLMServer, make_llm: MakeLLM
+) -> None:
+    # A model keys its answer by the speakers it read ("Caroline", "MEL"),
+    # not by the ids it was given: nothing of it was kept.
+    named = extraction()
+    for item in (*named["episodes"], *named["facts"], *named["profile"]):
+        item["user_id"] = {"caro": "Caroline", "mel": "MEL"}[item["user_id"]]
+    stub.script(completion(json.dumps(grouped(named))))
+    got = await make_llm().extract(REQUEST)
+    assert [e.user_id for e in got.episodes] == ["caro", "mel"]
+    assert [f.user_id for f in got.facts] == ["caro", "mel"]
+    assert [p.user_id for p in got.profile] == ["mel"]
