@@ -109,7 +109,8 @@ async def test_a_killed_reembedding_resumes_writes_each_node_once_and_restores_t
         await service.run("run-1", crash_after_two_pages)
     # Half one model, half the other: nothing may start on it.
     for model in (MODEL, MINILM):
-        with pytest.raises(ConfigError, match=f"reindex --model {MINILM}` to finish"):
+        finish = f"reindex --model {MINILM} --precision {minilm.precision}` to finish"
+        with pytest.raises(ConfigError, match=finish):
             await store.setup(model=model, dimensions=384)
     left = sum(await service.left("run-1"))
     assert left == len(made) - sum(written)
@@ -205,10 +206,10 @@ def test_a_reindex_killed_by_sigkill_finishes_on_the_next_run(tmp_path: Path) ->
         text=True,
     )
     assert refused.returncode == 2
-    assert f"run `hippograph reindex --model {MINILM}` to finish it" in refused.stderr
-    second = subprocess.run(
-        [*command, "reindex", "--model", MINILM], env=env, capture_output=True, text=True
-    )
+    # What the refusal says to run, run as it says.
+    finish = ["reindex", "--model", MINILM, "--precision", "float32"]
+    assert f"run `hippograph {' '.join(finish)}` to finish it" in refused.stderr
+    second = subprocess.run([*command, *finish], env=env, capture_output=True, text=True)
     assert second.returncode == 0, second.stderr
     resumed = re.search(r"resuming the re-embedding .*: (\d+) memories", second.stdout)
     written = re.search(r"re-embedded (\d+) memories", second.stdout)
