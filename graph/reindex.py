@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
+from graph.codec import to_utc
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import float32
@@ -43,13 +45,13 @@ MEMORY_MESSAGES = cypher(
     "reindex.MEMORY_MESSAGES",
     "UNWIND $ids AS id MATCH (m:Memory {id: id})-[:DERIVED_FROM]->(msg:Message) "
     "RETURN id, msg.speaker AS speaker, msg.content AS content, "
-    "msg.session_id AS session_id, msg.seq AS seq",
+    "msg.session_id AS session_id, msg.seq AS seq, msg.ts AS ts",
 )
 UNIT_MESSAGES = cypher(
     "reindex.UNIT_MESSAGES",
     "UNWIND $ids AS id MATCH (u:MemUnit {id: id})-[:DERIVED_FROM]->(msg:Message) "
     "RETURN id, msg.speaker AS speaker, msg.content AS content, "
-    "msg.session_id AS session_id, msg.seq AS seq",
+    "msg.session_id AS session_id, msg.seq AS seq, msg.ts AS ts",
 )
 PREVIOUS_MESSAGES = cypher(
     "reindex.PREVIOUS_MESSAGES",
@@ -134,13 +136,15 @@ class ReindexGraph:
         if not ids:
             return {}
         rows = await self.graph.query(statement, {"ids": list(ids)})
-        found: defaultdict[str, set[Turn]] = defaultdict(set)
+        # Each turn with when it was said: a memory said in two sessions takes the
+        # earlier statement, as memorize did (session ids do not run in time).
+        found: defaultdict[str, dict[Turn, datetime]] = defaultdict(dict)
         for r in rows:
-            found[str(r["id"])].add(
-                Turn(str(r["speaker"]), str(r["content"]), str(r["session_id"]), int(r["seq"]))
-            )
+            turn = Turn(str(r["speaker"]), str(r["content"]), str(r["session_id"]), int(r["seq"]))
+            found[str(r["id"])][turn] = to_utc(r["ts"])
         return {
-            key: sorted(turns, key=lambda t: (t.session_id, t.seq)) for key, turns in found.items()
+            key: sorted(turns, key=lambda t: (turns[t], t.session_id, t.seq))
+            for key, turns in found.items()
         }
 
     async def _write(self, statement: str, run: str, vectors: dict[str, list[float]]) -> int:

@@ -7,10 +7,21 @@ the turn before each turn is read only when a turn-context blend is set
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from graph.store import GraphStore
 from hippograph.models import IndexedText, Sources
 from hippograph.reembedding import Turn
-from tests.support import add_memunit, conversation, memory, unit_vector
+from tests.support import (
+    T0,
+    add_memunit,
+    add_session,
+    add_user,
+    conversation,
+    memory,
+    message,
+    unit_vector,
+)
 
 
 async def test_a_nodes_turns_come_in_conversation_order_with_the_turn_before_each(
@@ -38,3 +49,25 @@ async def test_a_nodes_turns_come_in_conversation_order_with_the_turn_before_eac
     opening = Turn("Ann", "hi", session.id, first.seq)
     assert await store.reindex.previous([opening]) == {}
     assert await store.reindex.previous([]) == {}
+
+
+async def test_a_memory_said_in_two_sessions_takes_the_earlier_statement(
+    store: GraphStore,
+) -> None:
+    # Session ids do not run in time (imported ones are hashed, and a user may
+    # write to an older session later): the earlier said is the memory's turn.
+    await add_user(store, "ann")
+    low, high = sorted([await add_session(store, "ann") for _ in range(2)], key=lambda s: s.id)
+    later = message(low, "deep blue.", at=T0 + timedelta(days=3))
+    earlier = message(high, "deep blue!", at=T0)
+    stored = [
+        (await store.messages.append(s.id, [m])).messages[0]
+        for s, m in ((low, later), (high, earlier))
+    ]
+    fact = memory("ann", "Ann's favourite colour is deep blue")
+    sources = Sources(message_ids=tuple(m.id for m in stored))
+    await store.memories.add(fact, IndexedText(unit_vector(3), "blue"), sources)
+
+    turns = (await store.reindex.memory_messages([fact.id]))[fact.id]
+
+    assert [t.content for t in turns] == ["deep blue!", "deep blue."]
