@@ -7,8 +7,8 @@ and does nothing, a run cut short is finished by the next one, and with
 ``flush`` false the open tail of a conversation waits for more messages
 before it is cut into a unit.
 
-Per request: one embedding batch for the messages, segmentation, one extraction per
-unit (concurrent, through the ``LLM`` port), then an embedding and a write per few units.
+Per request: one embedding batch for the messages, segmentation, then a few units at
+a time: their extractions (concurrent, through the ``LLM`` port), embedding and write.
 """
 
 from __future__ import annotations
@@ -29,13 +29,7 @@ from hippograph.background import in_background
 from hippograph.clock import Clock
 from hippograph.errors import InvalidInput, Unavailable
 from hippograph.events import NO_EVENTS, Announcer
-from hippograph.extraction.assemble import (
-    UnitContext,
-    UnitDraft,
-    assemble,
-    merged,
-    unit_messages,
-)
+from hippograph.extraction.assemble import UnitContext, UnitDraft, assemble, merged, unit_messages
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.extraction.segment import SegmentRules, segment
 from hippograph.ids import IdKind, derived_id, require_client_id, require_user_id
@@ -274,28 +268,29 @@ class MemorizeService:
             quiet = self._clock() - todo[-1].ts > self._rules.max_gap
             if len(last) < self._rules.max_size and not quiet:
                 ranges, pending = ranges[:-1], len(last)
-        drafts = await self._extract_all(todo, vectors, ranges, before_pair, names, work)
         # A speaker saying the same again, here or in an earlier call, adds a source.
         turns = {m.id: (m.speaker, v) for m, v in zip(todo, vectors, strict=True)}
-        units = [d for d, _ in drafts]
-        folded = await fold_repeats(units, turns, self._restatement, self._said_before)
-        drafts = [(unit, usage) for unit, (_, usage) in zip(folded, drafts, strict=True)]
         memunits = memories = superseded = 0
-        # A few units per transaction: one transaction for a 150-message call
-        # lost every race against other tenants' small writes on the buckets
-        # they share (docs/decisions/2026-11-26-memorize-under-other-writes.md).
-        # Each part is whole units with their memories; a later part finds
-        # what an earlier one wrote by its ids.
-        for start in range(0, len(drafts), _UNITS_PER_WRITE):
-            batch = await self._batch(drafts[start : start + _UNITS_PER_WRITE])
+        usage = Usage()
+        # A few units at a time, extracted then written in a transaction: one for
+        # a 150-message call lost every race to other tenants' small writes
+        # (docs/decisions/2026-11-26-memorize-under-other-writes.md), and a job
+        # stopped by its timeout keeps what it wrote. Later parts find it.
+        for start in range(0, len(ranges), _UNITS_PER_WRITE):
+            part = ranges[start : start + _UNITS_PER_WRITE]
+            drafts = await self._extract_all(todo, vectors, part, start, before_pair, names, work)
+            units = [d for d, _ in drafts]
+            batch = await self._batch(
+                await fold_repeats(units, turns, self._restatement, self._said_before)
+            )
             written = await self._ingest.write(batch)
             memunits += written.memunits
             memories += written.memories
             superseded += written.superseded
+            usage = reduce(Usage.plus, (used for _, used in drafts), usage)
             if written.created:  # not the ones that existed: a repeat is no news
                 await self._events.memories_added(written.created)
                 await self._reflect_later(batch)
-        usage = reduce(Usage.plus, (extraction_usage for _, extraction_usage in drafts), Usage())
         return MemorizeCounts(
             messages=sum(len(r) for r in ranges),
             memunits=memunits,
@@ -324,6 +319,7 @@ class MemorizeService:
         todo: Sequence[Message],
         vectors: Sequence[Sequence[float]],
         ranges: Sequence[range],
+        first: int,
         before: tuple[Message, Sequence[float]] | None,
         names: dict[str, str],
         work: MemorizeJob,
@@ -376,12 +372,12 @@ class MemorizeService:
             )
             return draft, extraction.usage
 
-        return await all_or_none(one(i, r) for i, r in enumerate(ranges))
+        return await all_or_none(one(i, r) for i, r in enumerate(ranges, start=first))
 
-    async def _batch(self, drafts: Sequence[tuple[UnitDraft, Usage]]) -> IngestBatch:
+    async def _batch(self, drafts: Sequence[UnitDraft]) -> IngestBatch:
         """Embed the new sentences (one batch) and lay out the write."""
         # Across units too: a fact repeated later in the session is one memory.
-        memories = merged([m for draft, _ in drafts for m in draft.memories])
+        memories = merged([m for draft in drafts for m in draft.memories])
         to_embed = [m.embed_text for m in memories if m.embed_text is not None]
         embedded = iter(await self._embedder.embed(to_embed) if to_embed else [])
         items = []
@@ -392,9 +388,9 @@ class MemorizeService:
             )
         units = [
             (d.unit, IndexedText(embedding=d.vector, search_text=d.search_text), d.message_ids)
-            for d, _ in drafts
+            for d in drafts
         ]
         mentions = list(
-            {(m.label, m.node_id): m for draft, _ in drafts for m in draft.mentions}.values()
+            {(m.label, m.node_id): m for draft in drafts for m in draft.mentions}.values()
         )
         return IngestBatch(units=units, memories=items, mentions=mentions)

@@ -62,12 +62,19 @@ def llm_options() -> dict[str, Any]:
 
 
 @pytest.fixture
+def job_options() -> dict[str, Any]:
+    """Job settings a test changes, by ``parametrize``."""
+    return {}
+
+
+@pytest.fixture
 def llm_api(
     graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
     tmp_path: Path,
     stub: StubLLMServer,
     llm_options: dict[str, Any],
+    job_options: dict[str, Any],
 ) -> Iterator[Api]:
     options: dict[str, Any] = {
         "provider": "openai",
@@ -77,8 +84,10 @@ def llm_api(
         "max_retries": 1,
         "backoff_s": 0.01,
     }
-    settings = make_settings(graph_db, tmp_path).model_copy(
-        update={"llm": LLMSettings(**(options | llm_options))}
+    settings = make_settings(graph_db, tmp_path)
+    jobs = settings.jobs.model_copy(update=job_options)
+    settings = settings.model_copy(
+        update={"llm": LLMSettings(**(options | llm_options)), "jobs": jobs}
     )
     app = create_app(settings, embedder=embedder, **graph_db.start)
     with TestClient(app) as client:
@@ -130,24 +139,20 @@ _SLOW_ONE_AT_A_TIME = {"timeout_s": 3, "concurrency": 1}
 _ANSWER_S = 0.8
 
 
-@pytest.mark.parametrize("llm_options", [_SLOW_ONE_AT_A_TIME])
-def test_a_job_outlives_the_models_timeout(llm_api: Api, stub: StubLLMServer) -> None:
-    # Six MemUnits an hour apart are six questions, asked one at a time: the
-    # job takes at least 4.8 s, longer than the 3 s timeout of any one request.
-    # The timeout is each request's, not the job's, and a question's wait for
-    # its slot does not count against it. The stub makes the times exact; a
-    # real model's time swings by more than three to one beside the rest of
-    # the suite, and a margin calibrated on it failed twice there.
-    said = [
-        "My sister Lucy lives in Dublin.",
-        "I started learning the cello this spring.",
-        "I'm allergic to peanuts.",
-        "My cousin Mia teaches chemistry in Cork.",
-        "My neighbour Sam fixes old bicycles.",
-        "I can't eat shellfish either.",
-    ]
-    session = _user_with_session(llm_api, "ann", "Ann")
-    for text in said:
+SIX = [
+    "My sister Lucy lives in Dublin.",
+    "I started learning the cello this spring.",
+    "I'm allergic to peanuts.",
+    "My cousin Mia teaches chemistry in Cork.",
+    "My neighbour Sam fixes old bicycles.",
+    "I can't eat shellfish either.",
+]
+
+
+def _six_units(stub: StubLLMServer, first: int = 0) -> list[dict[str, str]]:
+    """Six of Ann's messages an hour apart (six MemUnits), and the stub's answer to
+    each from the ``first``, _ANSWER_S after it is asked."""
+    for text in SIX[first:]:
         answer = {
             "summary": text,
             "subject": text.split()[1],
@@ -164,10 +169,22 @@ def test_a_job_outlives_the_models_timeout(llm_api: Api, stub: StubLLMServer) ->
             ],
         }
         stub.script(replace(completion(json.dumps(grouped(answer))), delay_s=_ANSWER_S))
-    turns = [
+    return [
         {"speaker": "Ann", "content": text, "ts": f"2023-05-08T{10 + i:02d}:00:00+00:00"}
-        for i, text in enumerate(said)
+        for i, text in enumerate(SIX)
     ]
+
+
+@pytest.mark.parametrize("llm_options", [_SLOW_ONE_AT_A_TIME])
+def test_a_job_outlives_the_models_timeout(llm_api: Api, stub: StubLLMServer) -> None:
+    # Six MemUnits an hour apart are six questions, asked one at a time: the
+    # job takes at least 4.8 s, longer than the 3 s timeout of any one request.
+    # The timeout is each request's, not the job's, and a question's wait for
+    # its slot does not count against it. The stub makes the times exact; a
+    # real model's time swings by more than three to one beside the rest of
+    # the suite, and a margin calibrated on it failed twice there.
+    session = _user_with_session(llm_api, "ann", "Ann")
+    turns = _six_units(stub)
     payload = {"userIds": ["ann"], "sessionId": session, "messages": turns, "async": True}
     started = time.monotonic()
     queued = llm_api.ok(MEMORIZE, {"input": payload})["memorize"]
@@ -180,6 +197,34 @@ def test_a_job_outlives_the_models_timeout(llm_api: Api, stub: StubLLMServer) ->
     assert all(b - a >= _ANSWER_S * 0.95 for a, b in pairwise(asked)), asked
     nodes = [e["node"] for e in llm_api.ok(MEMORIES, {"userId": "ann"})["memories"]["edges"]]
     assert sum(n["kind"] == "EPISODIC" for n in nodes) == 6, nodes
+
+
+@pytest.mark.parametrize("llm_options", [_SLOW_ONE_AT_A_TIME])
+@pytest.mark.parametrize("job_options", [{"timeout_s": 4.5}])
+def test_a_job_stopped_by_its_timeout_keeps_the_units_it_wrote(
+    llm_api: Api, stub: StubLLMServer
+) -> None:
+    # Four units are extracted and written in about 3.5 s; the job's 4.5 s run
+    # out during the last two. What was written stays, and the next call
+    # starts after it: a long import gets through, a few units at a time.
+    session = _user_with_session(llm_api, "ann", "Ann")
+    payload = {"userIds": ["ann"], "sessionId": session, "messages": _six_units(stub)}
+    queued = llm_api.ok(MEMORIZE, {"input": payload | {"async": True}})["memorize"]
+    job = _wait(llm_api, queued["job"]["id"])
+    assert (job["status"], job["error"]) == ("FAILED", "timed out after 4.5 s"), job
+
+    def episodes() -> int:
+        edges = llm_api.ok(MEMORIES, {"userId": "ann"})["memories"]["edges"]
+        return sum(e["node"]["kind"] == "EPISODIC" for e in edges)
+
+    assert episodes() == 4
+    stub.drop_script()  # an answer the stopped job never asked for, if any
+    stub.received.clear()
+    _six_units(stub, first=4)
+    again = llm_api.ok(MEMORIZE, {"input": payload | {"async": False}})["memorize"]
+    assert again["__typename"] == "Memorized", again
+    assert episodes() == 6
+    assert len(stub.received) == 2  # only the two units left
 
 
 def test_two_groups_the_model_names_one_theme_become_one_reflection(

@@ -148,6 +148,11 @@ class StubLLMServer:
         with self._lock:
             self._replies.extend(replies)
 
+    def drop_script(self) -> None:
+        """Forget the replies scripted but not yet asked for."""
+        with self._lock:
+            self._replies.clear()
+
     @property
     def unanswered(self) -> int:
         """Replies scripted but not yet asked for."""
