@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hippograph.adapters.openai_llm import LLMError
+from hippograph.adapters.llm_errors import LLMError
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.ports import Usage
 from tests.llm.conftest import MakeLLM

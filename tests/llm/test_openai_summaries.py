@@ -11,7 +11,7 @@ import logging
 
 import pytest
 
-from hippograph.adapters.openai_llm import LLMError
+from hippograph.adapters.llm_errors import LLMError
 from hippograph.fuzzing import FuzzRequest, offline_fuzz
 from hippograph.models import MemoryLevel
 from hippograph.ports import Usage
