@@ -97,13 +97,18 @@ def _attribute(
 
 
 def _episodes(episodes: list[Episode], users: set[str], repairs: Repairs) -> list[Episode]:
-    kept = []
+    """One episode per user of the unit, the first (a user filed under both id and name
+    has two)."""
+    kept: dict[str, Episode] = {}
     for episode in episodes:
-        if episode.user_id in users:
-            kept.append(episode)
+        label = f"episode {episode.title[:60]!r}"
+        if episode.user_id not in users:
+            repairs.drop(label, f"unknown user id {episode.user_id!r}")
+        elif episode.user_id in kept:
+            repairs.drop(label, f"a second episode of {episode.user_id!r}")
         else:
-            repairs.drop(f"episode {episode.title[:60]!r}", f"unknown user id {episode.user_id!r}")
-    return kept
+            kept[episode.user_id] = episode
+    return list(kept.values())
 
 
 def _merge_repeats(facts: list[Fact], repairs: Repairs) -> list[Fact]:

@@ -268,17 +268,21 @@ async def test_items_under_an_unknown_user_id_are_dropped_and_the_rest_kept(
     stub: StubLLMServer, make_llm: MakeLLM, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Asked again at temperature 0 a model answers the same: the bad item goes.
-    stranger = {"user_id": "melanie", "title": "x", "narrative": "Melanie paints."}
-    foreign_fact = extraction()["facts"][1] | {"user_id": "Melanie"}
-    episodes = [*extraction()["episodes"], stranger]
+    stranger = {"user_id": "gina", "title": "x", "narrative": "Gina paints."}
+    foreign_fact = extraction()["facts"][1] | {"user_id": "Gina"}
+    # Melanie's under her name too: the same user, who has an episode already.
+    again = {"user_id": "melanie", "title": "y", "narrative": "Melanie paints."}
+    episodes = [*extraction()["episodes"], stranger, again]
     stub.script(completion(answer(episodes=episodes, facts=[foreign_fact])))
     with caplog.at_level(logging.WARNING, "hippograph.adapters.openai_llm"):
         result = await make_llm(max_retries=1).extract(REQUEST)
     assert len(stub.received) == 1
     assert [e.user_id for e in result.episodes] == ["caro", "mel"]
+    assert result.episodes[1].title == "Painting"
     assert result.facts == []
-    assert "unknown user id 'melanie'" in caplog.text
-    assert "unknown user id 'Melanie'" in caplog.text
+    assert "unknown user id 'gina'" in caplog.text
+    assert "unknown user id 'Gina'" in caplog.text
+    assert "a second episode of 'mel'" in caplog.text
 
 
 async def test_citations_of_history_are_dropped_and_an_uncited_fact_with_them(
