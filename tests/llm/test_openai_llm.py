@@ -500,21 +500,12 @@ async def test_wrong_field_names_end_in_an_error_that_names_the_field(
 async def test_a_fact_with_the_same_words_in_another_order_is_another_fact(
     stub: StubLLMServer, make_llm: MakeLLM
 ) -> None:
-    def fact(content: str) -> dict[str, Any]:
-        return {
-            "user_id": "caro",
-            "kind": "semantic",
-            "content": content,
-            "importance": 0.7,
-            "message_indices": [4],
-        }
-
     said = [
         "Caroline lent Melanie money.",
         "Melanie lent Caroline money.",
         "caroline lent melanie money",
     ]
-    stub.script(ok(facts=[fact(c) for c in said]))
+    stub.script(ok(facts=[_caros_fact(c) for c in said]))
     got = await make_llm().extract(REQUEST)
     assert [f.content for f in got.facts] == said[:2]  # the third repeats the first
 
@@ -550,7 +541,8 @@ ZH_REQUEST = REQUEST.model_copy(
 )
 
 
-def _zh_fact(content: str) -> dict[str, Any]:
+def _caros_fact(content: str) -> dict[str, Any]:
+    """A semantic fact of Caroline's, citing her message (index 4)."""
     return {
         "user_id": "caro",
         "kind": "semantic",
@@ -564,7 +556,7 @@ async def test_a_chinese_answer_may_name_things_in_latin_letters(
     stub: StubLLMServer, make_llm: MakeLLM
 ) -> None:
     # More Latin letters than Chinese characters, and Chinese all the same.
-    facts = [_zh_fact("Caroline搬到了Boston。"), _zh_fact("Caroline在Google工作。")]
+    facts = [_caros_fact("Caroline搬到了Boston。"), _caros_fact("Caroline在Google工作。")]
     stub.script(ok(summary="Caroline告诉Melanie她搬到了Boston。", facts=facts, profile=[]))
     got = await make_llm().extract(ZH_REQUEST)
     assert [f.content for f in got.facts] == ["Caroline搬到了Boston。", "Caroline在Google工作。"]
@@ -573,9 +565,9 @@ async def test_a_chinese_answer_may_name_things_in_latin_letters(
 async def test_an_english_answer_to_a_chinese_conversation_is_asked_again(
     stub: StubLLMServer, make_llm: MakeLLM
 ) -> None:
-    english = ok(facts=[_zh_fact("Caroline moved to Boston.")], profile=[])
+    english = ok(facts=[_caros_fact("Caroline moved to Boston.")], profile=[])
     chinese = ok(
-        summary="Caroline搬到了Boston。", facts=[_zh_fact("Caroline搬到了Boston。")], profile=[]
+        summary="Caroline搬到了Boston。", facts=[_caros_fact("Caroline搬到了Boston。")], profile=[]
     )
     stub.script(english, chinese)
     got = await make_llm(max_retries=1).extract(ZH_REQUEST)
