@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel
 
+from hippograph.errors import Unavailable
 from hippograph.similarity import SimilarityScale
 
 if TYPE_CHECKING:
@@ -39,6 +40,15 @@ class Usage(BaseModel):
             completion_tokens=self.completion_tokens + other.completion_tokens,
             calls=self.calls + other.calls,
         )
+
+
+class ModelFailed(Unavailable):
+    """An LLM call that gave no usable answer, and what its attempts cost (``usage``):
+    a failed job records what it spent, the work done before the failure included."""
+
+    def __init__(self, message: str, usage: Usage) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class Embedder(Protocol):

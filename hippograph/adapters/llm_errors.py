@@ -6,21 +6,19 @@ from collections.abc import Mapping
 
 import openai
 
-from hippograph.errors import Unavailable
-from hippograph.ports import Usage
+from hippograph.ports import ModelFailed, Usage
 
 _DETAIL_CHARS = 500
 
 
-class LLMError(Unavailable):
+class LLMError(ModelFailed):
     """The model gave no usable extraction; ``status`` is the last HTTP status, if any."""
 
     def __init__(
         self, message: str, status: int | None, usage: Usage, reason: str | None = None
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, usage)
         self.status = status
-        self.usage = usage  # what the failed attempts cost, for the job's record
         self.reason = reason  # what was wrong with the last answer, if it was the answer
         # A server down, slow or busy may answer a later try; an answer that was
         # wrong after every retry, or a request refused (a bad key, an unknown

@@ -31,7 +31,7 @@ from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, require_id
 from hippograph.jobs import Job, JobKind, JobStatus
 from hippograph.logs import request_id
-from hippograph.ports import Usage
+from hippograph.ports import ModelFailed, Usage
 from hippograph.services.jobs import JobStore
 
 log = logging.getLogger(__name__)
@@ -219,7 +219,9 @@ class JobRunner:
             raise
         except HippoError as exc:
             log.warning("job %s failed: %s", job_id, exc.message)
-            return await self._finish(job, JobStatus.FAILED, {}, exc.message, {})
+            # A model's failure says what it spent: the job's record keeps it.
+            spent = exc.usage.model_dump() if isinstance(exc, ModelFailed) else {}
+            return await self._finish(job, JobStatus.FAILED, {}, exc.message, spent)
         except Exception as exc:
             await self._crashed(job, exc)
             raise

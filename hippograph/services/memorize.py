@@ -42,7 +42,7 @@ from hippograph.models import (
     MemoryKind,
     Message,
 )
-from hippograph.ports import LLM, Embedder, Usage
+from hippograph.ports import LLM, Embedder, ModelFailed, Usage
 from hippograph.services.job_runner import JobResult
 from hippograph.services.jobs import JobService
 from hippograph.services.messages import MessageInput, MessageService
@@ -259,7 +259,7 @@ class MemorizeService:
         before = await self._ingest.previous(session_id, todo[0].seq)
         texts = [turn_content(m) for m in todo] + ([turn_content(before)] if before else [])
         vectors = await self._embedder.embed(texts)
-        before_pair = (before, vectors[-1]) if before else None
+        prior = (before, vectors[-1]) if before else None
         vectors = vectors[: len(todo)]
         ranges = segment([m.ts for m in todo], vectors, self._rules)
         pending = 0
@@ -278,7 +278,11 @@ class MemorizeService:
         # stopped by its timeout keeps what it wrote. Later parts find it.
         for start in range(0, len(ranges), _UNITS_PER_WRITE):
             part = ranges[start : start + _UNITS_PER_WRITE]
-            drafts = await self._extract_all(todo, vectors, part, start, before_pair, names, work)
+            try:
+                drafts = await self._extract_all(todo, vectors, part, start, prior, names, work)
+            except ModelFailed as failed:
+                failed.usage = usage.plus(failed.usage)  # the parts written before it too
+                raise
             units = [d for d, _ in drafts]
             batch = await self._batch(
                 await fold_repeats(units, turns, self._restatement, self._said_before)

@@ -149,10 +149,10 @@ SIX = [
 ]
 
 
-def _six_units(stub: StubLLMServer, first: int = 0) -> list[dict[str, str]]:
+def _six_units(stub: StubLLMServer, first: int = 0, last: int = 6) -> list[dict[str, str]]:
     """Six of Ann's messages an hour apart (six MemUnits), and the stub's answer to
-    each from the ``first``, _ANSWER_S after it is asked."""
-    for text in SIX[first:]:
+    each from the ``first`` to before the ``last``, _ANSWER_S after it is asked."""
+    for text in SIX[first:last]:
         answer = {
             "summary": text,
             "subject": text.split()[1],
@@ -303,3 +303,17 @@ def test_an_answer_wrong_after_every_retry_fails_the_job_without_running_it_agai
     assert "invalid JSON after 2 attempts" in job["error"], job
     assert len(stub.received) == 2
     assert stub.unanswered == 4
+    assert job["usage"] == {"promptTokens": 200, "calls": 2}  # what it spent is recorded
+
+
+def test_a_failed_job_records_what_the_parts_before_the_failure_spent(
+    llm_api: Api, stub: StubLLMServer
+) -> None:
+    # Five units: four written, then the model breaks down on the fifth.
+    session = _user_with_session(llm_api, "ann", "Ann")
+    turns = _six_units(stub, last=4)[:5]
+    stub.script(*[completion("not json at all")] * 2)
+    payload = {"userIds": ["ann"], "sessionId": session, "messages": turns, "async": True}
+    job = _wait(llm_api, llm_api.ok(MEMORIZE, {"input": payload})["memorize"]["job"]["id"])
+    assert job["status"] == "FAILED", job
+    assert job["usage"] == {"promptTokens": 600, "calls": 6}, job
