@@ -38,13 +38,18 @@ PENDING_FACTS = cypher(
     "m.embedding AS embedding, m.kind AS kind, m.topic AS topic "
     "ORDER BY m.created_at ASC, m.id ASC LIMIT $limit",
 )
+# What makes a user due: facts waiting for a reflection, but not those a
+# reflection the user deleted had summarised. They wait for a new one, and
+# join it, but do not ask for it alone: that run would make the deleted
+# reflection again (its id derives from its facts), which it refuses, every
+# sweep, for good.
+_DUE = "AND COUNT { (r:Memory)-[:SUMMARIZES]->(m) WHERE r.deleted_at IS NOT NULL } = 0 "
 PENDING_TOTAL = cypher(
     "reflection.PENDING_TOTAL",
     "MATCH (m:Memory {user_id: $user_id}) "
     "WHERE m.kind IN $kinds AND coalesce(m.consolidated, false) = false "
     "AND m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
-    "AND m.created_at <= $as_of "
-    "RETURN count(m) AS n, sum(m.importance) AS importance",
+    "AND m.created_at <= $as_of " + _DUE + "RETURN count(m) AS n, sum(m.importance) AS importance",
 )
 LAST_REFLECTION = cypher(
     "reflection.LAST_REFLECTION",
@@ -56,7 +61,8 @@ USERS_WITH_PENDING = cypher(
     "MATCH (m:Memory) WHERE m.user_id > $after AND m.kind IN $kinds "
     "AND coalesce(m.consolidated, false) = false AND m.deleted_at IS NULL "
     "AND (m.valid_to IS NULL OR m.valid_to > $now) "
-    "WITH m.user_id AS user_id, sum(m.importance) AS importance, count(m) AS n "
+    + _DUE
+    + "WITH m.user_id AS user_id, sum(m.importance) AS importance, count(m) AS n "
     "WHERE n >= $min_facts AND importance >= $min_importance "
     "RETURN user_id ORDER BY user_id LIMIT $limit",
 )

@@ -127,3 +127,30 @@ async def test_a_reflection_names_what_its_facts_name(store: GraphStore) -> None
     assert reached == {reflection.id}
     alps = await store.entities.get_entities([entity_id("ann", "alps")], None)
     assert alps[entity_id("ann", "alps")].mention_count == 2
+
+
+async def test_facts_a_deleted_reflection_summarised_do_not_make_their_user_due(
+    store: GraphStore,
+) -> None:
+    # Alone they would make the deleted reflection again, which is refused:
+    # a run that makes nothing, every sweep. New facts make the user due, and
+    # the old ones join their reflection.
+    await add_user(store, "ann")
+    old = [
+        await add_memory(store, memory("ann", f"Ann fact {i}", importance=0.9)) for i in range(2)
+    ]
+    made = memory("ann", "Ann's facts", kind=MemoryKind.REFLECTION, at=NOW)
+    await store.reflection.write([(made, indexed(made.content, 1), [f.id for f in old])])
+    assert await store.memories.soft_delete(made.id, NOW)
+    later = NOW + timedelta(hours=1)
+    assert await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, later) == []
+    assert await store.reflection.pending_total("ann", KINDS, later, later) == (0, 0.0)
+
+    new = [
+        await add_memory(store, memory("ann", f"Ann news {i}", at=NOW, importance=0.9))
+        for i in range(2)
+    ]
+
+    assert await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, later) == ["ann"]
+    waiting = await store.reflection.pending("ann", KINDS, later, later, 10)
+    assert {p.id for p in waiting} == {f.id for f in old + new}
