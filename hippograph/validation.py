@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Sized
 from datetime import UTC, datetime
 
 from hippograph.errors import InvalidInput
@@ -96,6 +97,13 @@ def require_period(
         raise InvalidInput(f"{end_field} must not be earlier than {start_field}", end_field)
 
 
+def require_listed(values: Sized | None, field: str, what: str = "value") -> None:
+    """``InvalidInput`` for a list given empty: it would select nothing, or read as
+    "all" where a missing list does; left out (None) is fine."""
+    if values is not None and not len(values):
+        raise InvalidInput(f"{field} must name at least one {what}; leave it out for all", field)
+
+
 def require_filter(memory_filter: MemoryFilter, field: str) -> MemoryFilter:
     """``memory_filter`` if its importance is a fraction, its time range is valid and
     no list of it is empty (an empty list would select nothing, or read as "all")."""
@@ -104,11 +112,7 @@ def require_filter(memory_filter: MemoryFilter, field: str) -> MemoryFilter:
         ("levels", memory_filter.levels),
         ("categories", memory_filter.categories),
     ):
-        if values is not None and not values:
-            raise InvalidInput(
-                f"{field}.{name} must name at least one value; leave it out for all",
-                f"{field}.{name}",
-            )
+        require_listed(values, f"{field}.{name}")
     if memory_filter.min_importance is not None:
         require_fraction(memory_filter.min_importance, f"{field}.minImportance")
     require_period(

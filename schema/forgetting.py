@@ -8,7 +8,7 @@ from datetime import datetime
 import strawberry
 
 from hippograph import forget_report, forgetting
-from hippograph.errors import InvalidInput
+from hippograph.validation import require_listed
 from schema.enums import MemoryLevel
 
 strawberry.enum(
@@ -58,11 +58,8 @@ class ForgetInput:
 
     def to_domain(self) -> forgetting.ForgetRequest:
         """The domain request (``InvalidInput`` naming the field when it does not make sense)."""
-        if self.memory_ids is not None and not self.memory_ids:
-            # An empty list read as "no list" would run over every memory.
-            raise InvalidInput(
-                "memoryIds must name at least one memory; leave it out for all", "memoryIds"
-            )
+        # An empty list read as "no list" would run over every memory.
+        require_listed(self.memory_ids, "memoryIds", "memory")
         return forgetting.ForgetRequest(
             user_id=str(self.user_id),
             policy=self.policy,
