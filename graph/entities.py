@@ -19,7 +19,7 @@ releases: ``COUNT {}`` subqueries, ``UNWIND``, ``collect``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, LiteralString
 
@@ -81,13 +81,25 @@ LINK_NEW_MEMORIES = cypher(
     "UNWIND row.entities AS ee MATCH (e) WHERE elementId(e) = ee "
     "CREATE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
 )
-LINK_MESSAGES = cypher(
-    "entities.LINK_MESSAGES",
-    "UNWIND $rows AS row MATCH (m:Message {id: row.source}) "
+_LINK_OLD = (
     "UNWIND row.entities AS ee MATCH (e) WHERE elementId(e) = ee "
     "OPTIONAL MATCH (m)-[old:MENTIONS]->(e) "
     "WITH m, e, count(old) AS existing WHERE existing = 0 "
-    "CREATE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
+    "CREATE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked"
+)
+LINK_MESSAGES = cypher(
+    "entities.LINK_MESSAGES", "UNWIND $rows AS row MATCH (m:Message {id: row.source}) " + _LINK_OLD
+)
+# A memory whose text was rewritten (forgetting's levels) names what its new
+# text names: it may be linked to some of them already.
+LINK_OLD_MEMORIES = cypher(
+    "entities.LINK_OLD_MEMORIES",
+    "UNWIND $rows AS row MATCH (m:Memory {id: row.source}) " + _LINK_OLD,
+)
+UNLINK_MEMORIES = cypher(
+    "entities.UNLINK_MEMORIES",
+    "UNWIND $rows AS row MATCH (m:Memory {id: row.source})-[r:MENTIONS]->(e:Entity) "
+    "WHERE e.norm IN row.norms DELETE r RETURN collect(DISTINCT e.id) AS ids",
 )
 MENTIONED_BY = {
     "Memory": cypher(
@@ -206,11 +218,14 @@ def _entity(row: Sequence[Any]) -> Entity:
     )
 
 
-async def write_mentions(tx: AsyncManagedTransaction, mentions: Sequence[Mentions]) -> int:
+async def write_mentions(
+    tx: AsyncManagedTransaction, mentions: Sequence[Mentions], *, new_memories: bool = True
+) -> int:
     """MERGE the entities of ``mentions`` and link them; edges asked for.
 
-    The memories among the sources must be new in this transaction (their
-    edges are created without looking for existing ones); messages may be old.
+    With ``new_memories`` the memories among the sources are new in this
+    transaction (their edges are created without looking for existing ones);
+    messages may be old.
     """
     entities: dict[str, dict[str, str]] = {}
     sources: dict[str, dict[str, list[str]]] = {"Memory": {}, "Message": {}}
@@ -236,7 +251,8 @@ async def write_mentions(tx: AsyncManagedTransaction, mentions: Sequence[Mention
     await fetch(tx, UPGRADE_ENTITIES, {"rows": merging})
     element = dict(merged[0]["rows"]) if merged else {}
     total = 0
-    for label, query in (("Message", LINK_MESSAGES), ("Memory", LINK_NEW_MEMORIES)):
+    memories = LINK_NEW_MEMORIES if new_memories else LINK_OLD_MEMORIES
+    for label, query in (("Message", LINK_MESSAGES), ("Memory", memories)):
         rows = [
             {"source": source, "entities": [element[e] for e in linked]}
             for source, linked in sources[label].items()
@@ -261,6 +277,18 @@ async def mentioned_by(tx: AsyncManagedTransaction, label: str, ids: Sequence[st
         return []
     rows = await fetch(tx, MENTIONED_BY[label], {"ids": list(ids)})
     return list(rows[0]["ids"]) if rows else []
+
+
+async def unlink_memories(tx: AsyncManagedTransaction, norms: Mapping[str, Sequence[str]]) -> int:
+    """Drop each memory's MENTIONS of the entities named ``norms[memory id]``,
+    and the entities nothing mentions now; how many entities were unlinked."""
+    rows = [{"source": source, "norms": list(n)} for source, n in norms.items() if n]
+    if not rows:
+        return 0
+    records = await fetch(tx, UNLINK_MEMORIES, {"rows": rows})
+    unlinked = list(records[0]["ids"]) if records else []
+    await prune(tx, unlinked)
+    return len(unlinked)
 
 
 async def prune(tx: AsyncManagedTransaction, entity_ids: Sequence[str]) -> int:

@@ -22,12 +22,13 @@ from graph.cascade import delete_planned, memory_closure
 from graph.consolidation import release_summarized
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
+from graph.entities import unlink_memories, write_mentions
 from graph.records import float32, parse_utc, to_utc
 from hippograph.cascade import MAX_CASCADE_NODES, DeletionReport, deletion_report, too_large
 from hippograph.errors import Conflict
 from hippograph.forget_report import left_alone
 from hippograph.forgetting import Applied, BatchWrite, Candidate, RankKey, Rewrite
-from hippograph.models import LevelChange, MemoryCategory, MemoryKind, MemoryLevel
+from hippograph.models import LevelChange, MemoryCategory, MemoryKind, MemoryLevel, Mentions
 
 # Everything the policy needs and nothing it does not (no texts, no vectors):
 # a pass reads every memory of the user but rewrites only those that change.
@@ -215,7 +216,11 @@ class ForgetGraph:
                 ]
                 if rows:
                     params = {"rows": rows, "user_id": user, "now": batch.now}
-                    done |= await _changed(tx, query, params)
+                    changed = await _changed(tx, query, params)
+                    if not keeps_text:
+                        rewritten = [r for r in batch.rewrites if r.memory_id in changed]
+                        await _rename(tx, user, rewritten)
+                    done |= changed
             if batch.promotions:
                 promoting = {"ids": list(batch.promotions), "user_id": user}
                 done |= await _changed(tx, PROMOTE, promoting)
@@ -302,6 +307,13 @@ async def _changed(tx: AsyncManagedTransaction, query: LiteralString, params: An
     """The ids of the memories a batch statement changed (``collect(m.id) AS changed``)."""
     records = await fetch(tx, query, params)
     return set(records[0]["changed"]) if records else set()
+
+
+async def _rename(tx: AsyncManagedTransaction, user_id: str, rewritten: Sequence[Rewrite]) -> None:
+    """A rewritten memory mentions what its new text names, and no longer what it dropped."""
+    await unlink_memories(tx, {r.memory_id: r.unnamed for r in rewritten})
+    named = [Mentions("Memory", r.memory_id, user_id, r.named) for r in rewritten if r.named]
+    await write_mentions(tx, named, new_memories=False)
 
 
 def _rewrite_row(r: Rewrite, now: datetime) -> dict[str, Any]:

@@ -248,3 +248,24 @@ def memory_mentions(memory: Memory, speaker: str, known_names: Iterable[str] = (
         user_id=memory.user_id,
         entities=tuple(extract_entities(speaker, memory.content, memory.created_at, known_names)),
     )
+
+
+def renaming(
+    before: str, after: str, original: str, ts: datetime, known_names: Iterable[str] = ()
+) -> tuple[tuple[EntityMention, ...], tuple[str, ...]]:
+    """What a memory's new text changes in the entities it is found through.
+
+    A memory is linked to the entities its original text names that its
+    present text still names: a fuzzed text that no longer says "Boston" is
+    not found through Boston, a restored one is again, and the words of a
+    fainter wording ("the user once had memories about") name nothing.
+    Returns the entities to link (named by ``after``, not by ``before``) and
+    the norms to unlink (named by ``before``, not by ``after``). ``ts`` is the
+    memory's time, which relative dates are read against, as when it was
+    written. Who said it is in neither: that link does not come from the text.
+    """
+    names = {m.norm for m in extract_entities("", original, ts, known_names)}
+    was = {m.norm for m in extract_entities("", before, ts, known_names)} & names
+    now = [m for m in extract_entities("", after, ts, known_names) if m.norm in names]
+    kept = {m.norm for m in now}
+    return tuple(m for m in now if m.norm not in was), tuple(sorted(was - kept))

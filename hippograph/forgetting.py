@@ -31,7 +31,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from hippograph.errors import InvalidInput
-from hippograph.models import IndexedText, MemoryCategory, MemoryKind, MemoryLevel
+from hippograph.models import EntityMention, IndexedText, MemoryCategory, MemoryKind, MemoryLevel
 from hippograph.retention import (
     LEVEL_ORDER,
     Curve,
@@ -288,7 +288,9 @@ class Rewrite:
     ``indexed`` is None when the text at the new level is the text the memory
     holds already (a one-clause fact is its own summary): the memory then
     keeps the vector and tokens it has, which may carry more than the text
-    alone (a turn's context), and the indexes are left alone.
+    alone (a turn's context), and the indexes are left alone. ``named`` and
+    ``unnamed`` are the entities the new text names and the old did not, and
+    the norms of those it no longer names (``entities.renaming``).
     """
 
     memory_id: str
@@ -298,6 +300,8 @@ class Rewrite:
     original_content: str
     indexed: IndexedText | None
     promote: bool = False
+    named: tuple[EntityMention, ...] = ()
+    unnamed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

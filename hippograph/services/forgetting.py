@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
+from hippograph.entities import renaming
 from hippograph.forget_report import ForgetReport, left_alone, tally
 from hippograph.forgetting import (
     Action,
@@ -304,7 +305,7 @@ class ForgetService:
         texts = await self._store.texts(request.user_id, [d.memory_id for d in moving])
         # A memory gone since the candidates were read has nothing left to rewrite.
         present = [(d, texts[d.memory_id]) for d in moving if d.memory_id in texts]
-        rewrites, usage = await self._rewrites(present, name)
+        rewrites, usage = await self._rewrites(present, name, {c.id: c.created_at for c in page})
         batch = replace(
             batch,
             rewrites=rewrites,
@@ -316,7 +317,7 @@ class ForgetService:
         return batch, usage
 
     async def _rewrites(
-        self, moving: Sequence[tuple[Decision, Texts]], name: str
+        self, moving: Sequence[tuple[Decision, Texts]], name: str, created: dict[str, datetime]
     ) -> tuple[list[Rewrite], Usage]:
         gate = asyncio.Semaphore(_FUZZ_AT_ONCE)
 
@@ -346,18 +347,22 @@ class ForgetService:
             for (d, (current, _)), (new, original, _) in zip(moving, texts, strict=True)
         ]
         indexed = await self._index([new for _, current, new, _ in pairs if new != current])
-        rewrites = [
-            Rewrite(
-                memory_id=d.memory_id,
-                from_level=d.from_level,
-                to_level=d.to_level,
-                content=new,
-                original_content=original,
-                indexed=None if new == current else indexed[new],
-                promote=d.promote,
+        rewrites = []
+        for d, current, new, original in pairs:
+            named, unnamed = renaming(current, new, original, created[d.memory_id], (name,))
+            rewrites.append(
+                Rewrite(
+                    memory_id=d.memory_id,
+                    from_level=d.from_level,
+                    to_level=d.to_level,
+                    content=new,
+                    original_content=original,
+                    indexed=None if new == current else indexed[new],
+                    promote=d.promote,
+                    named=named,
+                    unnamed=unnamed,
+                )
             )
-            for d, current, new, original in pairs
-        ]
         return rewrites, usage
 
     async def _index(self, texts: Sequence[str]) -> dict[str, IndexedText]:

@@ -579,3 +579,42 @@ def test_a_dry_run_over_many_pages_says_what_the_run_does(paged: Api) -> None:
     assert {k: dry[k] for k in real if k != "batches"} == {
         k: real[k] for k in real if k != "batches"
     }
+
+
+MENTIONING = """
+query { entities(userId: "ann", first: 50) {
+  edges { node { norm mentionedIn(first: 50) { edges { node { id } } } } } } }"""
+
+
+def _mentioning(api: Api, memory_id: str) -> set[str]:
+    """The entities through which ``memory_id`` is found."""
+    edges = api.ok(MENTIONING)["entities"]["edges"]
+    return {
+        e["node"]["norm"]
+        for e in edges
+        if memory_id in {m["node"]["id"] for m in e["node"]["mentionedIn"]["edges"]}
+    }
+
+
+def test_a_faded_memory_is_not_found_through_the_names_it_lost(sim: Api, clock: SimClock) -> None:
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    clock.at_day(-1000)
+    (old,) = add_facts(sim, ["Ann once collected vintage stamps from Portugal"])
+    named = _mentioning(sim, old)
+    assert {"ann", "portugal"} <= named
+    clock.at_day(0)
+    forget(sim)
+    faded = memory(sim, old)
+    assert faded["level"] == "TRACE"
+    assert "Portugal" not in faded["content"]
+    # Found only through what the trace still says: Portugal is gone with it.
+    left = _mentioning(sim, old)
+    assert "portugal" not in left
+    assert all(norm in faded["content"].casefold() for norm in left), left
+
+    # Recalled, it comes back in full, and is found through Portugal again.
+    hits = sim.ok(SEARCH, {"q": "vintage", "mode": "REVIEW", "touch": True})["search"]["hits"]
+    assert [h["memory"]["id"] for h in hits] == [old]
+    clock.at_day(1)
+    assert forget(sim)["counts"]["restored"] == 1
+    assert _mentioning(sim, old) == named

@@ -3,9 +3,11 @@ what its hard deletes cascaded."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from graph.store import GraphStore
+from hippograph.entities import entity_id, memory_mentions, renaming
 from hippograph.forgetting import Action, Applied, BatchWrite, Decision, Rewrite
 from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, Sources
 from hippograph.text import search_text
@@ -152,3 +154,51 @@ async def test_a_batch_reports_the_decisions_it_left_undone(store: GraphStore) -
     # The same batch again: the memory is at SUMMARY now and the other is
     # deleted, so neither decision holds and both are reported kept.
     assert await store.forgetting.apply(batch) == Applied(kept=tuple(decisions))
+
+
+async def test_a_rewritten_text_mentions_what_it_names_and_a_restored_one_again(
+    store: GraphStore,
+) -> None:
+    await add_user(store, "ann")
+    said = "Ann moved to Boston with Melanie"
+    record = memory("ann", said)
+    mentions = memory_mentions(record, "", ("Ann",))
+    await store.memories.add(record, _indexed(said, 7), Sources(), [mentions])
+    assert await _names(store) == {"ann", "boston", "melanie", "moved"}
+
+    fuzzed = "Ann moved with Melanie"
+    named, unnamed = renaming(said, fuzzed, said, record.created_at, ("Ann",))
+    fuzz = Rewrite(
+        record.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, fuzzed, said, _indexed(fuzzed, 8)
+    )
+    fuzz = replace(fuzz, named=named, unnamed=unnamed)
+    await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=100), rewrites=[fuzz]))
+    # Boston was named only here: the entity goes with its last mention.
+    assert await _names(store) == {"ann", "melanie", "moved"}
+    gone = await store.entities.mentioned_in(entity_id("ann", "boston"), 5, None)
+    assert gone.items == ()
+
+    named, unnamed = renaming(fuzzed, said, said, record.created_at, ("Ann",))
+    back = Rewrite(record.id, MemoryLevel.SUMMARY, MemoryLevel.FULL, said, said, _indexed(said, 7))
+    back = replace(back, named=named, unnamed=unnamed)
+    await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=101), rewrites=[back]))
+    assert await _names(store) == {"ann", "boston", "melanie", "moved"}
+    page = await store.entities.mentioned_in(entity_id("ann", "boston"), 5, None)
+    assert [m.id for m in page.items] == [record.id]
+    # Each entity once: the restore linked only what the fuzzed text had dropped.
+    counts = await store.entities.entities("ann", 10, None)
+    assert {e.norm: e.mention_count for e in counts.items} == {
+        "ann": 1,
+        "boston": 1,
+        "melanie": 1,
+        "moved": 1,
+    }
+
+
+def _indexed(text: str, seed: int) -> IndexedText:
+    return IndexedText(unit_vector(seed), search_text(text))
+
+
+async def _names(store: GraphStore) -> set[str]:
+    page = await store.entities.entities("ann", 10, None)
+    return {e.norm for e in page.items}

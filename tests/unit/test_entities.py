@@ -10,6 +10,7 @@ from hippograph.entities import (
     extract_entities,
     normalise,
     query_norms,
+    renaming,
 )
 from hippograph.ids import IdKind, kind_of
 from hippograph.models import EntityKind, EntityMention
@@ -99,3 +100,16 @@ def test_a_long_questions_names_come_before_its_phrases() -> None:
     assert {"caroline", "boston", "7 may 2023"} <= set(norms[:4])
     words = [len(n.split()) for n in norms[4:]]
     assert words == sorted(words)
+
+
+def test_a_rewrite_unlinks_the_names_it_dropped_and_links_none_of_its_own() -> None:
+    said = "Caroline moved to Boston yesterday"
+    trace = "the user once had memories about Caroline"
+    named, unnamed = renaming(said, trace, said, SAID, ("Caroline",))
+    # "user" and "memories" are the fainter wording's, not the memory's names.
+    assert named == ()
+    assert set(unnamed) == {"boston", "7 may 2023", "moved"}
+    # Restored, it names again what the trace had dropped, and only that.
+    back, gone = renaming(trace, said, said, SAID, ("Caroline",))
+    assert {m.norm for m in back} == set(unnamed)
+    assert gone == ()
