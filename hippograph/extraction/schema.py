@@ -1,4 +1,5 @@
-"""What extraction returns for one MemUnit, validated (LLM output is JSON checked against it)."""
+"""What extraction returns for one MemUnit, validated (a model's JSON answer is checked against
+``answer_schema`` first, then flattened into this)."""
 
 from __future__ import annotations
 
