@@ -72,6 +72,7 @@ class ReflectionRequest(BaseModel):
 
 
 SUMMARY_LIMIT = 4000  # characters in a reflection
+TOPIC_LIMIT = 64  # characters of a topic a reflection keeps
 
 
 class ReflectionSummary(BaseModel):
@@ -143,14 +144,16 @@ def one_per_theme(
     groups: Sequence[Sequence[PendingFact]],
     topics: Sequence[str],
     pending: Sequence[PendingFact],
+    most: int,
 ) -> list[tuple[list[PendingFact], bool]]:
     """The groups with one theme each: ``(facts, changed)``, best facts first.
 
     Groups whose summaries came out with the same theme are one group, and
     a pending reflection (one of ``pending``, in no group) on a theme a
     group has joins it, so a user never holds two current reflections on one
-    theme. ``changed`` groups are to be summarised again. A group without a
-    theme is left alone.
+    theme, unless one group would then hold more than ``most`` facts (the
+    bound ``themes`` cut them to). ``changed`` groups are to be summarised
+    again. A group without a theme is left alone.
     """
     grouped = {f.id for g in groups for f in g}
     earlier: dict[str, list[PendingFact]] = {}
@@ -164,10 +167,13 @@ def one_per_theme(
         if not key:
             out.append((list(group), False))
             continue
-        if key in merged:
+        if key in merged and len(merged[key][0]) + len(group) <= most:
             facts, _ = merged[key]
             facts.extend(group)
             merged[key] = (facts, True)
+            continue
+        if key in merged:
+            out.append((list(group), False))
             continue
         joined = earlier.pop(key, [])
         merged[key] = ([*group, *joined], bool(joined))
@@ -176,7 +182,8 @@ def one_per_theme(
 
 
 def _theme_key(topic: str) -> str:
-    return " ".join(topic.lower().split())
+    # As a reflection keeps it: a longer topic is one with the kept one.
+    return " ".join(topic[:TOPIC_LIMIT].lower().split())
 
 
 def reflection_id(user_id: str, fact_ids: Sequence[str]) -> str:
@@ -211,7 +218,15 @@ def theme_of(facts: Sequence[str], user_name: str, most: int = 2) -> str:
         for k in keywords(facts, limit=12)
         if not names & set(k.split()) and not set(k.split()) <= GENERIC_THEME_WORDS
     ]
-    return " and ".join(found[:most])
+    # Only as many phrases as a reflection's topic keeps: a phrase with a
+    # long token (a link) alone is cut to it.
+    theme = found[0][:TOPIC_LIMIT] if found else ""
+    for phrase in found[1:most]:
+        longer = f"{theme} and {phrase}"
+        if len(longer) > TOPIC_LIMIT:
+            break
+        theme = longer
+    return theme
 
 
 def offline_summary(request: ReflectionRequest, limit: int = 6) -> ReflectionSummary:

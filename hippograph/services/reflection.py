@@ -21,12 +21,13 @@ from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.events import NO_EVENTS, Announcer
-from hippograph.ids import IdKind, new_id, require_user_id
+from hippograph.ids import IdKind, derived_id, new_id, require_user_id
 from hippograph.jobs import Job, JobKind
 from hippograph.models import IndexedText, Memory, MemoryCategory, MemoryKind, MemorySource
 from hippograph.ports import LLM, Embedder, Usage
 from hippograph.reflection import (
     REFLECTION_IMPORTANCE,
+    TOPIC_LIMIT,
     PendingFact,
     ReflectionRequest,
     ReflectionRules,
@@ -126,16 +127,20 @@ class ReflectionService:
         user = await self._users.require_user(principal, user_id)
         return await self.submit(user.id, force)
 
-    async def submit(self, user_id: str, force: bool = False) -> Job:
+    async def submit(self, user_id: str, force: bool = False, job_id: str | None = None) -> Job:
         """Queue a reflect run (after memorize, from the sweep)."""
-        job_id = new_id(IdKind.JOB, self._clock())
+        job_id = job_id or new_id(IdKind.JOB, self._clock())
         return await self._jobs.submit(job_id, [user_id], ReflectJob(user_id=user_id, force=force))
 
     async def sweep(self) -> list[Job]:
         """Queue a run for every user whose pending facts could make a reflection.
 
         Page by user id, as the forget sweep does: one page of a thousand
-        would leave every user after the thousandth without reflections.
+        would leave every user after the thousandth without reflections. A
+        user still in the cooldown waits for a later sweep. The job's id
+        comes from the user, the day and what is pending: facts that make no
+        theme are not tried again on every sweep (each try a job record),
+        only once a day or when a fact comes or goes.
         """
         rules, settings = self._rules, self._settings
         queued: list[Job] = []
@@ -149,7 +154,14 @@ class ReflectionService:
             settings.sweep_page,
             now,
         ):
-            queued.extend([await self.submit(user_id) for user_id in users])
+            for user_id in users:
+                last = await self._store.last_reflection_at(user_id)
+                if last is not None and now - last < rules.cooldown:
+                    continue
+                count, weight = await self._store.pending_total(user_id, settings.kinds, now, now)
+                pending = (now.date().isoformat(), str(count), f"{weight:.6f}")
+                job_id = derived_id(IdKind.JOB, "reflect-sweep", user_id, *pending)
+                queued.append(await self.submit(user_id, job_id=job_id))
             after = users[-1]
         return queued
 
@@ -201,7 +213,9 @@ class ReflectionService:
             usage = usage.plus(used)
         # One reflection per theme: groups that came out on one theme, and an
         # earlier reflection on it, are summarised again as one.
-        merged = one_per_theme(ordered, [topic for _, _, topic in first], facts)
+        merged = one_per_theme(
+            ordered, [t for _, _, t in first], facts, self._rules.max_facts_per_reflection
+        )
         done = {
             frozenset(f.id for f in g): summary for g, summary in zip(ordered, first, strict=True)
         }
@@ -233,7 +247,7 @@ class ReflectionService:
                 # Reflections never decay (docs/design.md §6): the core category is exempt.
                 category=MemoryCategory.CORE,
                 source=MemorySource.REFLECTION,
-                topic=topic[:64] or None,
+                topic=topic[:TOPIC_LIMIT] or None,
             )
             indexed = IndexedText(embedding=vector, search_text=text.search_text(content))
             items.append((memory, indexed, [f.id for f in group]))

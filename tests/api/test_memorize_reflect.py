@@ -63,3 +63,41 @@ def test_the_reflection_sweep_reaches_users_past_its_first_page(
         jobs = client.portal.call(runtime.services.reflection.sweep)
         # Five users due, pages of two: every one of them gets its run.
         assert sorted(u for job in jobs for u in job.user_ids) == users
+
+
+def test_a_sweep_tries_one_pending_set_once_and_again_when_it_changes(
+    graph_db: TestDatabase, tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
+    base = make_settings(graph_db, tmp_path)
+    # No two facts are one theme: every run makes nothing.
+    apart = base.reflection.model_copy(update={"cluster_threshold": 1.0})
+    app = create_app(
+        base.model_copy(update={"reflection": apart}), embedder=embedder, **graph_db.start
+    )
+    with TestClient(app) as client:
+        api = Api(client, ADMIN_KEY)
+        api.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+        for fact in ("likes tea", "lives in Oslo", "plays chess", "has a cat", "runs"):
+            content = f"Ann {fact}"
+            api.ok(ADD_MEMORY, {"input": {"userId": "ann", "content": content, "importance": 0.9}})
+        runtime = client.app.state.runtime  # type: ignore[attr-defined]
+        assert client.portal is not None
+        sweep = runtime.services.reflection.sweep
+
+        async def count(tx: AsyncManagedTransaction) -> int:
+            rows = await fetch(tx, COUNT_REFLECT_JOBS, {})
+            return int(rows[0]["n"])
+
+        def reflect_jobs() -> int:
+            return int(client.portal.call(runtime.connection.store.graph.read, count))  # type: ignore[union-attr]
+
+        first, again = client.portal.call(sweep), client.portal.call(sweep)
+        # The same facts, the same day: the same job, not another record.
+        assert [j.user_ids for j in first] == [("ann",)]
+        assert [j.id for j in again] == [j.id for j in first]
+        assert reflect_jobs() == 1
+        api.ok(ADD_MEMORY, {"input": {"userId": "ann", "content": "Ann bakes", "importance": 0.9}})
+        changed = client.portal.call(sweep)
+        assert len(changed) == 1
+        assert changed[0].id != first[0].id
+        assert reflect_jobs() == 2

@@ -246,7 +246,10 @@ async def expected_themes(runtime: Runtime, user_id: str) -> set[frozenset[str]]
         offline_summary(ReflectionRequest(user_name=name, facts=[f.told_of(name) for f in g])).topic
         for g in ordered
     ]
-    return {frozenset(f.id for f in g) for g, _ in one_per_theme(ordered, topics, pending)}
+    return {
+        frozenset(f.id for f in g)
+        for g, _ in one_per_theme(ordered, topics, pending, rules.max_facts_per_reflection)
+    }
 
 
 @dataclass(frozen=True)

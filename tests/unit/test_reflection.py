@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from hippograph.reflection import (
+    TOPIC_LIMIT,
     PendingFact,
     ReflectionRequest,
     ReflectionRules,
@@ -137,15 +138,37 @@ def test_one_reflection_per_theme() -> None:
     a, b, c = [_fact("a", 0.9)], [_fact("b", 0.8)], [_fact("c", 0.7)]
     earlier = _fact("r-old", 0.9, kind="reflection", topic="Climbing")
     other = _fact("r-other", 0.9, kind="reflection", topic="cooking")
-    merged = one_per_theme([a, b, c], ["climbing", "travel", "climbing "], [earlier, other])
+    merged = one_per_theme([a, b, c], ["climbing", "travel", "climbing "], [earlier, other], 40)
     groups = {frozenset(f.id for f in g): changed for g, changed in merged}
     # a and c share a theme, and the earlier reflection on it joins them
     assert groups == {frozenset({"a", "c", "r-old"}): True, frozenset({"b"}): False}
-    untouched = one_per_theme([a, b], ["", "travel"], [earlier])
+    untouched = one_per_theme([a, b], ["", "travel"], [earlier], 40)
     assert [(sorted(f.id for f in g), changed) for g, changed in untouched] == [
         (["a"], False),
         (["b"], False),
     ]
+
+
+def test_groups_on_one_theme_are_one_only_within_the_bound() -> None:
+    groups = [[_fact(f"a{i}", 0.9) for i in range(3)], [_fact(f"b{i}", 0.8) for i in range(2)]]
+    merged = one_per_theme(groups, ["climbing", "climbing"], [], 4)
+    assert sorted(len(g) for g, _ in merged) == [2, 3]
+    assert len(one_per_theme(groups, ["climbing", "climbing"], [], 5)) == 1
+
+
+def test_a_long_topic_is_one_theme_with_the_topic_a_reflection_kept() -> None:
+    long = "climbing in the alps and the dolomites with friends from the old university club"
+    kept = _fact("r-old", 0.9, kind="reflection", topic=long[:TOPIC_LIMIT])
+    merged = one_per_theme([[_fact("a", 0.9)]], [long], [kept], 40)
+    assert [sorted(f.id for f in g) for g, _ in merged] == [["a", "r-old"]]
+
+
+def test_an_offline_theme_fits_a_reflections_topic() -> None:
+    link = "https://example.com/" + "averyveryverylongpath" * 8
+    facts = [f"Ann reads {link} daily", f"Ann reads {link} often"]
+    topic = theme_of(facts, "Ann")
+    assert 0 < len(topic) <= TOPIC_LIMIT
+    assert offline_summary(ReflectionRequest(user_name="Ann", facts=facts)).topic == topic
 
 
 def test_a_fact_in_its_speakers_words_is_summarised_as_those_words_and_the_date() -> None:
