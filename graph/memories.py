@@ -82,17 +82,25 @@ LIST_MEMORIES = cypher(
     "WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $limit "
     "RETURN m " + MEMORY_MAP + " AS props",
 )
+# Neo4j reads committed data without a lock: writers that all read the old
+# version as current before any of them commits would all supersede it. The
+# first SET takes the node's write lock (a SET that reads the property locks
+# before it reads), and the test after it reads what the writer before us
+# committed, so one of them wins and the rest find it superseded.
+_LOCKED_CURRENT = (
+    "SET old.kind = old.kind WITH old "
+    "WHERE old.deleted_at IS NULL AND (old.valid_to IS NULL OR old.valid_to > $now) "
+)
+# An edit in place waits for a new version being written, and then finds
+# the old one superseded.
 UPDATE_MEMORY = cypher(
     "memories.UPDATE_MEMORY",
-    "MATCH (m:Memory {id: $id}) "
-    "WHERE m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
-    "SET m += $changes RETURN m " + MEMORY_MAP + " AS props",
+    "MATCH (old:Memory {id: $id}) " + _LOCKED_CURRENT + "SET old += $changes "
+    "WITH old AS m RETURN m " + MEMORY_MAP + " AS props",
 )
 SUPERSEDE_MEMORY = cypher(
     "memories.SUPERSEDE_MEMORY",
-    "MATCH (old:Memory {id: $old_id}) "
-    "WHERE old.deleted_at IS NULL AND (old.valid_to IS NULL OR old.valid_to > $now) "
-    "SET old.valid_to = $now "
+    "MATCH (old:Memory {id: $old_id}) " + _LOCKED_CURRENT + "SET old.valid_to = $now "
     "CREATE (m:Memory) SET m = $props, m.embedding = $embedding, "
     "m.search_text = $search_text, m.user_key = $user_key "
     "CREATE (m)-[:SUPERSEDES]->(old) RETURN m.id AS id",

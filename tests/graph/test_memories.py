@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 
 from graph.store import GraphStore
-from hippograph.errors import NotFound
+from hippograph.errors import Conflict, NotFound
 from hippograph.ids import IdKind, new_id
-from hippograph.models import MemoryFilter, MemoryKind, Message, Sources
+from hippograph.models import Memory, MemoryFilter, MemoryKind, Message, Sources
 from hippograph.pagination import TimeCursor
 from tests.support import (
     T0,
@@ -122,6 +123,27 @@ async def test_supersede_keeps_the_old_version_out_of_default_lists(store: Graph
     again = replace(new, id=new_id(IdKind.MEMORY, T0))
     assert not await store.memories.supersede(old.id, again, indexed("x", 2), Sources(), later)
     assert await store.memories.get_memories([again.id]) == {}
+
+
+async def test_of_writers_racing_to_supersede_one_version_one_wins(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    later = T0 + timedelta(days=1)
+    for round_ in range(3):
+        old = await add_memory(store, memory("ann", f"Ann lives in Paris {round_}"))
+
+        async def one(n: int, old: Memory = old) -> bool:
+            new = replace(old, id=new_id(IdKind.MEMORY, later), content=f"Ann lives in Lyon {n}")
+            try:
+                return await store.memories.supersede(
+                    old.id, new, indexed(new.content, n), Sources(), later
+                )
+            except Conflict:  # a server that detects the race refuses the loser
+                return False
+
+        won = await asyncio.gather(*(one(n) for n in range(8)))
+        assert sum(won) == 1, won
+    current = await store.memories.list_memories("ann", MemoryFilter(), 50, None, later)
+    assert len(current.items) == 3
 
 
 async def test_update_changes_fields_in_place(store: GraphStore) -> None:
