@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
+from hippograph.addresses import shown
 from hippograph.benchmark.cli import add_bench_parser
 from hippograph.cli_args import port, positive, serving_settings, writable_file
 from hippograph.cli_context import with_graph, with_runtime
@@ -272,10 +273,11 @@ def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     asyncio.set_event_loop(loop)
     try:
         worker = build_worker(settings, burst=args.burst)
-        log.info("worker on queue %r at %s", settings.jobs.queue, settings.redis.url)
+        log.info("worker on queue %r at %s", settings.jobs.queue, shown(settings.redis.url))
         worker.run()
     except (RedisError, OSError) as exc:
-        print(f"hippograph worker: Redis at {settings.redis.url} failed: {exc}", file=sys.stderr)
+        redis = shown(settings.redis.url)
+        print(f"hippograph worker: Redis at {redis} failed: {exc}", file=sys.stderr)
         return 2
     finally:
         asyncio.set_event_loop(None)

@@ -7,9 +7,11 @@ precision, and where its files are; read once at start-up with the rest.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, Field, model_validator
+
+from hippograph.addresses import torch_device
 
 Precision = Literal["auto", "float32", "bfloat16", "int8"]
 EmbeddingRuntime = Literal["auto", "onnx", "torch"]
@@ -36,7 +38,7 @@ class EmbeddingSettings(BaseModel):
         le=256,
         description="ONNX runs side by side, one thread each (default: one per core)",
     )
-    device: str = "cpu"
+    device: Annotated[str, AfterValidator(torch_device)] = "cpu"
     runtime: EmbeddingRuntime = Field(
         default="auto",
         description=(

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from hippograph.addresses import bolt_uri, jvm_size, redis_url
 
 # Re-exported: the embedding settings are a part of Settings like any other.
 from hippograph.embedding_settings import EmbeddingSettings as EmbeddingSettings
@@ -34,7 +43,7 @@ class GraphSettings(BaseModel):
 
     server: GraphServer = "arcadedb"
     embedded: bool = True
-    uri: str | None = None
+    uri: Annotated[str | None, AfterValidator(bolt_uri)] = None
     http_url: str | None = Field(
         default=None,
         description="ArcadeDB's HTTP API (index DDL goes there); derived when embedded",
@@ -43,7 +52,7 @@ class GraphSettings(BaseModel):
     password: SecretStr | None = None
     database: str = "hippograph"
     data_dir: Path = Path("data")
-    heap: str = "2g"
+    heap: Annotated[str, AfterValidator(jvm_size)] = "2g"
     vector_ef_search: int = Field(
         default=400,
         ge=10,
@@ -206,7 +215,7 @@ class ApiSettings(BaseModel):
 class RedisSettings(BaseModel):
     """The arq queue (server mode)."""
 
-    url: str = "redis://127.0.0.1:6379/0"
+    url: Annotated[str, AfterValidator(redis_url)] = "redis://127.0.0.1:6379/0"
     timeout_s: float = Field(
         default=5.0, gt=0, description="longest wait for one Redis command (enqueue, ping)"
     )

@@ -13,6 +13,7 @@ from arq.connections import ArqRedis, RedisSettings
 from arq.constants import in_progress_key_prefix
 from redis.exceptions import RedisError
 
+from hippograph.addresses import shown
 from hippograph.errors import Unavailable
 from hippograph.jobs import QueuedRun
 from jobs.redis_pool import connect
@@ -98,7 +99,7 @@ class ArqQueue:
                 settings, job_serializer=dump_payload, job_deserializer=load_payload
             )
         except _REDIS_DOWN as exc:
-            raise Unavailable(f"Redis at {url} cannot be reached: {exc}") from exc
+            raise Unavailable(f"Redis at {shown(url)} cannot be reached: {exc}") from exc
         return cls(pool, queue_name, timeout_s)
 
     async def enqueue(

@@ -10,6 +10,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from hippograph.errors import ConfigError
+
 _SMALL_BATCH = 4
 
 
@@ -24,7 +26,10 @@ def load_model(path: str, device: str, precision: str) -> Any:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(path, device=device)
+    try:
+        model = SentenceTransformer(path, device=device)
+    except RuntimeError as exc:  # a device this machine does not have (cuda without a GPU)
+        raise ConfigError(f"HIPPOGRAPH_EMBEDDING__DEVICE={device} cannot be used: {exc}") from exc
     if precision == "bfloat16":
         import torch
 

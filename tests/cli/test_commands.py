@@ -40,6 +40,21 @@ def test_the_worker_refuses_in_process_jobs(
     assert "Set HIPPOGRAPH_JOBS__MODE=arq" in capsys.readouterr().err
 
 
+def test_the_worker_never_prints_the_redis_password(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVER", "neo4j")
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__URI", "bolt://127.0.0.1:7687")
+    monkeypatch.setenv("HIPPOGRAPH_JOBS__MODE", "arq")
+    # Nothing listens on port 1: the worker fails to reach Redis and says where.
+    monkeypatch.setenv("HIPPOGRAPH_REDIS__URL", "redis://:TopSecretPw@127.0.0.1:1/0")
+    monkeypatch.setenv("HIPPOGRAPH_REDIS__TIMEOUT_S", "0.5")
+    assert main(["worker", "--burst"]) == 2
+    said = capsys.readouterr()
+    assert "Redis at redis://:***@127.0.0.1:1/0 failed" in said.err
+    assert "TopSecretPw" not in said.err + said.out
+
+
 def test_worker_and_import_arguments() -> None:
     parser = build_parser()
     assert parser.parse_args(["worker"]).burst is False
@@ -87,6 +102,14 @@ def test_import_refuses_an_unknown_conversation_and_a_user_for_two_speakers(
         ("HIPPOGRAPH_GRAPH__UNAVAILABLE_RETRY_S", "-1"),
         ("HIPPOGRAPH_REFLECTION__KINDS", '["semntic"]'),
         ("HIPPOGRAPH_REFLECTION__KINDS", "[]"),
+        ("HIPPOGRAPH_GRAPH__HEAP", "lots"),
+        ("HIPPOGRAPH_GRAPH__URI", "notauri"),
+        ("HIPPOGRAPH_GRAPH__URI", "http://127.0.0.1:7474"),
+        ("HIPPOGRAPH_GRAPH__URI", "bolt://127.0.0.1:port"),
+        ("HIPPOGRAPH_REDIS__URL", "localhost:6379"),
+        ("HIPPOGRAPH_REDIS__URL", "redis://h:notaport/0"),
+        ("HIPPOGRAPH_REDIS__URL", "redis:///0"),
+        ("HIPPOGRAPH_EMBEDDING__DEVICE", "bogus"),
     ],
 )
 def test_a_bad_setting_stops_every_command_naming_the_variable(

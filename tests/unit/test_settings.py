@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from hippograph.addresses import redis_url, shown
 from hippograph.cli import main
 from hippograph.settings import Settings
 
@@ -45,3 +46,12 @@ def test_the_keyword_posting_budget_is_read_and_must_be_positive(
     monkeypatch.setenv("HIPPOGRAPH_SEARCH__KEYWORD_POSTING_BUDGET", "0")
     with pytest.raises(SystemExit, match="HIPPOGRAPH_SEARCH__KEYWORD_POSTING_BUDGET"):
         main(["export-schema", "--output", "-"])
+
+
+def test_an_address_is_shown_without_its_password() -> None:
+    assert shown("redis://:s3cret@10.0.0.5:6380/2") == "redis://:***@10.0.0.5:6380/2"
+    assert shown("rediss://app:s3cret@cache/0") == "rediss://app:***@cache/0"
+    assert shown("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
+    with pytest.raises(ValueError, match="port") as refused:
+        redis_url("redis://:s3cret@cache:port/0")
+    assert "s3cret" not in str(refused.value)
