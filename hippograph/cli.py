@@ -203,6 +203,12 @@ def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.model is not None:
         return cmd_reembed(args, settings)
+    if args.precision is not None or args.page is not None:
+        # Without a model nothing is re-embedded: a precision would be ignored.
+        raise ConfigError(
+            "--precision and --page go with --model: name the model to re-embed with "
+            f"(the current one is {settings.embedding.model})"
+        )
 
     async def work(store: GraphStore) -> int:
         started = time.monotonic()
@@ -317,9 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument(
         "--precision", choices=("float32", "int8"), help="the model's precision (its default)"
     )
-    reindex.add_argument(
-        "--page", type=positive, default=256, help="nodes re-embedded per transaction (256)"
-    )
+    reindex.add_argument("--page", type=positive, help="nodes re-embedded per transaction (256)")
     reindex.set_defaults(func=cmd_reindex, store="existing")
 
     add_model_parsers(sub)

@@ -15,8 +15,10 @@ import sys
 import time
 from typing import Any
 
+from pydantic import ValidationError
+
 from hippograph.errors import ConfigError
-from hippograph.settings import Settings
+from hippograph.settings import EmbeddingSettings, Settings
 
 
 def _progress_bar(name: str) -> Any:
@@ -86,12 +88,17 @@ def cmd_prepare_model(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
     """Re-embed every vector with ``--model`` (the service stopped), resuming a killed run."""
-    embedding = settings.embedding.model_copy(
-        update={"model": args.model, "precision": args.precision or "auto"}
-    )
+    # Validated as the settings are: a copy with an update is not, and int8
+    # under the torch runtime would record vectors it never made.
+    changed = {"model": args.model, "precision": args.precision or "auto"}
+    try:
+        embedding = EmbeddingSettings.model_validate(settings.embedding.model_dump() | changed)
+    except ValidationError as exc:
+        reasons = "; ".join(str(e["msg"]) for e in exc.errors())
+        raise ConfigError(f"reindex --model {args.model}: {reasons}") from exc
     target = settings.model_copy(update={"embedding": embedding})
     install_jars(target, every=False)
-    return asyncio.run(_reembed(target, args.page))
+    return asyncio.run(_reembed(target, args.page or 256))
 
 
 async def _reembed(settings: Settings, page: int) -> int:

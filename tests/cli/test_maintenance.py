@@ -20,6 +20,23 @@ def test_reindex_rebuilds_the_vector_indexes_of_a_set_up_graph(
     capsys.readouterr()
     assert main(["reindex"]) == 0
     assert "rebuilt the 384-dimension vector indexes in" in capsys.readouterr().out
+    # A precision or a page without a model would re-embed nothing: refused.
+    assert main(["reindex", "--precision", "float32"]) == 2
+    assert "--precision and --page go with --model" in capsys.readouterr().err
+    assert main(["reindex", "--page", "10"]) == 2
+    assert "--precision and --page go with --model" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("cli_environment")
+def test_reindex_checks_the_model_it_is_given_as_the_settings_would(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["init"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("HIPPOGRAPH_EMBEDDING__RUNTIME", "torch")
+    # PyTorch makes float32 vectors: the graph would be told they are int8.
+    assert main(["reindex", "--model", "all-minilm-l6-v2", "--precision", "int8"]) == 2
+    assert "int8 needs the onnx runtime" in capsys.readouterr().err
 
 
 def test_prepare_model_checks_the_installed_jar_and_reports_the_model(
