@@ -14,6 +14,8 @@ The rules, the same at every door:
   can be read before a key is pasted), and spends its address's budget;
 * a refused key spends its address's budget (so guessing keys is rate
   limited too), then is refused: 429 if that budget is spent, else 401;
+  while it is spent, a key not known already is refused without a
+  lookup, so guesses cost the graph nothing however fast they come;
 * an accepted key spends its own budget, whichever door it came in by;
 * a store that cannot answer is 503, with nothing spent.
 """
@@ -33,7 +35,7 @@ from hippograph.ratelimit import RateLimiter, bucket
 class KeyChecker(Protocol):
     """What admission needs of the key service."""
 
-    async def authenticate(self, key: str | None) -> Principal: ...
+    async def authenticate(self, key: str | None, look_up: bool = True) -> Principal: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,8 +104,9 @@ async def admit(
         spend(by_address)
         return Admitted(None, None, by_address)
     key = parse_bearer(authorization)
+    spent = limiter is not None and limiter.spent(by_address, time.monotonic())
     try:
-        principal = await keys.authenticate(key)
+        principal = await keys.authenticate(key, look_up=not spent)
     except Unauthenticated as exc:
         spend(by_address)
         raise Refused(401, exc.code, exc.message) from None

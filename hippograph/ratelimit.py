@@ -55,18 +55,28 @@ class RateLimiter:
         """False when the rate is 0: every request passes."""
         return self.rate > 0
 
-    def check(self, key: str, now: float) -> float:
-        """Spend one token of ``key``'s bucket: 0 if allowed, else seconds until one is free."""
-        if not self.enabled:
-            return 0.0
+    def _refilled(self, key: str, now: float) -> _Bucket:
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = _Bucket(float(self.burst), now)
             self._buckets[key] = bucket
-        else:
-            elapsed = max(0.0, now - bucket.updated)
+        elif now > bucket.updated:
+            # A clock that went back credits nothing: the time since the
+            # latest reading was credited already.
+            elapsed = now - bucket.updated
             bucket.tokens = min(float(self.burst), bucket.tokens + elapsed * self.rate)
             bucket.updated = now
+        return bucket
+
+    def spent(self, key: str, now: float) -> bool:
+        """Whether ``key``'s next request would be refused (nothing is spent)."""
+        return self.enabled and self._refilled(key, now).tokens < 1.0
+
+    def check(self, key: str, now: float) -> float:
+        """Spend one token of ``key``'s bucket: 0 if allowed, else seconds until one is free."""
+        if not self.enabled:
+            return 0.0
+        bucket = self._refilled(key, now)
         if bucket.tokens >= 1.0:
             bucket.tokens -= 1.0
             return 0.0

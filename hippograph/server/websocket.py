@@ -11,6 +11,8 @@ Each connection takes one token of its key's (or address's) rate limit.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import cast
 
 from graphql import GraphQLError, OperationType, get_operation_ast, parse
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
@@ -83,6 +85,7 @@ async def admit_connection(context: Context, limiter: RateLimiter, streams: Open
             _authorization(context),
             client.host if client else None,
             anonymous=True,
+            on_limited=_rate_limited(context),
         )
     except NotAdmitted as exc:
         raise Refused(_CLOSE_CODES.get(exc.status, FORBIDDEN), exc.message) from None
@@ -92,6 +95,12 @@ async def admit_connection(context: Context, limiter: RateLimiter, streams: Open
     if full is not None:
         raise Refused(TOO_MANY, full)
     context.loaders = build_loaders(context.services, admitted.principal, cache=False)
+
+
+def _rate_limited(context: Context) -> Callable[[], None]:
+    """What counts a rate refusal here: the runtime's counter, as at the HTTP doors."""
+    counter = context.request.app.state.runtime.metrics.rate_limited
+    return cast("Callable[[], None]", counter.inc)
 
 
 def malformed(payload: object) -> tuple[str, str] | None:
@@ -172,6 +181,7 @@ class AdmittingHandler(BaseGraphQLTransportWSHandler[Context, None]):
             limiter: RateLimiter = getattr(self.view, "limiter")  # noqa: B009
             over = limiter.admit(_bucket(self.context), time.monotonic())
             if over is not None:
+                _rate_limited(self.context)()
                 await self._refuse(message, "RATE_LIMITED", over.message)
                 return
             problem = malformed(message.get("payload"))

@@ -50,11 +50,13 @@ class KeyService:
         self._known: TTLCache[str, Principal] = TTLCache(cache_size, cache_ttl_s)
         self._unknown: TTLCache[str, bool] = TTLCache(cache_size, cache_ttl_s)
 
-    async def authenticate(self, key: str | None) -> Principal:
+    async def authenticate(self, key: str | None, look_up: bool = True) -> Principal:
         """The principal behind ``key``; ``Unauthenticated`` if missing, unknown or revoked.
 
         Lookups are cached for ``cache_ttl_s`` (misses too), so a revoked key
         stops working within that time and a flood of bad keys costs no reads.
+        Without ``look_up`` only a key known already passes: the graph is not
+        read (a caller guessing keys faster than its budget).
         """
         if not key:
             raise Unauthenticated("send an API key: Authorization: Bearer <key>")
@@ -66,6 +68,8 @@ class KeyService:
         principal = self._known.get(digest)
         if principal is not None:
             return principal
+        if not look_up:
+            raise Unauthenticated("unknown API key")
         if digest not in self._unknown:
             record = await self._store.by_hash(digest)
             if record is not None and not record.revoked:

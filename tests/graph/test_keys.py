@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from graph.store import GraphStore
+from hippograph.admission import Refused, admit
 from hippograph.auth import ApiKeyRecord, hash_key
 from hippograph.errors import Conflict, Unauthenticated
+from hippograph.ratelimit import RateLimiter
 from hippograph.services.keys import KeyService, KeyStore
 from tests.support import T0
 
@@ -83,3 +85,28 @@ async def test_a_revoked_key_stops_working_at_once_in_this_process(store: GraphS
     assert await keys.revoke(admin.principal(), record.id)
     with pytest.raises(Unauthenticated):
         await keys.authenticate(key)
+
+
+async def test_an_address_over_its_budget_guesses_keys_without_graph_reads(
+    store: GraphStore,
+) -> None:
+    counted = _CountedReads(store.keys)
+    keys = KeyService(counted, lambda: T0, None, cache_ttl_s=600, cache_size=500)
+    _, good = await keys.issue("client", admin=False, user_ids=["ann"])
+    _, other = await keys.issue("other", admin=False, user_ids=["bob"])
+    await keys.authenticate(good)  # known: cached
+    limiter = RateLimiter(rate=0.001, burst=3)
+    statuses = []
+    for n in range(50):
+        with pytest.raises(Refused) as refused:
+            await admit(keys, limiter, f"Bearer hg_bad_{n}", "10.0.0.9", anonymous=False)
+        statuses.append(refused.value.status)
+    assert statuses == [401] * 3 + [429] * 47
+    # Three guesses were looked up (the budget); the rest cost no read.
+    assert len(counted.reads) == 1 + 3
+    # A key known already still comes in; one not looked up yet waits with the address.
+    assert (await admit(keys, limiter, f"Bearer {good}", "10.0.0.9", anonymous=False)).principal
+    with pytest.raises(Refused) as waiting:
+        await admit(keys, limiter, f"Bearer {other}", "10.0.0.9", anonymous=False)
+    assert waiting.value.status == 429
+    assert (await admit(keys, limiter, f"Bearer {other}", "10.0.0.10", anonymous=False)).principal

@@ -298,6 +298,10 @@ def test_the_websocket_serves_subscriptions_only_and_within_the_keys_rate(
                 Live(again).init({"authorization": f"Bearer {ADMIN_KEY}"})
             assert closed.value.rcvd is not None
             assert closed.value.rcvd.code == 4429
+        # Both refusals are counted, as the HTTP doors count theirs (this
+        # scrape spends the address's budget, not the key's).
+        scraped = httpx.get(f"{server.url}/metrics", timeout=30).text
+        assert "hippograph_rate_limited_requests_total 2.0" in scraped
 
 
 def test_a_subscription_over_http_is_told_where_to_go(server: Server, http: Http) -> None:

@@ -64,3 +64,13 @@ def test_admit_refuses_with_the_wait_in_whole_seconds_and_the_limit_named() -> N
     assert over.retry_after_s == 2  # 1.5 s to the next token, rounded up
     assert "at most 0.5 per second (bursts of 1); retry after 2 s" in over.message
     assert limiter.admit("k", 2.0) is None
+
+
+def test_a_clock_that_goes_back_credits_nothing_twice() -> None:
+    limiter = RateLimiter(rate=1.0, burst=1)
+    assert limiter.check("k", 100.0) == 0.0
+    assert limiter.check("k", 50.0) == pytest.approx(1.0)  # back: nothing comes back
+    # Half a second after the latest reading, half a token: not a whole one again.
+    assert limiter.check("k", 100.5) == pytest.approx(0.5)
+    assert not limiter.spent("other", 0.0)
+    assert limiter.spent("k", 100.5)
