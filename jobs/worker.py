@@ -77,10 +77,27 @@ async def sweep_forgetting(ctx: dict[str, Any]) -> int:
     return len(await ctx["runtime"].services.forgetting.sweep())
 
 
-def _sweep_minutes(interval_s: float) -> set[int]:
-    """The minutes of the hour a sweep every ``interval_s`` seconds runs at (cron is per minute)."""
-    step = min(60, max(1, round(interval_s / 60)))
-    return set(range(0, 60, step))
+# Intervals a cron keeps evenly: minutes that divide an hour, hours that divide a day.
+_EVEN = sorted(
+    {60 * m for m in (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30)}
+    | {3600 * h for h in (1, 2, 3, 4, 6, 8, 12, 24)}
+)
+
+
+def sweep_schedule(interval_s: float) -> tuple[set[int] | None, set[int]]:
+    """The cron's hours (None: every hour) and minutes of a sweep every
+    ``interval_s`` seconds; ``ConfigError`` for one a cron cannot keep evenly
+    (7 minutes would run at :00, :07 … :56 and then :00 again, 4 minutes on)."""
+    if interval_s not in _EVEN:
+        raise ConfigError(
+            f"HIPPOGRAPH_REFLECTION__SWEEP_INTERVAL_S={interval_s:g}: the worker runs the "
+            "sweep by cron, which keeps only whole minutes that divide an hour or whole hours "
+            f"that divide a day: one of {', '.join(str(s) for s in _EVEN)} (0: no sweep)"
+        )
+    minutes = round(interval_s / 60)
+    if minutes < 60:
+        return None, set(range(0, 60, minutes))
+    return set(range(0, 24, minutes // 60)), {0}
 
 
 def require_worker_settings(settings: Settings) -> None:
@@ -178,7 +195,8 @@ def worker_settings(settings: Settings, *, runtime: Runtime | None = None) -> ty
     crons = []
     interval = settings.reflection.sweep_interval_s
     if interval > 0:
-        crons.append(cron(sweep_reflections, minute=_sweep_minutes(interval), run_at_startup=False))
+        hours, minutes = sweep_schedule(interval)
+        crons.append(cron(sweep_reflections, hour=hours, minute=minutes, run_at_startup=False))
     if settings.forgetting.sweep_interval_s > 0:
         # Daily at 03:17 UTC: sweep job ids are per day, so more often adds nothing.
         crons.append(cron(sweep_forgetting, hour={3}, minute={17}, run_at_startup=False))

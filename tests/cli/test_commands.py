@@ -10,6 +10,7 @@ import pytest
 from hippograph.cli import build_parser, main
 from hippograph.cli_args import writable_file
 from hippograph.settings import Settings
+from jobs.worker import sweep_schedule
 from tests.cli.conftest import write_jsonl, write_locomo
 
 
@@ -53,6 +54,32 @@ def test_the_worker_never_prints_the_redis_password(
     said = capsys.readouterr()
     assert "Redis at redis://:***@127.0.0.1:1/0 failed" in said.err
     assert "TopSecretPw" not in said.err + said.out
+
+
+@pytest.mark.parametrize(
+    ("interval", "fields"),
+    [
+        (900, (None, {0, 15, 30, 45})),
+        (7200, (set(range(0, 24, 2)), {0})),
+        (86400, ({0}, {0})),
+    ],
+)
+def test_the_workers_sweep_keeps_its_interval(
+    interval: float, fields: tuple[set[int] | None, set[int]]
+) -> None:
+    assert sweep_schedule(interval) == fields
+
+
+def test_the_worker_refuses_a_sweep_interval_cron_cannot_keep(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVER", "neo4j")
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__URI", "bolt://127.0.0.1:7687")
+    monkeypatch.setenv("HIPPOGRAPH_JOBS__MODE", "arq")
+    # Every 7 minutes would be :00, :07 … :56, then :00 again four minutes on.
+    monkeypatch.setenv("HIPPOGRAPH_REFLECTION__SWEEP_INTERVAL_S", "420")
+    assert main(["worker", "--burst"]) == 2
+    assert "SWEEP_INTERVAL_S=420: the worker runs the sweep by cron" in capsys.readouterr().err
 
 
 def test_worker_and_import_arguments() -> None:
