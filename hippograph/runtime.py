@@ -286,4 +286,6 @@ async def ensure_admin_key(keys: KeyService, data_dir: Path) -> Path | None:
 def _write_secret(path: Path, secret: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(mode=0o600)
+    # touch's mode is for a new file: one left from before keeps its own.
+    path.chmod(0o600)
     path.write_text(secret + "\n")
