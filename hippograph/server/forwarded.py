@@ -29,6 +29,10 @@ def _trusted(address: str, trusted: Sequence[Network]) -> bool:
         ip = ipaddress.ip_address(address.strip())
     except ValueError:
         return False
+    # On a dual-stack bind an IPv4 proxy connects as ::ffff:10.0.0.2, which
+    # is in no IPv4 network: it is read as the IPv4 address it carries.
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
     return any(ip in network for network in trusted)
 
 

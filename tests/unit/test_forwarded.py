@@ -22,6 +22,9 @@ PROXIES = networks(["10.0.0.0/8", "127.0.0.1"])
         ("127.0.0.1", "198.51.100.9, 198.51.100.1, 10.1.2.3", "198.51.100.1"),
         ("127.0.0.1", "10.0.0.5, 10.0.0.6", "10.0.0.5"),  # all ours: the first
         ("127.0.0.1", "not-an-address", "127.0.0.1"),
+        # an IPv4 proxy on a dual-stack bind connects as an IPv4-mapped address
+        ("::ffff:10.0.0.2", "198.51.100.1", "198.51.100.1"),
+        ("::ffff:203.0.113.7", "198.51.100.1", "::ffff:203.0.113.7"),
     ],
 )
 def test_the_client_is_read_from_trusted_proxies_only(
