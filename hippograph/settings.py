@@ -11,14 +11,7 @@ import ipaddress
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    Field,
-    SecretStr,
-    field_validator,
-    model_validator,
-)
+from pydantic import AfterValidator, BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from hippograph.addresses import bolt_uri, jvm_size, redis_url
@@ -155,8 +148,9 @@ class SearchSettings(BaseModel):
 class LimitSettings(BaseModel):
     """Caps on what one request may ask for."""
 
-    max_top_k: int = Field(default=100, ge=1)
-    max_candidates: int = Field(default=500, ge=1)
+    # At least what a search asks for when it names no number (topK 10, candidates 50).
+    max_top_k: int = Field(default=100, ge=10)
+    max_candidates: int = Field(default=500, ge=50)
     max_page_size: int = Field(default=200, ge=1)
     max_content_length: int = Field(default=8000, ge=1)
     max_query_length: int = Field(default=2000, ge=1)

@@ -137,6 +137,9 @@ def test_import_refuses_an_unknown_conversation_and_a_user_for_two_speakers(
         ("HIPPOGRAPH_REDIS__URL", "redis://h:notaport/0"),
         ("HIPPOGRAPH_REDIS__URL", "redis:///0"),
         ("HIPPOGRAPH_EMBEDDING__DEVICE", "bogus"),
+        # Below what a search asks for by default: every such search would fail.
+        ("HIPPOGRAPH_LIMITS__MAX_CANDIDATES", "20"),
+        ("HIPPOGRAPH_LIMITS__MAX_TOP_K", "5"),
     ],
 )
 def test_a_bad_setting_stops_every_command_naming_the_variable(

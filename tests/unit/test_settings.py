@@ -20,10 +20,10 @@ def test_defaults_are_the_embedded_service_on_loopback() -> None:
 
 def test_nested_env_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HIPPOGRAPH_API__PORT", "9001")
-    monkeypatch.setenv("HIPPOGRAPH_LIMITS__MAX_TOP_K", "7")
+    monkeypatch.setenv("HIPPOGRAPH_LIMITS__MAX_TOP_K", "17")
     settings = Settings(_env_file=None)
     assert settings.api.port == 9001
-    assert settings.limits.max_top_k == 7
+    assert settings.limits.max_top_k == 17
 
 
 def test_neo4j_without_a_uri_fails_naming_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
