@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
@@ -10,7 +11,7 @@ from graph.consolidation import release_summarized
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
-from graph.memories import CREATE_MEMORIES, memory_row, write_successor
+from graph.memories import CREATE_MEMORIES, UPDATE_MEMORY, memory_row, write_successor
 from hippograph.errors import NotFound
 from hippograph.models import MemoryOpsPlan
 
@@ -39,9 +40,13 @@ class MemoryOpsGraph:
     def __init__(self, graph: GraphDriver) -> None:
         self._graph = graph
 
-    async def apply(self, plan: MemoryOpsPlan, now: datetime) -> None:
-        """Every operation of ``plan``, or none: a memory that changed since it was
-        checked (deleted, superseded) rolls the whole batch back with ``NotFound``."""
+    async def apply(
+        self, plan: MemoryOpsPlan, now: datetime, *, importances: Mapping[str, float] | None = None
+    ) -> None:
+        """Every operation of ``plan``, and ``importances`` (memory id -> importance, an
+        UPDATE to the same text) set in place, or none of it: a memory that changed
+        since it was checked (deleted, superseded) rolls the whole batch back with
+        ``NotFound``."""
 
         async def work(tx: AsyncManagedTransaction) -> None:
             if plan.adds:
@@ -49,6 +54,14 @@ class MemoryOpsGraph:
             for old_id, memory, indexed in plan.supersedes:
                 if not await write_successor(tx, old_id, memory, indexed, now):
                     raise NotFound("memory", old_id)
+            for memory_id, importance in (importances or {}).items():
+                # updateMemory's own edit: it waits for a new version being
+                # written and then finds this one superseded, so an importance
+                # never lands on a version that is no longer current.
+                changes = {"importance": importance}
+                params = {"id": memory_id, "changes": changes, "now": now}
+                if not await fetch(tx, UPDATE_MEMORY, params):
+                    raise NotFound("memory", memory_id)
             await write_mentions(tx, plan.mentions)
             for query, ids, extra in (
                 (BOOST_MEMORIES, plan.boosts, {"boost": plan.boost, "now": now}),

@@ -9,6 +9,7 @@ from neo4j import AsyncManagedTransaction
 from graph.cypher import VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import MESSAGE_MAP, message_from, message_props
+from hippograph.errors import Conflict
 from hippograph.models import AddedMessages, Message, Page
 from hippograph.pagination import SeqCursor, encode_seq_cursor
 
@@ -17,9 +18,11 @@ from hippograph.pagination import SeqCursor, encode_seq_cursor
 # appends read the same counter; ArcadeDB retries the loser of the conflict),
 # so appends to one session are serialised on both servers. A message whose id
 # exists is left as it is (first write wins): that is what makes a replay
-# create nothing. Only fresh messages reach the edge, so it is a CREATE: a
-# MERGE would scan the session's HAS_MESSAGE edges for every message (on
-# ArcadeDB appends to a session with 90,000 messages slowed to a crawl).
+# create nothing (a client id reused for another message is refused after it,
+# in the same transaction: ``_require_same``). Only fresh messages reach the
+# edge, so it is a CREATE: a MERGE would scan the session's HAS_MESSAGE edges
+# for every message (on ArcadeDB appends to a session with 90,000 messages
+# slowed to a crawl).
 APPEND_MESSAGES = cypher(
     "messages.APPEND_MESSAGES",
     "MATCH (s:Session {id: $session_id}) "
@@ -60,6 +63,32 @@ MESSAGES_OF_MEMUNITS = cypher(
 )
 
 
+def _require_same(stored: Message, sent: Message) -> None:
+    """``Conflict`` if ``sent`` reuses the client id of ``stored`` for another message.
+
+    A message with a client id has that id's id, whatever it says, so its
+    replay can differ from what is stored; one without has an id derived from
+    its speaker, time and content, so it cannot. The time is not compared: a
+    message sent without one gets the server's clock, which a retry reads anew.
+    """
+    if sent.client_id is None:
+        return
+    differs = [
+        name
+        for name, old, new in (
+            ("speaker", stored.speaker, sent.speaker),
+            ("role", stored.role, sent.role),
+            ("content", stored.content, sent.content),
+        )
+        if old != new
+    ]
+    if differs:
+        raise Conflict(
+            f"clientId {sent.client_id!r} already names message {stored.id} with another "
+            f"{' and '.join(differs)}; use a new clientId for a new message"
+        )
+
+
 class MessageGraph:
     """Messages in the graph."""
 
@@ -70,7 +99,9 @@ class MessageGraph:
         """Append ``messages`` to a session; those whose id exists are kept as they are.
 
         Returns every message as stored (with its sequence number) in input
-        order, and the ids that this call created.
+        order, and the ids that this call created. ``Conflict``, with nothing
+        written, when a client id names a stored message that says something
+        else (another speaker, role or content).
         """
         rows = []
         for message in messages:
@@ -83,6 +114,12 @@ class MessageGraph:
             created = await fetch(tx, APPEND_MESSAGES, {"session_id": session_id, "rows": rows})
             stored = await fetch(tx, GET_MESSAGES, {"ids": ids})
             by_id = {row["props"]["id"]: message_from(row["props"]) for row in stored}
+            # Checked after the append, under the session's lock: a send that
+            # raced this one has committed by now, and raising rolls back
+            # whatever this call wrote (all or nothing).
+            for message in messages:
+                if message.id in by_id:
+                    _require_same(by_id[message.id], message)
             return AddedMessages(
                 messages=tuple(by_id[i] for i in dict.fromkeys(ids) if i in by_id),
                 created_ids=frozenset(row["id"] for row in created),

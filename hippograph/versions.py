@@ -3,7 +3,8 @@
 New content never overwrites a memory: the new version ``SUPERSEDES`` the old
 one, which keeps its text and gets ``valid_to`` (docs/design.md §3). ``updateMemory``
 and ``applyMemoryOps`` UPDATE both build the new version here, so the two
-cannot disagree about what a version is.
+cannot disagree about what a version is. Both make one only for new text: the
+same text with another importance is an edit of the current version in place.
 """
 
 from __future__ import annotations

@@ -70,9 +70,9 @@ async def update_memory(
         raise BadUserInput(
             "BAD_USER_INPUT", "give content (a new version), importance, or both", "content"
         )
-    # An UPDATE operation always writes a new version, from new text: a
-    # change of importance alone is the API's in-place edit, for the user's
-    # own memory as an operation would check it.
+    # An UPDATE operation needs content: a change of importance alone is the
+    # API's in-place edit, for the user's own memory as an operation would
+    # check it.
     found = await client.memory(memory_id)
     if found is None or found.user_id != user_id:
         raise NotFound(

@@ -8,7 +8,7 @@ transaction: an agent's decision is applied whole or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -18,7 +18,7 @@ from hippograph import text
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.entities import written_mentions
-from hippograph.errors import InvalidInput, NotFound
+from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, new_id, require_client_id, require_id
 from hippograph.models import (
@@ -28,6 +28,7 @@ from hippograph.models import (
     MemoryKind,
     MemoryOpsPlan,
     MemorySource,
+    User,
 )
 from hippograph.ports import Embedder
 from hippograph.querytime import dated
@@ -42,7 +43,11 @@ from hippograph.versions import Revision, next_version
 class MemoryOpsStore(Protocol):
     """Applies a batch of memory operations in one transaction (graph/memory_ops.py)."""
 
-    async def apply(self, plan: MemoryOpsPlan, now: datetime) -> None: ...
+    async def apply(
+        self, plan: MemoryOpsPlan, now: datetime, *, importances: Mapping[str, float] | None = None
+    ) -> None:
+        """Apply ``plan``, and set ``importances`` (memory id -> new importance) in place."""
+        ...
 
 
 BOOST = 0.3  # note 004: a re-confirmed memory gains this much importance, capped at 1
@@ -101,6 +106,12 @@ class MemoryOpsService:
         """Apply ``ops`` to a visible user's memories, all in one transaction."""
         user = await self._users.require_user(principal, user_id)
         require_count(len(ops), "ops", 1, _MAX_OPS)
+        return await self._apply(user, ops)
+
+    async def _apply(
+        self, user: User, ops: Sequence[MemoryOp], *, again: bool = False
+    ) -> list[MemoryOpOutcome]:
+        """``apply`` for a user it found; ``again``: planned anew after a lost race."""
         targets = await self._targets(user.id, ops)
         now = self._clock()
         texts = [
@@ -116,20 +127,25 @@ class MemoryOpsService:
             if op.kind is MemoryKind.REFLECTION:
                 raise InvalidInput("reflections are made by the reflect job", f"ops[{i}].kind")
         replayed = await self._replayed(user.id, ops, texts)
-        # A replayed ADD writes nothing, so its text need not be embedded again.
-        texts = [
-            None if op.op is MemoryOpKind.ADD and op.client_id in replayed else t
+        # A replayed ADD writes nothing, and an UPDATE to the same text makes
+        # no version: neither text needs embedding.
+        versioned = [
+            None
+            if (op.op is MemoryOpKind.ADD and op.client_id in replayed)
+            or (op.op is MemoryOpKind.UPDATE and t == targets[str(op.id)].content)
+            else t
             for op, t in zip(ops, texts, strict=True)
         ]
-        to_embed = [t for t in texts if t is not None]
+        to_embed = [t for t in versioned if t is not None]
         vectors = iter(await self._embedder.embed(to_embed) if to_embed else [])
         adds: list[tuple[Memory, IndexedText]] = []
         supersedes: list[tuple[str, Memory, IndexedText]] = []
+        importances: dict[str, float] = {}
         boosts: list[str] = []
         soft: list[str] = []
         hard: list[str] = []
         outcomes: list[MemoryOpOutcome] = []
-        for op, content in zip(ops, texts, strict=True):
+        for op, content in zip(ops, versioned, strict=True):
             indexed = (
                 IndexedText(embedding=next(vectors), search_text=text.search_text(content))
                 if content is not None
@@ -158,15 +174,19 @@ class MemoryOpsService:
                 )
                 adds.append((memory, indexed))
                 outcomes.append(MemoryOpOutcome(op.op, memory.id))
-            elif op.op is MemoryOpKind.UPDATE and _unchanged(targets[str(op.id)], op, content):
-                # The same text (and importance): no new version, as updateMemory.
-                outcomes.append(MemoryOpOutcome(op.op, str(op.id)))
             elif op.op is MemoryOpKind.UPDATE and indexed is not None and content is not None:
                 old = targets[str(op.id)]
                 revision = Revision(content, op.importance, source=MemorySource.AGENT)
                 successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
                 supersedes.append((old.id, successor, indexed))
                 outcomes.append(MemoryOpOutcome(op.op, successor.id, old.id))
+            elif op.op is MemoryOpKind.UPDATE:
+                # The same text: no new version. A new importance is set in
+                # place, as updateMemory sets it (hippograph/versions.py).
+                old = targets[str(op.id)]
+                if op.importance is not None and op.importance != old.importance:
+                    importances[old.id] = op.importance
+                outcomes.append(MemoryOpOutcome(op.op, old.id))
             elif op.op is MemoryOpKind.BOOST:
                 boosts.append(str(op.id))
                 outcomes.append(MemoryOpOutcome(op.op, op.id))
@@ -174,11 +194,23 @@ class MemoryOpsService:
                 (hard if op.hard else soft).append(str(op.id))
                 outcomes.append(MemoryOpOutcome(op.op, op.id))
             else:
-                outcomes.append(MemoryOpOutcome(MemoryOpKind.SKIP, op.id))
+                outcomes.append(MemoryOpOutcome(MemoryOpKind.SKIP, None))
         written = [m for m, _ in adds] + [successor for _, successor, _ in supersedes]
         mentions = written_mentions(written, user.name) if self._entities else []
         plan = MemoryOpsPlan(adds, supersedes, boosts, soft, hard, BOOST, mentions)
-        await self._ops.apply(plan, now)
+        try:
+            await self._ops.apply(plan, now, importances=importances)
+        except Conflict:
+            # Two sends of one batch raced (a retry while the first was still
+            # being written): both found no memory of a client id, and this
+            # one's CREATE of it failed, rolling the whole batch back. Planned
+            # anew, it finds that memory (its content checked) and adds
+            # nothing twice, as addMemory answers the same race. A Conflict
+            # that no new memory of its client ids explains is not that race.
+            found = await self._replayed(user.id, ops, texts)
+            if again or found.keys() <= replayed.keys():
+                raise
+            return await self._apply(user, ops, again=True)
         await self._events.memories_added(written)
         return outcomes
 
@@ -221,6 +253,11 @@ class MemoryOpsService:
                 named[op.id] = i
             elif op.op is MemoryOpKind.ADD and op.id is not None:
                 raise InvalidInput("ADD makes a new memory and takes no id", field)
+            elif op.op is MemoryOpKind.SKIP and op.id is not None:
+                # An id on a SKIP would be echoed back unchecked, as if it named
+                # a memory the agent chose to leave alone: refused like any
+                # field an operation does not read.
+                raise InvalidInput("SKIP acts on no memory and takes no id", field)
         found = await self._memories.get_memories(list(named))
         now = self._clock()
         for memory_id, index in named.items():
@@ -239,12 +276,6 @@ class MemoryOpsService:
                 done = "updated" if op.op is MemoryOpKind.UPDATE else "boosted"
                 raise InvalidInput(f"only a current memory can be {done}", f"ops[{index}].id")
         return found
-
-
-def _unchanged(old: Memory, op: MemoryOp, content: str | None) -> bool:
-    """Whether an UPDATE would make a version identical to ``old``."""
-    same_importance = op.importance is None or op.importance == old.importance
-    return content == old.content and same_importance
 
 
 # The fields each operation reads besides ``op`` and ``id``: one it does not

@@ -173,7 +173,12 @@ class MessageService:
     async def add_messages(
         self, principal: Principal, session_id: str, items: Sequence[MessageInput]
     ) -> AddedMessages:
-        """Append ``items`` to a visible session; replays create nothing."""
+        """Append ``items`` to a visible session; replays create nothing.
+
+        ``Conflict``, with nothing written, when a client id names a stored
+        message with another speaker, role or content (graph/messages.py
+        checks it in the append's transaction, where a racing send is seen).
+        """
         session = await self._users.require_session(principal, session_id, "sessionId")
         built = self._build(session.id, session.user_id, items, 0, "messages")
         return await self._store.append(session.id, await self._as_stored(built))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tests.api.conftest import ENDED, Api, add_memory, seed_user
@@ -13,6 +14,7 @@ mutation($userId: ID!, $ops: [MemoryOpInput!]!) {
     ... on MemoryOpsApplied { results { index op memoryId supersededId } }
     ... on InputError { message field }
     ... on NotFoundError { message id }
+    ... on ConflictError { message }
   }
 }"""
 
@@ -112,6 +114,9 @@ def test_a_bad_operation_applies_nothing(api: Api) -> None:
         ([{"op": "ADD", "content": "x", "importance": 1.5}], "InputError", "ops[0].importance"),
         ([{"op": "ADD", "content": "x", "id": tea}], "InputError", "ops[0].id"),
         ([{"op": "ADD", "content": "x", "kind": "REFLECTION"}], "InputError", "ops[0].kind"),
+        # SKIP acts on no memory: an id on it would be echoed back unchecked.
+        ([add, {"op": "SKIP", "id": tea}], "InputError", "ops[1].id"),
+        ([add, {"op": "SKIP", "id": "not an id at all"}], "InputError", "ops[1].id"),
         ([], "InputError", "ops"),
     ]
     for ops, typename, field in cases:
@@ -215,3 +220,59 @@ def test_an_update_to_the_same_text_makes_no_new_version(api: Api) -> None:
         {"index": 0, "op": "UPDATE", "memoryId": tea, "supersededId": None}
     ], result
     assert _state(api) == before
+
+
+UPDATE = """
+mutation($input: UpdateMemoryInput!) {
+  updateMemory(input: $input) { __typename ... on MemoryPayload { memory { id } } }
+}"""
+
+
+def test_an_update_to_the_same_text_with_a_new_importance_sets_it_in_place(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    tea = add_memory(api, "ann", "Ann drinks tea")
+    ops = [{"op": "UPDATE", "id": tea, "content": "Ann drinks tea", "importance": 0.9}]
+    result = api.ok(APPLY, {"userId": "ann", "ops": ops})["applyMemoryOps"]
+    assert result["results"] == [
+        {"index": 0, "op": "UPDATE", "memoryId": tea, "supersededId": None}
+    ], result
+    [only] = _state(api).values()  # no second version of the same text
+    assert (only["id"], only["importance"], only["validTo"]) == (tea, 0.9, None)
+    # updateMemory does the same with the same edit: the two paths agree.
+    coffee = add_memory(api, "ann", "Ann drinks coffee")
+    edit = {"id": coffee, "content": "Ann drinks coffee", "importance": 0.9}
+    updated = api.ok(UPDATE, {"input": edit})["updateMemory"]
+    assert updated["memory"]["id"] == coffee
+    assert _state(api)[coffee]["importance"] == 0.9
+    assert len(_state(api)) == 2
+
+
+def test_a_batch_sent_several_times_at_once_adds_its_memory_once(api: Api) -> None:
+    seed_user(api, "ann", ["hello"])
+    ops = [{"op": "ADD", "content": "Ann runs", "clientId": "k2"}]
+
+    def send(content: str) -> dict[str, Any]:
+        sent = [op | {"content": content} for op in ops]
+        answer: dict[str, Any] = api.ok(APPLY, {"userId": "ann", "ops": sent})["applyMemoryOps"]
+        return answer
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(send, ["Ann runs"] * 6))
+    assert [a["__typename"] for a in answers] == ["MemoryOpsApplied"] * 6, answers
+    ids = {a["results"][0]["memoryId"] for a in answers}
+    assert len(ids) == 1
+    assert list(_state(api)) == list(ids)
+
+    # The same client id sent at once for two contents: the one written wins,
+    # the other is told its clientId names other content.
+    ops = [{"op": "ADD", "content": "", "clientId": "k3"}]
+    with ThreadPoolExecutor(6) as pool:
+        contents = ["Ann swims", "Ann sails"] * 3
+        answers = list(pool.map(send, contents))
+    [kept] = [m["content"] for m in _state(api).values() if m["id"] not in ids]
+    for content, answer in zip(contents, answers, strict=True):
+        if content == kept:
+            assert answer["__typename"] == "MemoryOpsApplied", answer
+        else:
+            assert answer["__typename"] == "ConflictError", answer
+            assert "other content" in answer["message"]

@@ -9,7 +9,7 @@ import pytest
 from graph.store import GraphStore
 from hippograph.errors import NotFound
 from hippograph.models import MemoryOpsPlan
-from tests.support import T0, add_memory, add_user, indexed, memory
+from tests.support import NO_SOURCES, T0, add_memory, add_user, indexed, memory
 
 LATER = T0 + timedelta(hours=1)
 
@@ -49,3 +49,28 @@ async def test_a_memory_deleted_meanwhile_rolls_the_whole_batch_back(store: Grap
     found = await store.memories.get_memories([kept.id, new.id])
     assert found[kept.id].importance == kept.importance  # not boosted
     assert new.id not in found  # not added
+
+
+async def test_an_importance_set_in_place_lands_only_on_a_current_memory(
+    store: GraphStore,
+) -> None:
+    await add_user(store, "ann")
+    tea = await add_memory(store, memory("ann", "Ann drinks tea"))
+    await store.memory_ops.apply(MemoryOpsPlan(), LATER, importances={tea.id: 0.9})
+    found = await store.memories.get_memories([tea.id])
+    assert found[tea.id].importance == 0.9
+    assert found[tea.id].content == tea.content  # the same version, edited
+    # A version superseded since the batch was checked rolls it all back.
+    oslo = await add_memory(store, memory("ann", "Ann lives in Oslo"))
+    lisbon = memory("ann", "Ann lives in Lisbon")
+    meanwhile = T0 + timedelta(minutes=30)
+    assert await store.memories.supersede(
+        oslo.id, lisbon, indexed(lisbon.content, 3), NO_SOURCES, meanwhile
+    )
+    new = memory("ann", "Ann plays chess")
+    plan = MemoryOpsPlan(adds=[(new, indexed(new.content, 4))])
+    with pytest.raises(NotFound):
+        await store.memory_ops.apply(plan, LATER, importances={oslo.id: 0.9})
+    found = await store.memories.get_memories([oslo.id, new.id])
+    assert found[oslo.id].importance == oslo.importance
+    assert new.id not in found

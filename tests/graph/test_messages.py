@@ -6,7 +6,11 @@ import asyncio
 from dataclasses import replace
 from datetime import timedelta, timezone
 
+import pytest
+
 from graph.store import GraphStore
+from hippograph.errors import Conflict
+from hippograph.models import Role
 from hippograph.pagination import SeqCursor
 from tests.support import T0, add_session, add_user, message
 
@@ -64,3 +68,43 @@ async def test_a_messages_offset_is_kept_beside_its_instant(store: GraphStore) -
     assert stored.ts.utcoffset() == timedelta(0)
     assert stored.utc_offset == -420
     assert stored.local_ts.isoformat() == evening.isoformat()
+
+
+async def test_a_client_id_reused_for_another_message_is_refused_whole(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    session = await add_session(store, "ann")
+    first = replace(message(session, "A"), client_id="c1")
+    await store.messages.append(session.id, [first])
+    fresh = message(session, "fresh")
+    for other in (
+        replace(first, content="B"),
+        replace(first, speaker="Bob"),
+        replace(first, role=Role.ASSISTANT),
+    ):
+        with pytest.raises(Conflict, match="c1"):
+            await store.messages.append(session.id, [fresh, other])
+    page = await store.messages.messages_of_sessions([session.id], 10, None, None)
+    assert [(m.content, m.seq) for m in page[session.id].items] == [("A", 1)]  # fresh: not kept
+    # The same message again is a replay, whatever its time (a retry without
+    # one gets the server's clock anew); its sequence number was not used up.
+    again = await store.messages.append(session.id, [replace(first, ts=T0 + timedelta(1)), fresh])
+    assert again.created_ids == {fresh.id}
+    assert [(m.content, m.seq) for m in again.messages] == [("A", 1), ("fresh", 2)]
+
+
+async def test_two_messages_sent_at_once_under_one_client_id_one_is_refused(
+    store: GraphStore,
+) -> None:
+    await add_user(store, "ann")
+    session = await add_session(store, "ann")
+    for round_ in range(3):
+        said = replace(message(session, "A"), client_id=f"c{round_}")
+        sends = [said, replace(said, content="B")]
+        results = await asyncio.gather(
+            *(store.messages.append(session.id, [m]) for m in sends), return_exceptions=True
+        )
+        refused = [r for r in results if isinstance(r, Conflict)]
+        [kept] = [r for r in results if not isinstance(r, BaseException)]
+        assert len(refused) == 1, results
+        [stored] = (await store.messages.get_messages([said.id])).values()
+        assert stored.content == kept.messages[0].content
