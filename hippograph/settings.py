@@ -155,7 +155,8 @@ class LimitSettings(BaseModel):
     max_content_length: int = Field(default=8000, ge=1)
     max_query_length: int = Field(default=2000, ge=1)
     max_messages_per_call: int = Field(default=500, ge=1)
-    max_provenance_depth: int = Field(default=8, ge=1, le=10)
+    # /explore walks 4 steps down from a memory (server/static/explore.graphql).
+    max_provenance_depth: int = Field(default=8, ge=4, le=10)
     max_query_depth: int = Field(default=12, ge=2)
     max_tokens: int = Field(default=2000, ge=50)
     max_aliases: int = Field(default=30, ge=1)

@@ -140,6 +140,8 @@ def test_import_refuses_an_unknown_conversation_and_a_user_for_two_speakers(
         # Below what a search asks for by default: every such search would fail.
         ("HIPPOGRAPH_LIMITS__MAX_CANDIDATES", "20"),
         ("HIPPOGRAPH_LIMITS__MAX_TOP_K", "5"),
+        # /explore walks four steps: a lower cap would fail it for every memory.
+        ("HIPPOGRAPH_LIMITS__MAX_PROVENANCE_DEPTH", "3"),
     ],
 )
 def test_a_bad_setting_stops_every_command_naming_the_variable(
