@@ -153,14 +153,20 @@ class SearchService:
                 "radius bounds cosines, which a KEYWORD search has none of", "radius"
             )
         f = request.filter
-        if request.target is SearchTarget.MEMUNIT and any(
-            v is not None for v in (f.kinds, f.levels, f.categories, f.min_importance, f.domain)
+        if request.target is SearchTarget.MEMUNIT and (
+            any(v is not None for v in (f.kinds, f.levels, f.categories, f.min_importance, f.domain))
+            or f.include_consolidated
+            or f.include_superseded
+            or f.include_deleted
         ):
             raise InvalidInput(
-                "kinds, levels, categories, minImportance and domain apply to memories, "
-                "not MemUnits",
+                "kinds, levels, categories, minImportance, domain and the include flags "
+                "apply to memories, not MemUnits",
                 "filter",
             )
+        if request.target is SearchTarget.MEMUNIT and request.mode is not SearchMode.AUTO:
+            # A MemUnit has no level to fade to: a mode would be ignored.
+            raise InvalidInput("mode picks memories' levels; MemUnits have none", "mode")
         require_filter(f, "filter")
         return require_text(request.query, "query", self._limits.max_query_length)
 

@@ -259,6 +259,10 @@ def test_equal_scores_are_ordered_by_id(api: Api, ann: dict[str, str]) -> None:
         ({"scoring": {"summaryWeight": 1.2}}, "scoring.summaryWeight"),
         ({"scoring": {"rrfK": 1001}}, "scoring.rrfK"),
         ({"target": "MEMUNIT", "filter": {"kinds": ["EVENT"]}}, "filter"),
+        # MemUnits are never consolidated, superseded or soft-deleted, and have no level.
+        ({"target": "MEMUNIT", "filter": {"includeDeleted": True}}, "filter"),
+        ({"target": "MEMUNIT", "filter": {"includeSuperseded": True}}, "filter"),
+        ({"target": "MEMUNIT", "mode": "REVIEW"}, "mode"),
         ({"filter": {"minImportance": 3.0}}, "filter.minImportance"),
         ({"filter": {"kinds": []}}, "filter.kinds"),
         ({"filter": {"levels": []}}, "filter.levels"),
