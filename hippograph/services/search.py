@@ -153,8 +153,9 @@ class SearchService:
                 "radius bounds cosines, which a KEYWORD search has none of", "radius"
             )
         f = request.filter
+        memory_only = (f.kinds, f.levels, f.categories, f.min_importance, f.domain)
         if request.target is SearchTarget.MEMUNIT and (
-            any(v is not None for v in (f.kinds, f.levels, f.categories, f.min_importance, f.domain))
+            any(v is not None for v in memory_only)
             or f.include_consolidated
             or f.include_superseded
             or f.include_deleted
