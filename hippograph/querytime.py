@@ -9,9 +9,11 @@ and years). Windows are half-open
 any year.
 
 The same reading dates what a stored text tells of (``period_named``,
-``dated``): exactly, without the slack a query gets, and without the text's
-own date. A question that asks "when" (``asks_when``) is told apart too: it
-favours memories that name a time.
+``dated``): exactly, without the slack a query gets ("three days ago" is the
+one day memorize writes after it, "last week" the calendar week, Monday to
+Sunday), on the speaker's clock, and without the text's own date. A question
+that asks "when" (``asks_when``) is told apart too: it favours memories that
+name a time.
 """
 
 from __future__ import annotations
@@ -111,9 +113,9 @@ def _in_calendar(make: Callable[_P, TimeWindow | None]) -> Callable[_P, TimeWind
 
 
 @_in_calendar
-def _exact_day_window(day: date) -> TimeWindow:
+def _exact_day_window(day: date, days: int = 1) -> TimeWindow:
     start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    return TimeWindow(start, start + timedelta(days=1))
+    return TimeWindow(start, start + timedelta(days=days))
 
 
 @_in_calendar
@@ -186,14 +188,20 @@ def period_named(text: str, said: datetime) -> tuple[datetime, datetime] | None:
     """The period a stored text tells of, resolved from when it was said, as ``[start, end)``.
 
     "Yesterday" said on 8 May 2023 is 7 May; a month without a year is the
-    last such month up to when it was said. The first period named wins, but
-    one that holds the moment it was said does not count: it is the text's
-    own date ("On 8 May 2023, Caroline said…", "today"), which its creation
-    time already gives.
+    last such month up to when it was said ("last May" said in May: a year
+    back). The first period named wins, but one that holds the moment it was
+    said does not count: it is the text's own date ("On 8 May 2023, Caroline
+    said…", "today"), which its creation time already gives.
+
+    ``said`` is read on its own clock: at 20:00 on 8 May, -07:00 (03:00 UTC
+    on the 9th), "yesterday" is 7 May, as memorize wrote it after the words.
     """
-    periods = sorted(_periods_in(text.lower(), said), key=lambda p: p[0])
+    # Periods are calendar ones at UTC midnights, as the text's dates are: the
+    # moment said goes on the same footing, its wall clock, not its instant.
+    wall = said.replace(tzinfo=UTC)
+    periods = sorted(_periods_in(text.lower(), wall), key=lambda p: p[0])
     for _, start, end in periods:
-        if not start <= said < end:
+        if not start <= wall < end:
             return start, end
     return None
 
@@ -245,13 +253,15 @@ def _periods_in(text: str, said: datetime) -> list[tuple[int, datetime, datetime
         add(m.span(), _month_window(int(m[2]), _month_number(m[1]), m[0]))
     for m in re.finditer(_MONTH_ALONE, text):
         month = _month_number(m[1])
-        year = said.year if month <= said.month else said.year - 1
+        # "in May" said in May is this May; "last May" is a year back
+        this_year = month < said.month or (month == said.month and not m[0].startswith("last"))
+        year = said.year if this_year else said.year - 1
         add(m.span(), _month_window(year, month, m[0]))
     for m in re.finditer(_YEAR_ALONE, text):
         add(m.span(), _year_window(int(m[1]), m[0]))
     _chinese_periods(text, said, add)
     for relative in find_relative_dates(text, said):
-        add((relative.start, relative.end), _period_window(relative, ""))
+        add((relative.start, relative.end), _exact_period_window(relative))
     return found
 
 
@@ -349,8 +359,26 @@ def _relative(text: str, now: datetime) -> TimeWindow | None:
 
 
 @_in_calendar
+def _exact_period_window(found: RelativeDate) -> TimeWindow | None:
+    """The period a relative date in a stored text names: the one memorize writes
+    after it ("three days ago (5 May 2023)"), without a query's slack, which
+    for "next week" would hold the moment said and be dropped as its own date."""
+    d = found.day
+    if found.unit is Unit.WEEK:  # "the week of …": Monday to Sunday
+        monday = d - timedelta(days=d.weekday())
+        return _exact_day_window(monday, days=7)
+    if found.unit is Unit.WEEKEND:  # the Saturday and Sunday before the day said
+        sunday = d - timedelta(days=(d.weekday() - 6) % 7 or 7)
+        return _exact_day_window(sunday - timedelta(days=1), days=2)
+    if found.unit is Unit.DAY:
+        return _exact_day_window(d)
+    return _period_window(found, "")  # a calendar month or year: exact already
+
+
+@_in_calendar
 def _period_window(found: RelativeDate, label: str) -> TimeWindow | None:
-    """The window of a relative date: its calendar period, loosely for loose ones."""
+    """The window of a relative date a query names: its calendar period, loosely for
+    loose ones."""
     d = found.day
     start = datetime(d.year, d.month, d.day, tzinfo=UTC)
     if found.unit is Unit.MONTH:

@@ -99,7 +99,9 @@ class TurnMemoryService:
                         source=MemorySource.EXTRACTION,
                         session_id=message.session_id,
                         seq=message.seq,
-                    )
+                    ),
+                    # on the speaker's clock, as its words are resolved below
+                    said=message.local_ts,
                 ),
                 IndexedText(
                     embedding=blend(a, b, self._context_weight),

@@ -278,6 +278,8 @@ def _memory(
     # mean the conversation's time, not the import's. But it was last brought
     # to mind when it was learned: retention (note 001: from the last access)
     # starts there, so importing years of history does not fade it at once.
+    # Its period is read on the speaker's clock, as its text was dated
+    # (unit_messages): "yesterday" at 20:00 -07:00 is the speaker's day before.
     return dated(
         Memory(
             id=memory_id,
@@ -293,7 +295,8 @@ def _memory(
             session_id=at.session_id,
             seq=at.seq,
             topic=topic,
-        )
+        ),
+        said=at.local_ts,
     )
 
 

@@ -43,11 +43,24 @@ _GREETING = re.compile(
     re.IGNORECASE,
 )
 # Safety and identity (note 004's core): what must never fade from memory.
+# A name or a birthday counts only as stated: "call me tomorrow" is a request
+# and "thanks for my birthday card" a thanks, and a vital score would make
+# either a core memory that never fades.
+_DATE = (
+    r"(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|[一二三四五六七八九十]+月)"
+)
 _VITAL = re.compile(
     r"\b(allerg\w*|anaphyla\w*|intoleran\w*|asthma\w*|diabet\w*|epilep\w*|seizures?|"
-    r"medications?|insulin|blood type|pregnan\w*|my name is|call me|birthday|born on|"
-    r"emergency contact)\b|过敏|生日|我叫|我的名字|哮喘|糖尿病|癫痫|怀孕|血型",
+    r"medications?|insulin|blood type|pregnan\w*|my name is|born on|emergency contact)\b"
+    rf"|\bbirthday(?:'s|\s+is|\s+falls|\s+was)?(?:\s+(?:on|in))?(?:\s+the)?\s+{_DATE}"
+    rf"|过敏|生日[是在]?\s*{_DATE}|我叫|我的名字|哮喘|糖尿病|癫痫|怀孕|血型",
     re.IGNORECASE,
+)
+# "Call me Liz": a name, capitalised (so read case-sensitively), and not a day.
+_CALLED = re.compile(
+    r"\b[Cc]all me (?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
+    r"Tomorrow|Today|Tonight)\b)[A-Z][a-z]+"
 )
 # A vital statement scores at least this: above forgetting's promote_at (0.95),
 # so the next pass makes it core and it never decays.
@@ -99,7 +112,7 @@ def features(text: str) -> ImportanceFeatures:
         small_talk=bool(_SMALL_TALK.match(text))
         or words < 3
         or (words < 8 and bool(_GREETING.match(text))),
-        vital=bool(_VITAL.search(text)),
+        vital=bool(_VITAL.search(text) or _CALLED.search(text)),
     )
 
 

@@ -7,11 +7,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from hippograph.adapters.offline_llm import OfflineExtractor
-from hippograph.extraction.importance import features, importance
+from hippograph.extraction.assemble import UnitContext, assemble, unit_messages
+from hippograph.extraction.importance import VITAL_SCORE, features, importance
 from hippograph.extraction.keywords import keywords
 from hippograph.extraction.relative_time import resolve_relative_times
 from hippograph.extraction.schema import ExtractionRequest, UnitMessage
 from hippograph.extraction.segment import SegmentRules, segment
+from hippograph.models import Message, Role
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
 
@@ -74,6 +76,40 @@ def test_importance_rewards_personal_statements_and_penalises_small_talk() -> No
         True,
     )
     assert 0.0 <= importance("x" * 500) <= 1.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm allergic to peanuts.",
+        "My name is Caroline Smith and I live in Boston.",
+        "Call me Liz, everyone does.",
+        "My birthday is 3 May.",
+        "Eve's birthday is on the 5th of June",
+        "I was born on 4 July 1990.",
+        "我的生日是5月3日",
+    ],
+)
+def test_safety_and_identity_are_vital(text: str) -> None:
+    assert features(text).vital
+    assert importance(text) == VITAL_SCORE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a request and a thanks name no one and no date: not core memories
+        "Can you call me tomorrow after work?",
+        "Can you call me Monday?",
+        "Thanks so much for my birthday card!",
+        "My birthday is coming up next week!",
+        "I bought birthday decorations for the party",
+        "谢谢你送我的生日礼物",
+    ],
+)
+def test_requests_and_thanks_are_not_vital(text: str) -> None:
+    assert not features(text).vital
+    assert importance(text) < 0.95  # under forgetting's promote_at
 
 
 def test_keywords_prefer_repeated_specific_phrases() -> None:
@@ -185,3 +221,37 @@ async def test_each_message_is_one_memory_a_fact_where_it_states_one(
     assert len(extracted.facts) == 1
     assert {f.kind for f in extracted.facts} == kinds
     assert extracted.facts[0].content == f"On 8 May 2023, Kevin said: “{text}”"
+
+
+async def test_a_memory_s_period_is_read_on_the_speaker_s_clock() -> None:
+    # 03:00 UTC on 9 May is 20:00 on 8 May for a speaker at -07:00: the text
+    # is dated on their clock ("yesterday (7 May 2023)"), and so is its period.
+    message = Message(
+        "msg_1",
+        "ses_1",
+        "ann",
+        "Ann",
+        Role.USER,
+        "I went to a support group yesterday.",
+        datetime(2023, 5, 9, 3, tzinfo=UTC),
+        1,
+        utc_offset=-420,
+    )
+    request = ExtractionRequest(messages=unit_messages([message]), users={"ann": "Ann"})
+    extraction = await OfflineExtractor().extract(request, [[1.0, 0.0]])
+    context = UnitContext(
+        messages=[message],
+        vectors=[[1.0, 0.0]],
+        before=None,
+        user_names={"ann": "Ann"},
+        group_id=None,
+        source_type="conversation",
+        learned_at=message.ts,
+    )
+    memories = [d.memory for d in assemble(extraction, context).memories]
+    [said] = [m for m in memories if m.content.startswith("On 8 May 2023, Ann said:")]
+    assert "yesterday (7 May 2023)" in said.content
+    may_7 = (datetime(2023, 5, 7, tzinfo=UTC), datetime(2023, 5, 8, tzinfo=UTC))
+    # the quote and the episode that retells it alike
+    assert {(m.about_start, m.about_end) for m in memories} == {may_7}, memories
+    assert said.created_at == message.ts  # the instant stays UTC's

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -149,6 +149,77 @@ def test_a_stored_text_names_a_period_resolved_from_when_it_was_said(
     text: str, start: datetime, end: datetime
 ) -> None:
     assert period_named(text, SAID) == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # said on Monday 8 May: the calendar week after, which holds no moment
+        # of the saying (a query's fortnight around it would, and be dropped)
+        (
+            "I'm moving to Boston next week",
+            datetime(2023, 5, 15, tzinfo=UTC),
+            datetime(2023, 5, 22, tzinfo=UTC),
+        ),
+        # "last May" said in May is a year back, not the May it was said in;
+        # an earlier month is this year's
+        ("We met last May", datetime(2022, 5, 1, tzinfo=UTC), datetime(2022, 6, 1, tzinfo=UTC)),
+        (
+            "last March we sold it",
+            datetime(2023, 3, 1, tzinfo=UTC),
+            datetime(2023, 4, 1, tzinfo=UTC),
+        ),
+    ],
+)
+def test_a_stored_text_names_periods_on_either_side_of_its_saying(
+    text: str, start: datetime, end: datetime
+) -> None:
+    assert period_named(text, SAID) == (start, end)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "days"),
+    [
+        # the day memorize writes after it ("three days ago (5 May 2023)"), no slack
+        ("I visited Oslo three days ago", datetime(2023, 5, 5, tzinfo=UTC), 1),
+        ("我3天前到了", datetime(2023, 5, 5, tzinfo=UTC), 1),
+        # the calendar week before the one said in (Monday to Sunday), not a fortnight
+        ("I moved last week", datetime(2023, 5, 1, tzinfo=UTC), 7),
+        ("two weeks ago we met", datetime(2023, 4, 24, tzinfo=UTC), 7),
+        ("I'm moving to Boston next week", datetime(2023, 5, 15, tzinfo=UTC), 7),
+        # the Saturday and Sunday before the Monday said
+        ("we went camping last weekend", datetime(2023, 5, 6, tzinfo=UTC), 2),
+    ],
+)
+def test_a_stored_text_s_relative_dates_are_read_exactly(
+    text: str, start: datetime, days: int
+) -> None:
+    assert period_named(text, SAID) == (start, start + timedelta(days=days))
+
+
+def test_a_stored_text_s_week_and_weekend_do_not_depend_on_the_weekday_said() -> None:
+    sunday = datetime(2023, 5, 14, 9, tzinfo=UTC)
+    assert period_named("I moved last week", sunday) == (
+        datetime(2023, 5, 1, tzinfo=UTC),
+        datetime(2023, 5, 8, tzinfo=UTC),
+    )
+    # on a Sunday "last weekend" is the one before, not the one under way
+    assert period_named("we went camping last weekend", sunday) == (
+        datetime(2023, 5, 6, tzinfo=UTC),
+        datetime(2023, 5, 8, tzinfo=UTC),
+    )
+
+
+def test_a_stored_text_is_read_on_the_speaker_s_clock() -> None:
+    # 20:00 on 8 May for a speaker at -07:00 is 03:00 UTC on the 9th: the text
+    # was dated on the speaker's clock, so its period is too, and its own
+    # date (8 May) is still its own.
+    evening = datetime(2023, 5, 8, 20, tzinfo=timezone(timedelta(hours=-7)))
+    stamped = "On 8 May 2023, Ann said: “I went to a support group yesterday (7 May 2023).”"
+    may_7 = (datetime(2023, 5, 7, tzinfo=UTC), datetime(2023, 5, 8, tzinfo=UTC))
+    assert period_named(stamped, evening) == may_7
+    assert period_named("I went to a support group yesterday", evening) == may_7
+    assert period_named("On 8 May 2023, Ann said: “I'm painting today”", evening) is None
 
 
 def test_a_text_naming_no_time_has_no_period() -> None:
