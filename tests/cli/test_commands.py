@@ -32,11 +32,17 @@ def test_the_worker_refuses_the_embedded_graph(capsys: pytest.CaptureFixture[str
     assert "HIPPOGRAPH_JOBS__MODE=inprocess" in error
 
 
+def _a_workers_settings(monkeypatch: pytest.MonkeyPatch, *, mode: str = "arq") -> None:
+    """What a worker may start with: a graph server (nothing listens there) and ``mode``."""
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVER", "neo4j")
+    monkeypatch.setenv("HIPPOGRAPH_GRAPH__URI", "bolt://127.0.0.1:7687")
+    monkeypatch.setenv("HIPPOGRAPH_JOBS__MODE", mode)
+
+
 def test_the_worker_refuses_in_process_jobs(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVER", "neo4j")
-    monkeypatch.setenv("HIPPOGRAPH_GRAPH__URI", "bolt://127.0.0.1:7687")
+    _a_workers_settings(monkeypatch, mode="inprocess")
     assert main(["worker", "--burst"]) == 2
     assert "Set HIPPOGRAPH_JOBS__MODE=arq" in capsys.readouterr().err
 
@@ -44,9 +50,7 @@ def test_the_worker_refuses_in_process_jobs(
 def test_the_worker_never_prints_the_redis_password(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVER", "neo4j")
-    monkeypatch.setenv("HIPPOGRAPH_GRAPH__URI", "bolt://127.0.0.1:7687")
-    monkeypatch.setenv("HIPPOGRAPH_JOBS__MODE", "arq")
+    _a_workers_settings(monkeypatch)
     # Nothing listens on port 1: the worker fails to reach Redis and says where.
     monkeypatch.setenv("HIPPOGRAPH_REDIS__URL", "redis://:TopSecretPw@127.0.0.1:1/0")
     monkeypatch.setenv("HIPPOGRAPH_REDIS__TIMEOUT_S", "0.5")
@@ -73,9 +77,7 @@ def test_the_workers_sweep_keeps_its_interval(
 def test_the_worker_refuses_a_sweep_interval_cron_cannot_keep(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("HIPPOGRAPH_GRAPH__SERVER", "neo4j")
-    monkeypatch.setenv("HIPPOGRAPH_GRAPH__URI", "bolt://127.0.0.1:7687")
-    monkeypatch.setenv("HIPPOGRAPH_JOBS__MODE", "arq")
+    _a_workers_settings(monkeypatch)
     # Every 7 minutes would be :00, :07 … :56, then :00 again four minutes on.
     monkeypatch.setenv("HIPPOGRAPH_REFLECTION__SWEEP_INTERVAL_S", "420")
     assert main(["worker", "--burst"]) == 2

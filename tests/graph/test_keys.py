@@ -59,11 +59,16 @@ class _CountedReads:
         return await self._keys.has_admin()
 
 
+def _counting(store: GraphStore, cache_size: int) -> tuple[_CountedReads, KeyService]:
+    """A key service over ``store`` whose key lookups are counted."""
+    counted = _CountedReads(store.keys)
+    return counted, KeyService(counted, lambda: T0, None, cache_ttl_s=600, cache_size=cache_size)
+
+
 async def test_a_flood_of_bad_keys_does_not_evict_a_good_keys_cache_entry(
     store: GraphStore,
 ) -> None:
-    counted = _CountedReads(store.keys)
-    keys = KeyService(counted, lambda: T0, None, cache_ttl_s=600, cache_size=50)
+    counted, keys = _counting(store, 50)
     record, good = await keys.issue("client", admin=False, user_ids=["ann"])
     assert (await keys.authenticate(good)).key_id == record.id
     for n in range(200):
@@ -90,8 +95,7 @@ async def test_a_revoked_key_stops_working_at_once_in_this_process(store: GraphS
 async def test_an_address_over_its_budget_guesses_keys_without_graph_reads(
     store: GraphStore,
 ) -> None:
-    counted = _CountedReads(store.keys)
-    keys = KeyService(counted, lambda: T0, None, cache_ttl_s=600, cache_size=500)
+    counted, keys = _counting(store, 500)
     _, good = await keys.issue("client", admin=False, user_ids=["ann"])
     _, other = await keys.issue("other", admin=False, user_ids=["bob"])
     await keys.authenticate(good)  # known: cached
