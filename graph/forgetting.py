@@ -77,7 +77,9 @@ CAPACITY_CUTOFF_NAMED = cypher(
 )
 ADVANCE_CURSOR = cypher(
     "forgetting.ADVANCE_CURSOR",
-    "MATCH (j:Job {id: $job_id}) "
+    # Under the job's write lock (graph/jobs.py): of two runners applying one
+    # batch on Neo4j, both would otherwise pass the test and apply it twice.
+    "MATCH (j:Job {id: $job_id}) SET j._lock = true REMOVE j._lock WITH j "
     "WHERE j.status = 'running' AND coalesce(j.cursor, '') = $expected "
     "SET j.cursor = $cursor, j.progress = $progress RETURN j.id AS id",
 )

@@ -39,10 +39,18 @@ CREATE_JOB = cypher(
     "jobs.CREATE_JOB",
     "CREATE (j:Job) SET j = $props RETURN j " + JOB_MAP + " AS props",
 )
+# Every write that depends on a job's status or attempt checks it only after
+# the job node's write lock is taken (the SET/REMOVE of `_lock`): under
+# Neo4j's read-committed isolation two runs that both read it first would
+# otherwise both write, the second after waiting for the first's commit: two
+# workers starting one job, a stalled run finishing or renewing a job another
+# has taken over (tests/graph/test_job_lease.py). ArcadeDB refuses the second
+# writer of a record anyway.
+_LOCKED_JOB = "MATCH (j:Job {id: $id}) SET j._lock = true REMOVE j._lock WITH j "
 # Submitting a failed job again is how it is retried (after an LLM outage, say).
 REQUEUE_FAILED_JOB = cypher(
     "jobs.REQUEUE_FAILED_JOB",
-    "MATCH (j:Job {id: $id}) WHERE j.status = 'failed' "
+    _LOCKED_JOB + "WHERE j.status = 'failed' "
     "SET j.status = 'queued', j.error = null, j.finished_at = null, j.queued_at = $now "
     "RETURN j " + JOB_MAP + " AS props",
 )
@@ -53,11 +61,6 @@ GET_JOBS = cypher(
 # A finished job is not started again, nor a running one while its lease
 # lasts (its runner renews it, RENEW_JOB): a duplicate delivery is then a
 # no-op. A job whose runner died is taken over once the lease has run out.
-# The status is checked only after the job node's write lock is taken (the
-# SET/REMOVE of `_lock`): under Neo4j's read-committed isolation two workers
-# that both read 'queued' first would otherwise both start it, the second
-# after waiting for the first's commit (tests/graph/test_job_lease.py).
-_LOCKED_JOB = "MATCH (j:Job {id: $id}) SET j._lock = true REMOVE j._lock WITH j "
 START_JOB = cypher(
     "jobs.START_JOB",
     _LOCKED_JOB + "WHERE j.status = 'queued' "
@@ -69,7 +72,7 @@ START_JOB = cypher(
 # Only the run that holds the lease renews it: its attempt is the job's last.
 RENEW_JOB = cypher(
     "jobs.RENEW_JOB",
-    "MATCH (j:Job {id: $id}) WHERE j.status = 'running' AND j.attempts = $attempt "
+    _LOCKED_JOB + "WHERE j.status = 'running' AND j.attempts = $attempt "
     "SET j.renewed_at = $now RETURN j.id AS id",
 )
 # Only the run whose attempt is the job's last records how it ended: a run
@@ -77,7 +80,7 @@ RENEW_JOB = cypher(
 # mark it finished under the run that is still going.
 FINISH_JOB = cypher(
     "jobs.FINISH_JOB",
-    "MATCH (j:Job {id: $id}) WHERE j.attempts = $attempt "
+    _LOCKED_JOB + "WHERE j.attempts = $attempt "
     "SET j.status = $status, j.finished_at = $now, "
     "j.counts = $counts, j.error = $error, j.prompt_tokens = $prompt_tokens, "
     "j.completion_tokens = $completion_tokens, j.llm_calls = $llm_calls "
@@ -93,7 +96,7 @@ REQUEUE_RUNNING_JOBS = cypher(
 # queue, unless another run has taken the job over meanwhile.
 REQUEUE_JOB = cypher(
     "jobs.REQUEUE_JOB",
-    "MATCH (j:Job {id: $id}) WHERE j.status = 'running' AND j.attempts = $attempt "
+    _LOCKED_JOB + "WHERE j.status = 'running' AND j.attempts = $attempt "
     "SET j.status = 'queued', j.queued_at = $now RETURN j.id AS id",
 )
 # Running jobs whose runner has stopped renewing the lease (its process died

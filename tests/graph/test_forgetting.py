@@ -3,14 +3,18 @@ what its hard deletes cascaded."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
-from graph.store import GraphStore
+from graph.store import GraphConnection, GraphStore
 from hippograph.entities import entity_id, memory_mentions, renaming
+from hippograph.errors import Conflict
 from hippograph.forgetting import Action, Applied, BatchWrite, Decision, Rewrite
 from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, Sources
 from hippograph.text import search_text
+from tests.graphs import TestDatabase
 from tests.support import T0, add_user, memory, queued_job, unit_vector
 
 FACT = "Ann keeps bees"
@@ -202,3 +206,37 @@ def _indexed(text: str, seed: int) -> IndexedText:
 async def _names(store: GraphStore) -> set[str]:
     page = await store.entities.entities("ann", 10, None)
     return {e.norm for e in page.items}
+
+
+async def test_of_two_runners_applying_one_batch_at_once_one_applies_it(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # A job's batch carries the cursor it expects: a second runner of the
+    # same page must find the cursor moved, even when both check at once.
+    runners = [await graph_db.connect(tmp_path) for _ in range(2)]
+    try:
+        await add_user(store, "ann")
+        twice = []
+        for round_ in range(8):
+            fact = memory("ann", f"{FACT} {round_}")
+            await store.memories.add(fact, _indexed(fact.content, 7), Sources())
+            job = await queued_job(store, T0 + timedelta(seconds=round_))
+            assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
+            fuzz = Rewrite(fact.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, fact.content, None)
+            batch = BatchWrite(
+                "ann", T0, rewrites=[fuzz], job_id=job.id, cursor=fact.id, progress={}
+            )
+
+            async def apply(runner: GraphConnection, batch: BatchWrite = batch) -> bool:
+                try:
+                    await runner.store.forgetting.apply(batch)
+                except Conflict:
+                    return False
+                return True
+
+            if all(await asyncio.gather(*(apply(r) for r in runners))):
+                twice.append(round_)
+        assert twice == []
+    finally:
+        for runner in runners:
+            await runner.close()

@@ -97,6 +97,54 @@ async def test_a_run_taken_over_can_neither_finish_nor_requeue_the_job(
     assert not await store.jobs.requeue(job.id, 2, at)
 
 
+async def test_a_stalled_run_racing_the_run_that_takes_over_does_not_both_win(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # Run 1's finish, renewal or hand-back, at the moment run 2 takes over:
+    # never a job marked finished, or queued, while run 2 works, nor run 1
+    # renewing a lease it has lost. (A hand-back before the takeover is the
+    # one order in which both succeed: the job is queued, then started.)
+    lease = timedelta(seconds=30)
+    at = T0 + lease + timedelta(seconds=1)
+    stale, taker = await _two_workers(graph_db, tmp_path)
+
+    async def late(job_id: str, gate: asyncio.Event, what: str) -> bool:
+        await gate.wait()
+        jobs = stale.store.jobs
+        if what == "finish":
+            return await jobs.finish(job_id, 1, JobStatus.FAILED, at, {}, "stale", {}) is not None
+        if what == "renew":
+            return await jobs.renew(job_id, 1, at)
+        return await jobs.requeue(job_id, 1, at)
+
+    async def take(job_id: str, gate: asyncio.Event) -> bool:
+        await gate.wait()
+        return await taker.store.jobs.start(job_id, at, at - lease) is not None
+
+    try:
+        both = []
+        for round_ in range(ROUNDS):
+            what = ("finish", "renew", "requeue")[round_ % 3]
+            job = await queued_job(store, T0 + timedelta(seconds=round_))
+            assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+            gate = asyncio.Event()
+            tasks = [
+                asyncio.create_task(late(job.id, gate, what)),
+                asyncio.create_task(take(job.id, gate)),
+            ]
+            await asyncio.sleep(0.01)
+            gate.set()
+            late_won, took = await asyncio.gather(*tasks)
+            after = (await store.jobs.get_jobs([job.id]))[job.id]
+            undone = after.status is not JobStatus.RUNNING or after.attempts != 2
+            if took and (undone or (late_won and what != "requeue")):
+                both.append((what, after.status))
+        assert both == []
+    finally:
+        for worker in (stale, taker):
+            await worker.close()
+
+
 async def test_lapsed_lists_the_running_jobs_no_one_renewed_for_a_lease(
     store: GraphStore,
 ) -> None:
