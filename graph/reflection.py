@@ -70,10 +70,12 @@ REFLECTION_EXISTS = cypher(
     "reflection.REFLECTION_EXISTS",
     "MATCH (r:Memory {id: $id}) RETURN r.id AS id",
 )
-# Only facts still free are claimed; the caller compares the count.
+# Only facts still free are claimed; the caller compares the count. Each is
+# tested under its write lock, taken in id order: on Neo4j two runs that both
+# read a shared fact as free first would both summarise it.
 CLAIM_FACTS = cypher(
     "reflection.CLAIM_FACTS",
-    "UNWIND $ids AS id MATCH (f:Memory {id: id}) "
+    "UNWIND $ids AS id MATCH (f:Memory {id: id}) SET f.kind = f.kind WITH f "
     "WHERE coalesce(f.consolidated, false) = false AND f.deleted_at IS NULL "
     "RETURN count(f) AS free",
 )
@@ -183,7 +185,7 @@ class ReflectionGraph:
             for memory, indexed, fact_ids in reflections:
                 if await fetch(tx, REFLECTION_EXISTS, {"id": memory.id}):
                     continue
-                free = await fetch(tx, CLAIM_FACTS, {"ids": list(fact_ids)})
+                free = await fetch(tx, CLAIM_FACTS, {"ids": sorted(fact_ids)})
                 if int(free[0]["free"]) != len(fact_ids):
                     continue  # another run took some of these facts: its reflection stands
                 await fetch(tx, CREATE_MEMORY, memory_row(memory, indexed))

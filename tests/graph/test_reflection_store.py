@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
+from pathlib import Path
 
 from graph.store import GraphStore
 from hippograph.entities import entity_id
@@ -15,6 +17,7 @@ from hippograph.models import (
     Mentions,
     Sources,
 )
+from tests.graphs import TestDatabase
 from tests.support import T0, add_memory, add_user, indexed, memory
 
 KINDS = ("semantic", "profile", "reflection")
@@ -154,3 +157,33 @@ async def test_facts_a_deleted_reflection_summarised_do_not_make_their_user_due(
     assert await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, later) == ["ann"]
     waiting = await store.reflection.pending("ann", KINDS, later, later, 10)
     assert {p.id for p in waiting} == {f.id for f in old + new}
+
+
+async def test_of_two_runs_reflecting_on_a_shared_fact_at_once_one_writes(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    runs = [await graph_db.connect(tmp_path) for _ in range(2)]
+    try:
+        await add_user(store, "ann")
+        doubled = []
+        for round_ in range(8):
+            shared, a, b = [
+                await add_memory(store, memory("ann", f"Ann fact {round_}.{i}")) for i in range(3)
+            ]
+            groups = [[a.id, shared.id], [shared.id, b.id]]
+            made = [
+                memory("ann", f"Ann's summary {round_}.{i}", kind=MemoryKind.REFLECTION, at=NOW)
+                for i in range(2)
+            ]
+            written = await asyncio.gather(
+                *(
+                    run.store.reflection.write([(m, indexed(m.content, i), ids)])
+                    for i, (run, m, ids) in enumerate(zip(runs, made, groups, strict=True))
+                )
+            )
+            if sum(n for n, _ in written) != 1:
+                doubled.append(round_)
+        assert doubled == []
+    finally:
+        for run in runs:
+            await run.close()
