@@ -68,6 +68,17 @@ CREATE_UNITS = cypher(
 # Messages another run already made a MemUnit of: two memorize runs of one
 # session that read its unprocessed messages at the same time segment them
 # each, and only the first to write keeps them.
+# Two runs must not both find the messages free: each first writes a count
+# on the sessions its units are of, which makes them wait for each other
+# (Neo4j locks the node; ArcadeDB refuses the second writer of a record and
+# retries it). A SET of a value unchanged would do on Neo4j but not on
+# ArcadeDB, which sees no change: without this, two runs made a unit each of
+# one message on both servers.
+CLAIM_SESSIONS = cypher(
+    "ingest.CLAIM_SESSIONS",
+    "UNWIND $ids AS sid MATCH (s:Session {id: sid}) "
+    "SET s.memorize_writes = coalesce(s.memorize_writes, 0) + 1 RETURN count(s) AS n",
+)
 TAKEN_MESSAGES = cypher(
     "ingest.TAKEN_MESSAGES",
     "UNWIND $ids AS mid MATCH (:MemUnit)-[:DERIVED_FROM]->(m:Message {id: mid}) "
@@ -305,6 +316,9 @@ async def _untaken(
     run's units; a message of a left-out unit that no unit holds stays
     unprocessed, for the session's next memorize."""
     ids = [mid for _, _, mids in units for mid in mids]
+    if ids:
+        sessions = sorted({u.session_id for u, _, _ in units})
+        await fetch(tx, CLAIM_SESSIONS, {"ids": sessions})
     rows = await fetch(tx, TAKEN_MESSAGES, {"ids": ids}) if ids else []
     taken = set(rows[0]["taken"]) if rows else set()
     if not taken:

@@ -3,13 +3,16 @@ memories written once with their sources, a new profile value superseding the ol
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
 from graph.store import GraphStore
 from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, IngestBatch, Memory, MemoryKind, MemUnit, Sources
 from hippograph.versions import returned_id
+from tests.graphs import TestDatabase
 from tests.support import T0, add_user, conversation, indexed, memory
 
 
@@ -82,6 +85,32 @@ async def test_a_second_run_over_messages_a_unit_holds_leaves_them_to_it(
     assert await store.ingest.unprocessed(session.id, 10) == []
     assert await store.memories.get_memories([drawn.id]) == {}
     assert set(await store.memunits.get_memunits([overlapping.id, fresh.id], None)) == {fresh.id}
+
+
+async def test_two_runs_writing_units_of_one_message_at_once_keep_one(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # As above, but the two writes race: neither may find the messages free
+    # because the other has not committed yet.
+    runs = [await graph_db.connect(tmp_path) for _ in range(2)]
+    try:
+        doubled = []
+        for round_ in range(6):
+            session, said = await conversation(store, f"ann{round_}", ["one", "two"])
+            cuts = [[said[0].id], [said[0].id, said[1].id]]
+            batches = [
+                IngestBatch(units=[(_unit(session.id, i), indexed("x", i), ids)], memories=[])
+                for i, ids in enumerate(cuts)
+            ]
+            counts = await asyncio.gather(
+                *(run.store.ingest.write(b) for run, b in zip(runs, batches, strict=True))
+            )
+            if sum(c.memunits for c in counts) != 1:
+                doubled.append(round_)
+        assert doubled == []
+    finally:
+        for run in runs:
+            await run.close()
 
 
 async def test_a_new_profile_value_supersedes_the_old_and_a_restatement_adds_a_source(
