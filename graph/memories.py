@@ -105,9 +105,11 @@ SUPERSEDE_MEMORY = cypher(
     "m.search_text = $search_text, m.user_key = $user_key "
     "CREATE (m)-[:SUPERSEDES]->(old) RETURN m.id AS id",
 )
+# Tested under the lock too: two deletes that both read it undeleted would
+# both say they deleted it.
 SOFT_DELETE_MEMORY = cypher(
     "memories.SOFT_DELETE_MEMORY",
-    "MATCH (m:Memory {id: $id}) WHERE m.deleted_at IS NULL "
+    "MATCH (m:Memory {id: $id}) SET m.kind = m.kind WITH m WHERE m.deleted_at IS NULL "
     "SET m.deleted_at = $now RETURN m.id AS id",
 )
 HARD_DELETE_MEMORY = cypher(

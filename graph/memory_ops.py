@@ -25,8 +25,10 @@ BOOST_MEMORIES = cypher(
 )
 SOFT_DELETE_MEMORIES = cypher(
     "memory_ops.SOFT_DELETE_MEMORIES",
-    "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.deleted_at IS NULL "
-    "SET m.deleted_at = $now RETURN count(m) AS n",
+    # under the lock (graph/memories.py): a batch racing another's delete of
+    # the same memory must find it deleted, and roll back whole
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) SET m.kind = m.kind WITH m "
+    "WHERE m.deleted_at IS NULL SET m.deleted_at = $now RETURN count(m) AS n",
 )
 HARD_DELETE_MEMORIES = cypher(
     "memory_ops.HARD_DELETE_MEMORIES",

@@ -146,6 +146,14 @@ async def test_of_writers_racing_to_supersede_one_version_one_wins(store: GraphS
     assert len(current.items) == 3
 
 
+async def test_of_deletes_racing_on_one_memory_one_deletes_it(store: GraphStore) -> None:
+    await add_user(store, "ann")
+    for round_ in range(3):
+        record = await add_memory(store, memory("ann", f"Ann keeps bees {round_}"))
+        done = await asyncio.gather(*(store.memories.soft_delete(record.id, T0) for _ in range(6)))
+        assert sum(done) == 1, done
+
+
 async def test_update_changes_fields_in_place(store: GraphStore) -> None:
     await add_user(store, "ann")
     record = await add_memory(store, memory("ann", "x"))
