@@ -104,6 +104,15 @@ def _before(a: LiteralString, b: LiteralString) -> LiteralString:
     return "(" + at_a + " < " + at_b + " OR (" + same_time + "))"
 
 
+# Two runs writing values of one user's profile at once must each see the
+# other's: each first counts itself on the user (a real change, as
+# CLAIM_SESSIONS's), so the second reads the profile after the first commits.
+# Without it both new values of an attribute stayed current.
+CLAIM_PROFILES = cypher(
+    "ingest.CLAIM_PROFILES",
+    "UNWIND $ids AS uid MATCH (u:User {id: uid}) "
+    "SET u.profile_writes = coalesce(u.profile_writes, 0) + 1 RETURN count(u) AS n",
+)
 # A new value of a profile attribute supersedes the current one (nothing is
 # destroyed: the old one keeps its text and gets valid_to). Only older values
 # are superseded, so importing conversations out of order keeps the newest.
@@ -200,6 +209,9 @@ class IngestGraph:
         """Create what is new of ``batch`` with its edges, all in one transaction."""
 
         async def work(tx: AsyncManagedTransaction) -> IngestCounts:
+            profiled = sorted({m.user_id for m in _profile(batch.memories)})
+            if profiled:
+                await fetch(tx, CLAIM_PROFILES, {"ids": profiled})
             unit_ids = [u.id for u, _, _ in batch.units]
             returns = {m.id: returned_id(m.id, m.created_at) for m in _profile(batch.memories)}
             memory_ids = [m.id for m, _, _ in batch.memories] + list(returns.values())

@@ -223,3 +223,34 @@ async def test_a_value_said_again_after_another_is_current_again(store: GraphSto
     assert (await store.ingest.write(IngestBatch(units=(), memories=[later]))).memories == 0
     sources = (await store.memories.derived_from([returned], None))[returned]
     assert {n.id for n in sources} == {said[2].id, said[3].id}
+
+
+async def test_two_runs_writing_one_attribute_at_once_leave_one_value_current(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    runs = [await graph_db.connect(tmp_path) for _ in range(2)]
+    try:
+        doubled = []
+        for round_ in range(6):
+            user = f"ann{round_}"
+            await add_user(store, user)
+            values = [
+                memory(user, f"Ann's city: {city}", kind=MemoryKind.PROFILE, topic="city", at=at)
+                for city, at in (("Lyon", T0), ("Nice", T0 + timedelta(days=1)))
+            ]
+            batches = [
+                IngestBatch(units=(), memories=[(v, indexed(v.content, i), Sources())])
+                for i, v in enumerate(values)
+            ]
+            await asyncio.gather(
+                *(run.store.ingest.write(b) for run, b in zip(runs, batches, strict=True))
+            )
+            if await store.ingest.profiles([user], 10) != {user: {"city": "Nice"}}:
+                doubled.append(round_)
+            found = await store.memories.get_memories([v.id for v in values])
+            if [found[v.id].valid_to is None for v in values] != [False, True]:
+                doubled.append(round_)
+        assert doubled == []
+    finally:
+        for run in runs:
+            await run.close()
