@@ -165,9 +165,10 @@ class SearchService:
                 "apply to memories, not MemUnits",
                 "filter",
             )
-        if request.target is SearchTarget.MEMUNIT and request.mode is not SearchMode.AUTO:
-            # A MemUnit has no level to fade to: a mode would be ignored.
-            raise InvalidInput("mode picks memories' levels; MemUnits have none", "mode")
+        if request.target is SearchTarget.MEMUNIT and request.mode is SearchMode.REVIEW:
+            # REVIEW asks for what has faded, which a MemUnit never has (NORMAL,
+            # what has not faded, is every MemUnit).
+            raise InvalidInput("REVIEW finds faded memories; MemUnits never fade", "mode")
         require_filter(f, "filter")
         return require_text(request.query, "query", self._limits.max_query_length)
 

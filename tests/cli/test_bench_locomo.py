@@ -105,3 +105,23 @@ def test_the_bench_reports_counts_and_writes_every_question(tmp_path: Path) -> N
     assert first["evidence"] == ["D1:3"]
     assert first["retrieved"]
     assert all(isinstance(turns, list) for turns in first["retrieved"])
+
+
+@pytest.mark.slow  # the bench as a child process
+def test_the_bench_ranks_memunits_too(tmp_path: Path) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([_sample()]))
+    hippograph = Path(sys.executable).parent / "hippograph"
+    done = subprocess.run(
+        [
+            *(str(hippograph), "bench", "locomo", "--data", str(data), "--method", "hybrid"),
+            *("--granularity", "memunit", "--k", "1", "--json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "recall@1" in json.loads(done.stdout)["hybrid"]["overall"]
