@@ -14,8 +14,10 @@ The rules, the same at every door:
   can be read before a key is pasted), and spends its address's budget;
 * a refused key spends its address's budget (so guessing keys is rate
   limited too), then is refused: 429 if that budget is spent, else 401;
-  while it is spent, a key not known already is refused without a
-  lookup, so guesses cost the graph nothing however fast they come;
+  while it is spent, a key that has never worked is refused without a
+  lookup, so guesses cost the graph nothing however fast they come (a key
+  that has worked is looked up as ever: others at its address cannot lock
+  it out);
 * an accepted key spends its own budget, whichever door it came in by;
 * a store that cannot answer is 503, with nothing spent.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from cachetools import TTLCache
+from cachetools import LRUCache, TTLCache
 
 from hippograph.auth import ApiKeyRecord, Principal, generate_key, hash_key, keys_match
 from hippograph.clock import Clock
@@ -49,14 +49,19 @@ class KeyService:
         # only ever evicts other bad keys, never a working client's entry.
         self._known: TTLCache[str, Principal] = TTLCache(cache_size, cache_ttl_s)
         self._unknown: TTLCache[str, bool] = TTLCache(cache_size, cache_ttl_s)
+        # Keys that have worked here, for good: one whose cache entry has
+        # lapsed is still looked up while its address is over its budget
+        # (others behind the same address guessing keys must not lock it out).
+        self._worked: LRUCache[str, bool] = LRUCache(cache_size)
 
     async def authenticate(self, key: str | None, look_up: bool = True) -> Principal:
         """The principal behind ``key``; ``Unauthenticated`` if missing, unknown or revoked.
 
         Lookups are cached for ``cache_ttl_s`` (misses too), so a revoked key
         stops working within that time and a flood of bad keys costs no reads.
-        Without ``look_up`` only a key known already passes: the graph is not
-        read (a caller guessing keys faster than its budget).
+        Without ``look_up`` a key that has never worked here is refused
+        without a read (a caller guessing keys faster than its budget); one
+        that has is looked up as ever, so a revocation still holds.
         """
         if not key:
             raise Unauthenticated("send an API key: Authorization: Bearer <key>")
@@ -68,12 +73,13 @@ class KeyService:
         principal = self._known.get(digest)
         if principal is not None:
             return principal
-        if not look_up:
+        if not look_up and digest not in self._worked:
             raise Unauthenticated("unknown API key")
         if digest not in self._unknown:
             record = await self._store.by_hash(digest)
             if record is not None and not record.revoked:
                 principal = self._known[digest] = record.principal()
+                self._worked[digest] = True
                 return principal
             self._unknown[digest] = True
         raise Unauthenticated("unknown or revoked API key")

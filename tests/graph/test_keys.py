@@ -108,7 +108,10 @@ async def test_an_address_over_its_budget_guesses_keys_without_graph_reads(
     assert statuses == [401] * 3 + [429] * 47
     # Three guesses were looked up (the budget); the rest cost no read.
     assert len(counted.reads) == 1 + 3
-    # A key known already still comes in; one not looked up yet waits with the address.
+    # A key that has worked still comes in, also once its cache entry lapses
+    # (others behind one address must not lock it out); one never seen waits.
+    assert (await admit(keys, limiter, f"Bearer {good}", "10.0.0.9", anonymous=False)).principal
+    keys._known.clear()  # its cache entry lapsed
     assert (await admit(keys, limiter, f"Bearer {good}", "10.0.0.9", anonymous=False)).principal
     with pytest.raises(Refused) as waiting:
         await admit(keys, limiter, f"Bearer {other}", "10.0.0.9", anonymous=False)
