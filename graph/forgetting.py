@@ -246,7 +246,8 @@ class ForgetGraph:
                 await fetch(tx, SET_PROGRESS, {"job_id": batch.job_id, "progress": text})
             return applied
 
-        return await self._graph.write(work)
+        # A restore MERGEs entities, which a memorize may be making too.
+        return await self._graph.write(work, merge_only=any(r.named for r in batch.rewrites))
 
     async def users(self, after: str, limit: int) -> list[str]:
         """User ids after ``after``, in order (the scheduled pass goes through them all)."""

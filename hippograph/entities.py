@@ -262,7 +262,12 @@ def renaming(
     Returns the entities to link (named by ``after``, not by ``before``) and
     the norms to unlink (named by ``before``, not by ``after``). ``ts`` is the
     memory's time, which relative dates are read against, as when it was
-    written. Who said it is in neither: that link does not come from the text.
+    written. The texts are read knowing only ``known_names`` (the user's),
+    not the conversation's speakers as memorize knew them: a speaker's link
+    that did not come from the text stays, one whose name the text said and
+    no longer says goes, a name opening a sentence is read only if it is
+    known, and an entity made again on a restore may come back as a thing
+    rather than a person.
     """
     names = {m.norm for m in extract_entities("", original, ts, known_names)}
     was = {m.norm for m in extract_entities("", before, ts, known_names)} & names

@@ -26,10 +26,11 @@ names them by id. Pure: ``now`` comes in, the caller reads and writes.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
+from hippograph.entities import renaming
 from hippograph.errors import InvalidInput
 from hippograph.models import EntityMention, IndexedText, MemoryCategory, MemoryKind, MemoryLevel
 from hippograph.retention import (
@@ -302,6 +303,24 @@ class Rewrite:
     promote: bool = False
     named: tuple[EntityMention, ...] = ()
     unnamed: tuple[str, ...] = ()
+
+
+def with_names(
+    rewrites: Sequence[Rewrite],
+    before: Mapping[str, str],
+    created: Mapping[str, datetime],
+    user_name: str,
+) -> list[Rewrite]:
+    """``rewrites`` with what each new text names that its text ``before`` did not,
+    and what it no longer names (``entities.renaming``, read at the memory's
+    creation ``created``, knowing the user's name)."""
+    out = []
+    for r in rewrites:
+        at = created[r.memory_id]
+        was = before[r.memory_id]
+        named, unnamed = renaming(was, r.content, r.original_content, at, (user_name,))
+        out.append(replace(r, named=named, unnamed=unnamed))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

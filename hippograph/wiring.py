@@ -91,7 +91,15 @@ def build_services(
         SaidBefore(store.search, store.memories, clock, settings.search),
     )
     forgetting = ForgetService(
-        store.forgetting, store.users, users, embedder, llm, jobs, clock, settings.forgetting
+        store.forgetting,
+        store.users,
+        users,
+        embedder,
+        llm,
+        jobs,
+        clock,
+        settings.forgetting,
+        settings.memorize.entities,
     )
     job_runner = JobRunner(
         store.jobs,

@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict
 
 from hippograph import text
 from hippograph.auth import Principal
+from hippograph.background import in_background
 from hippograph.clock import Clock
-from hippograph.entities import renaming
 from hippograph.forget_report import ForgetReport, left_alone, tally
 from hippograph.forgetting import (
     Action,
@@ -44,6 +44,7 @@ from hippograph.forgetting import (
     decide,
     is_exempt,
     needs_capacity_cutoff,
+    with_names,
 )
 from hippograph.forgetting import Candidate as ForgetCandidate
 from hippograph.fuzzing import FuzzRequest, compose, language_of
@@ -163,6 +164,7 @@ class ForgetService:
     _jobs: JobService
     _clock: Clock
     _settings: ForgettingSettings
+    _entities: bool = True  # HIPPOGRAPH_MEMORIZE__ENTITIES: off, no rewrite links any
     _rules: ForgetRules = field(init=False)
     _indexed: LRUCache[str, IndexedText] = field(init=False)
 
@@ -305,7 +307,11 @@ class ForgetService:
         texts = await self._store.texts(request.user_id, [d.memory_id for d in moving])
         # A memory gone since the candidates were read has nothing left to rewrite.
         present = [(d, texts[d.memory_id]) for d in moving if d.memory_id in texts]
-        rewrites, usage = await self._rewrites(present, name, {c.id: c.created_at for c in page})
+        rewrites, usage = await self._rewrites(present, name)
+        if self._entities:  # off the event loop: three readings of each text
+            before = {d.memory_id: current for d, (current, _) in present}
+            created = {c.id: c.created_at for c in page}
+            rewrites = await in_background(with_names, rewrites, before, created, name)
         batch = replace(
             batch,
             rewrites=rewrites,
@@ -317,7 +323,7 @@ class ForgetService:
         return batch, usage
 
     async def _rewrites(
-        self, moving: Sequence[tuple[Decision, Texts]], name: str, created: dict[str, datetime]
+        self, moving: Sequence[tuple[Decision, Texts]], name: str
     ) -> tuple[list[Rewrite], Usage]:
         gate = asyncio.Semaphore(_FUZZ_AT_ONCE)
 
@@ -347,22 +353,18 @@ class ForgetService:
             for (d, (current, _)), (new, original, _) in zip(moving, texts, strict=True)
         ]
         indexed = await self._index([new for _, current, new, _ in pairs if new != current])
-        rewrites = []
-        for d, current, new, original in pairs:
-            named, unnamed = renaming(current, new, original, created[d.memory_id], (name,))
-            rewrites.append(
-                Rewrite(
-                    memory_id=d.memory_id,
-                    from_level=d.from_level,
-                    to_level=d.to_level,
-                    content=new,
-                    original_content=original,
-                    indexed=None if new == current else indexed[new],
-                    promote=d.promote,
-                    named=named,
-                    unnamed=unnamed,
-                )
+        rewrites = [
+            Rewrite(
+                memory_id=d.memory_id,
+                from_level=d.from_level,
+                to_level=d.to_level,
+                content=new,
+                original_content=original,
+                indexed=None if new == current else indexed[new],
+                promote=d.promote,
             )
+            for d, current, new, original in pairs
+        ]
         return rewrites, usage
 
     async def _index(self, texts: Sequence[str]) -> dict[str, IndexedText]:

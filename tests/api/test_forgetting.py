@@ -618,3 +618,36 @@ def test_a_faded_memory_is_not_found_through_the_names_it_lost(sim: Api, clock: 
     clock.at_day(1)
     assert forget(sim)["counts"]["restored"] == 1
     assert _mentioning(sim, old) == named
+
+
+@pytest.fixture
+def sim_without_entities(
+    graph_db: TestDatabase,
+    embedder: SentenceTransformerEmbedder,
+    settings: Settings,
+    clock: SimClock,
+) -> Iterator[Api]:
+    """``sim`` with the entity graph off (HIPPOGRAPH_MEMORIZE__ENTITIES=false)."""
+    off = settings.memorize.model_copy(update={"entities": False})
+    app = create_app(
+        settings.model_copy(update={"memorize": off}),
+        embedder=embedder,
+        clock=clock,
+        **graph_db.start,
+    )
+    with TestClient(app) as test_client:
+        yield Api(test_client, ADMIN_KEY)
+
+
+def test_with_entities_off_a_restore_links_none(sim_without_entities: Api, clock: SimClock) -> None:
+    sim = sim_without_entities
+    sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
+    clock.at_day(-1000)
+    (old,) = add_facts(sim, ["Ann once collected vintage stamps from Portugal"])
+    clock.at_day(0)
+    forget(sim)
+    hits = sim.ok(SEARCH, {"q": "vintage", "mode": "REVIEW", "touch": True})["search"]["hits"]
+    assert [h["memory"]["id"] for h in hits] == [old]
+    clock.at_day(1)
+    assert forget(sim)["counts"]["restored"] == 1
+    assert sim.ok(MENTIONING)["entities"]["edges"] == []
