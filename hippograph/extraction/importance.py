@@ -47,13 +47,16 @@ _GREETING = re.compile(
 # and "thanks for my birthday card" a thanks, and a vital score would make
 # either a core memory that never fades.
 _DATE = (
-    r"(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|[一二三四五六七八九十]+月)"
+    # May only capitalised: "my birthday may have been forgotten" names no date
+    r"(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|july?"
+    r"|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b"
+    r"|today\b|tomorrow\b|[一二三四五六七八九十]+月)"
 )
 _VITAL = re.compile(
     r"\b(allerg\w*|anaphyla\w*|intoleran\w*|asthma\w*|diabet\w*|epilep\w*|seizures?|"
     r"medications?|insulin|blood type|pregnan\w*|my name is|born on|emergency contact)\b"
-    rf"|\bbirthday(?:'s|\s+is|\s+falls|\s+was)?(?:\s+(?:on|in))?(?:\s+the)?\s+{_DATE}"
+    rf"|\bbirthday(?:'s|\s+is|\s+falls|\s+was|:)?(?:\s+(?:on|in))?(?:\s+the)?\s+{_DATE}"
+    r"|\b(?:today|tomorrow) is my birthday\b"
     rf"|过敏|生日[是在]?\s*{_DATE}|我叫|我的名字|哮喘|糖尿病|癫痫|怀孕|血型",
     re.IGNORECASE,
 )

@@ -88,6 +88,9 @@ def test_importance_rewards_personal_statements_and_penalises_small_talk() -> No
         "Eve's birthday is on the 5th of June",
         "I was born on 4 July 1990.",
         "我的生日是5月3日",
+        "My birthday is in May",
+        "Today is my birthday!",
+        "Birthday: May 3",
     ],
 )
 def test_safety_and_identity_are_vital(text: str) -> None:
@@ -105,6 +108,7 @@ def test_safety_and_identity_are_vital(text: str) -> None:
         "My birthday is coming up next week!",
         "I bought birthday decorations for the party",
         "谢谢你送我的生日礼物",
+        "I think my birthday may have been forgotten",
     ],
 )
 def test_requests_and_thanks_are_not_vital(text: str) -> None:
