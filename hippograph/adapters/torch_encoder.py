@@ -24,12 +24,16 @@ def load_model(path: str, device: str, precision: str) -> Any:
     # core the graph server needs next: measured p95 of a search 68 -> 39 ms.
     # (Read when torch loads, so it only takes effect if torch is not loaded yet.)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import torch
     from sentence_transformers import SentenceTransformer
 
-    try:
-        model = SentenceTransformer(path, device=device)
-    except RuntimeError as exc:  # a device this machine does not have (cuda without a GPU)
-        raise ConfigError(f"HIPPOGRAPH_EMBEDDING__DEVICE={device} cannot be used: {exc}") from exc
+    # A device this machine lacks (cuda without a GPU) said as a setting, not
+    # as the traceback PyTorch would raise halfway through loading.
+    present = {"cuda": torch.cuda.is_available, "mps": torch.backends.mps.is_available}
+    kind = device.split(":", 1)[0]
+    if kind in present and not present[kind]():
+        raise ConfigError(f"HIPPOGRAPH_EMBEDDING__DEVICE={device}: this machine has no {kind}")
+    model = SentenceTransformer(path, device=device)
     if precision == "bfloat16":
         import torch
 
