@@ -7,7 +7,7 @@ the ONNX runtime is the default (hippograph/adapters/onnx_encoder.py).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hippograph.errors import ConfigError
@@ -29,7 +29,10 @@ def load_model(path: str, device: str, precision: str) -> Any:
 
     # A device this machine lacks (cuda without a GPU) said as a setting, not
     # as the traceback PyTorch would raise halfway through loading.
-    present = {"cuda": torch.cuda.is_available, "mps": torch.backends.mps.is_available}
+    present: dict[str, Callable[[], bool]] = {
+        "cuda": torch.cuda.is_available,
+        "mps": torch.backends.mps.is_available,
+    }
     kind = device.split(":", 1)[0]
     if kind in present and not present[kind]():
         raise ConfigError(f"HIPPOGRAPH_EMBEDDING__DEVICE={device}: this machine has no {kind}")
