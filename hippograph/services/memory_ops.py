@@ -194,7 +194,7 @@ class MemoryOpsService:
                 (hard if op.hard else soft).append(str(op.id))
                 outcomes.append(MemoryOpOutcome(op.op, op.id))
             else:
-                outcomes.append(MemoryOpOutcome(MemoryOpKind.SKIP, None))
+                outcomes.append(MemoryOpOutcome(MemoryOpKind.SKIP, op.id))
         written = [m for m, _ in adds] + [successor for _, successor, _ in supersedes]
         mentions = written_mentions(written, user.name) if self._entities else []
         plan = MemoryOpsPlan(adds, supersedes, boosts, soft, hard, BOOST, mentions)
@@ -242,7 +242,9 @@ class MemoryOpsService:
         named: dict[str, int] = {}
         for i, op in enumerate(ops):
             field = f"ops[{i}].id"
-            if op.op in needs_id:
+            # A SKIP may name the memory it left alone, for the agent's log:
+            # checked as any id is, so what comes back is the user's memory.
+            if op.op in needs_id or (op.op is MemoryOpKind.SKIP and op.id is not None):
                 if op.id is None:
                     raise InvalidInput(f"{op.op.name} needs the id of a memory", field)
                 require_id(op.id, IdKind.MEMORY, field)
@@ -253,11 +255,6 @@ class MemoryOpsService:
                 named[op.id] = i
             elif op.op is MemoryOpKind.ADD and op.id is not None:
                 raise InvalidInput("ADD makes a new memory and takes no id", field)
-            elif op.op is MemoryOpKind.SKIP and op.id is not None:
-                # An id on a SKIP would be echoed back unchecked, as if it named
-                # a memory the agent chose to leave alone: refused like any
-                # field an operation does not read.
-                raise InvalidInput("SKIP acts on no memory and takes no id", field)
         found = await self._memories.get_memories(list(named))
         now = self._clock()
         for memory_id, index in named.items():

@@ -48,6 +48,7 @@ def test_every_kind_of_operation_in_one_call(api: Api) -> None:
     job = add_memory(api, "ann", "Ann works at a bakery")
     hobby = add_memory(api, "ann", "Ann plays chess")
     old = add_memory(api, "ann", "Ann has a cat")
+    kept = add_memory(api, "ann", "Ann likes rain")
     ops = [
         {"op": "ADD", "content": "Ann is allergic to peanuts", "importance": 0.9},
         {"op": "UPDATE", "id": job, "content": "Ann works at a bookshop"},
@@ -55,11 +56,15 @@ def test_every_kind_of_operation_in_one_call(api: Api) -> None:
         {"op": "DELETE", "id": hobby},
         {"op": "DELETE", "id": old, "hard": True},
         {"op": "SKIP"},
+        {"op": "SKIP", "id": kept},  # what the agent left alone, for its log
     ]
     result = api.ok(APPLY, {"userId": "ann", "ops": ops})["applyMemoryOps"]
     assert result["__typename"] == "MemoryOpsApplied", result
     results = result["results"]
-    assert [r["op"] for r in results] == ["ADD", "UPDATE", "BOOST", "DELETE", "DELETE", "SKIP"]
+    assert [r["op"] for r in results] == [
+        *("ADD", "UPDATE", "BOOST", "DELETE", "DELETE", "SKIP", "SKIP")
+    ]
+    assert [r["memoryId"] for r in results[5:]] == [None, kept]
     state = _state(api)
     added = state[results[0]["memoryId"]]
     assert (added["content"], added["importance"], added["source"]) == (
@@ -114,9 +119,10 @@ def test_a_bad_operation_applies_nothing(api: Api) -> None:
         ([{"op": "ADD", "content": "x", "importance": 1.5}], "InputError", "ops[0].importance"),
         ([{"op": "ADD", "content": "x", "id": tea}], "InputError", "ops[0].id"),
         ([{"op": "ADD", "content": "x", "kind": "REFLECTION"}], "InputError", "ops[0].kind"),
-        # SKIP acts on no memory: an id on it would be echoed back unchecked.
-        ([add, {"op": "SKIP", "id": tea}], "InputError", "ops[1].id"),
+        # A SKIP's id (the memory it left alone) is checked as any id is.
         ([add, {"op": "SKIP", "id": "not an id at all"}], "InputError", "ops[1].id"),
+        ([add, {"op": "SKIP", "id": bobs}], "NotFoundError", None),
+        ([add, {"op": "SKIP", "id": unknown}], "NotFoundError", None),
         ([], "InputError", "ops"),
     ]
     for ops, typename, field in cases:
