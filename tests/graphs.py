@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -113,6 +113,17 @@ class TestDatabase:
             embedded=self.embedded,
             database=self.name,
         )
+
+    @contextlib.asynccontextmanager
+    async def connections(self, data_dir: Path, n: int = 2) -> AsyncIterator[list[GraphConnection]]:
+        """``n`` connections to this database, one driver each, as ``n`` processes
+        have (the race tests: a writer's lock or conflict is between them)."""
+        opened = [await self.connect(data_dir) for _ in range(n)]
+        try:
+            yield opened
+        finally:
+            for connection in opened:
+                await connection.close()
 
 
 class GraphBackend(Protocol):

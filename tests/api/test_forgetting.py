@@ -87,15 +87,25 @@ def clock() -> SimClock:
 
 
 @pytest.fixture
+def entities() -> bool:
+    """Whether the app keeps the entity graph (a test may parametrize it)."""
+    return True
+
+
+@pytest.fixture
 def sim_client(
     graph_db: TestDatabase,
     embedder: SentenceTransformerEmbedder,
     settings: Settings,
     clock: SimClock,
+    entities: bool,
 ) -> Iterator[TestClient]:
     """The app on a fresh database, with time in the test's hands."""
     settings = settings.model_copy(
-        update={"forgetting": settings.forgetting.model_copy(update={"batch_size": 200})}
+        update={
+            "forgetting": settings.forgetting.model_copy(update={"batch_size": 200}),
+            "memorize": settings.memorize.model_copy(update={"entities": entities}),
+        }
     )
     app = create_app(settings, embedder=embedder, clock=clock, **graph_db.start)
     with TestClient(app) as test_client:
@@ -620,27 +630,8 @@ def test_a_faded_memory_is_not_found_through_the_names_it_lost(sim: Api, clock: 
     assert _mentioning(sim, old) == named
 
 
-@pytest.fixture
-def sim_without_entities(
-    graph_db: TestDatabase,
-    embedder: SentenceTransformerEmbedder,
-    settings: Settings,
-    clock: SimClock,
-) -> Iterator[Api]:
-    """``sim`` with the entity graph off (HIPPOGRAPH_MEMORIZE__ENTITIES=false)."""
-    off = settings.memorize.model_copy(update={"entities": False})
-    app = create_app(
-        settings.model_copy(update={"memorize": off}),
-        embedder=embedder,
-        clock=clock,
-        **graph_db.start,
-    )
-    with TestClient(app) as test_client:
-        yield Api(test_client, ADMIN_KEY)
-
-
-def test_with_entities_off_a_restore_links_none(sim_without_entities: Api, clock: SimClock) -> None:
-    sim = sim_without_entities
+@pytest.mark.parametrize("entities", [False])  # HIPPOGRAPH_MEMORIZE__ENTITIES=false
+def test_with_entities_off_a_restore_links_none(sim: Api, clock: SimClock) -> None:
     sim.ok(CREATE_USER, {"id": "ann", "name": "Ann"})
     clock.at_day(-1000)
     (old,) = add_facts(sim, ["Ann once collected vintage stamps from Portugal"])

@@ -60,33 +60,10 @@ def test_evidence_that_names_no_turn_is_counted_not_scored() -> None:
 @pytest.mark.slow  # the bench as a child process (19 s here)
 def test_the_bench_reports_counts_and_writes_every_question(tmp_path: Path) -> None:
     # As a user runs it: its own process, its own fresh embedded store.
-    data = tmp_path / "tiny.json"
-    data.write_text(json.dumps([_sample()]))
     rows = tmp_path / "questions.jsonl"
-    hippograph = Path(sys.executable).parent / "hippograph"
-    done = subprocess.run(
-        [
-            str(hippograph),
-            "bench",
-            "locomo",
-            "--data",
-            str(data),
-            "--method",
-            "keyword,hybrid",
-            "--k",
-            "1,5",
-            "--json",
-            "--per-question",
-            str(rows),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-        check=False,
+    report = _bench(
+        tmp_path, "--method", "keyword,hybrid", "--k", "1,5", "--json", "--per-question", str(rows)
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    report = json.loads(done.stdout)
     assert report["question_counts"]["unscorable"] == 2
     assert set(report["hybrid"]["by_category"]) == {
         "adversarial",
@@ -109,14 +86,19 @@ def test_the_bench_reports_counts_and_writes_every_question(tmp_path: Path) -> N
 
 @pytest.mark.slow  # the bench as a child process
 def test_the_bench_ranks_memunits_too(tmp_path: Path) -> None:
+    report = _bench(
+        tmp_path, "--method", "hybrid", "--granularity", "memunit", "--k", "1", "--json"
+    )
+    assert "recall@1" in report["hybrid"]["overall"]
+
+
+def _bench(tmp_path: Path, *arguments: str) -> Any:
+    """``hippograph bench locomo`` on the tiny sample, as a user runs it: its JSON report."""
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([_sample()]))
     hippograph = Path(sys.executable).parent / "hippograph"
     done = subprocess.run(
-        [
-            *(str(hippograph), "bench", "locomo", "--data", str(data), "--method", "hybrid"),
-            *("--granularity", "memunit", "--k", "1", "--json"),
-        ],
+        [str(hippograph), "bench", "locomo", "--data", str(data), *arguments],
         capture_output=True,
         text=True,
         timeout=600,
@@ -124,4 +106,4 @@ def test_the_bench_ranks_memunits_too(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "recall@1" in json.loads(done.stdout)["hybrid"]["overall"]
+    return json.loads(done.stdout)

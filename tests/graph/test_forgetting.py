@@ -213,8 +213,7 @@ async def test_of_two_runners_applying_one_batch_at_once_one_applies_it(
 ) -> None:
     # A job's batch carries the cursor it expects: a second runner of the
     # same page must find the cursor moved, even when both check at once.
-    runners = [await graph_db.connect(tmp_path) for _ in range(2)]
-    try:
+    async with graph_db.connections(tmp_path) as runners:
         await add_user(store, "ann")
         twice = []
         for round_ in range(8):
@@ -237,6 +236,3 @@ async def test_of_two_runners_applying_one_batch_at_once_one_applies_it(
             if all(await asyncio.gather(*(apply(r) for r in runners))):
                 twice.append(round_)
         assert twice == []
-    finally:
-        for runner in runners:
-            await runner.close()

@@ -92,8 +92,7 @@ async def test_two_runs_writing_units_of_one_message_at_once_keep_one(
 ) -> None:
     # As above, but the two writes race: neither may find the messages free
     # because the other has not committed yet.
-    runs = [await graph_db.connect(tmp_path) for _ in range(2)]
-    try:
+    async with graph_db.connections(tmp_path) as runs:
         doubled = []
         for round_ in range(6):
             session, said = await conversation(store, f"ann{round_}", ["one", "two"])
@@ -108,9 +107,6 @@ async def test_two_runs_writing_units_of_one_message_at_once_keep_one(
             if sum(c.memunits for c in counts) != 1:
                 doubled.append(round_)
         assert doubled == []
-    finally:
-        for run in runs:
-            await run.close()
 
 
 async def test_a_new_profile_value_supersedes_the_old_and_a_restatement_adds_a_source(
@@ -228,8 +224,7 @@ async def test_a_value_said_again_after_another_is_current_again(store: GraphSto
 async def test_two_runs_writing_one_attribute_at_once_leave_one_value_current(
     store: GraphStore, graph_db: TestDatabase, tmp_path: Path
 ) -> None:
-    runs = [await graph_db.connect(tmp_path) for _ in range(2)]
-    try:
+    async with graph_db.connections(tmp_path) as runs:
         doubled = []
         for round_ in range(6):
             user = f"ann{round_}"
@@ -251,6 +246,3 @@ async def test_two_runs_writing_one_attribute_at_once_leave_one_value_current(
             if [found[v.id].valid_to is None for v in values] != [False, True]:
                 doubled.append(round_)
         assert doubled == []
-    finally:
-        for run in runs:
-            await run.close()

@@ -15,11 +15,6 @@ from tests.support import T0, queued_job
 ROUNDS = 25
 
 
-async def _two_workers(graph_db: TestDatabase, tmp_path: Path) -> list[GraphConnection]:
-    # Two connections, as two worker processes have: one driver each.
-    return [await graph_db.connect(tmp_path) for _ in range(2)]
-
-
 async def _start(worker: GraphConnection, job_id: str, gate: asyncio.Event) -> Job | None:
     await gate.wait()
     return await worker.store.jobs.start(job_id, T0, T0 - timedelta(minutes=10))
@@ -28,8 +23,7 @@ async def _start(worker: GraphConnection, job_id: str, gate: asyncio.Event) -> J
 async def test_two_workers_released_at_once_start_a_job_exactly_once(
     store: GraphStore, graph_db: TestDatabase, tmp_path: Path
 ) -> None:
-    workers = await _two_workers(graph_db, tmp_path)
-    try:
+    async with graph_db.connections(tmp_path) as workers:
         started_twice = []
         for round_ in range(ROUNDS):
             job = await queued_job(store, T0 + timedelta(seconds=round_))
@@ -44,9 +38,6 @@ async def test_two_workers_released_at_once_start_a_job_exactly_once(
             stored = await store.jobs.get_jobs([job.id])
             assert stored[job.id].attempts == 1, stored[job.id]
         assert started_twice == []
-    finally:
-        for worker in workers:
-            await worker.close()
 
 
 async def test_only_the_run_holding_the_lease_renews_it_and_a_renewal_keeps_it(
@@ -104,9 +95,15 @@ async def test_a_stalled_run_racing_the_run_that_takes_over_does_not_both_win(
     # never a job marked finished, or queued, while run 2 works, nor run 1
     # renewing a lease it has lost. (A hand-back before the takeover is the
     # one order in which both succeed: the job is queued, then started.)
+    async with graph_db.connections(tmp_path) as (stale, taker):
+        await _race_the_takeover(store, stale, taker)
+
+
+async def _race_the_takeover(
+    store: GraphStore, stale: GraphConnection, taker: GraphConnection
+) -> None:
     lease = timedelta(seconds=30)
     at = T0 + lease + timedelta(seconds=1)
-    stale, taker = await _two_workers(graph_db, tmp_path)
 
     async def late(job_id: str, gate: asyncio.Event, what: str) -> bool:
         await gate.wait()
@@ -121,28 +118,24 @@ async def test_a_stalled_run_racing_the_run_that_takes_over_does_not_both_win(
         await gate.wait()
         return await taker.store.jobs.start(job_id, at, at - lease) is not None
 
-    try:
-        both = []
-        for round_ in range(ROUNDS):
-            what = ("finish", "renew", "requeue")[round_ % 3]
-            job = await queued_job(store, T0 + timedelta(seconds=round_))
-            assert await store.jobs.start(job.id, T0, T0 - lease) is not None
-            gate = asyncio.Event()
-            tasks = [
-                asyncio.create_task(late(job.id, gate, what)),
-                asyncio.create_task(take(job.id, gate)),
-            ]
-            await asyncio.sleep(0.01)
-            gate.set()
-            late_won, took = await asyncio.gather(*tasks)
-            after = (await store.jobs.get_jobs([job.id]))[job.id]
-            undone = after.status is not JobStatus.RUNNING or after.attempts != 2
-            if took and (undone or (late_won and what != "requeue")):
-                both.append((what, after.status))
-        assert both == []
-    finally:
-        for worker in (stale, taker):
-            await worker.close()
+    both = []
+    for round_ in range(ROUNDS):
+        what = ("finish", "renew", "requeue")[round_ % 3]
+        job = await queued_job(store, T0 + timedelta(seconds=round_))
+        assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+        gate = asyncio.Event()
+        tasks = [
+            asyncio.create_task(late(job.id, gate, what)),
+            asyncio.create_task(take(job.id, gate)),
+        ]
+        await asyncio.sleep(0.01)
+        gate.set()
+        late_won, took = await asyncio.gather(*tasks)
+        after = (await store.jobs.get_jobs([job.id]))[job.id]
+        undone = after.status is not JobStatus.RUNNING or after.attempts != 2
+        if took and (undone or (late_won and what != "requeue")):
+            both.append((what, after.status))
+    assert both == []
 
 
 async def test_lapsed_lists_the_running_jobs_no_one_renewed_for_a_lease(

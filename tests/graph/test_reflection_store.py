@@ -162,8 +162,7 @@ async def test_facts_a_deleted_reflection_summarised_do_not_make_their_user_due(
 async def test_of_two_runs_reflecting_on_a_shared_fact_at_once_one_writes(
     store: GraphStore, graph_db: TestDatabase, tmp_path: Path
 ) -> None:
-    runs = [await graph_db.connect(tmp_path) for _ in range(2)]
-    try:
+    async with graph_db.connections(tmp_path) as runs:
         await add_user(store, "ann")
         doubled = []
         for round_ in range(8):
@@ -184,6 +183,3 @@ async def test_of_two_runs_reflecting_on_a_shared_fact_at_once_one_writes(
             if sum(n for n, _ in written) != 1:
                 doubled.append(round_)
         assert doubled == []
-    finally:
-        for run in runs:
-            await run.close()
