@@ -65,9 +65,6 @@ CREATE_UNITS = cypher(
     "UNWIND $rows AS row CREATE (n:MemUnit) SET n = row.props, n.embedding = row.embedding, "
     "n.search_text = row.search_text, n.user_key = row.user_key RETURN count(n) AS created",
 )
-# Messages another run already made a MemUnit of: two memorize runs of one
-# session that read its unprocessed messages at the same time segment them
-# each, and only the first to write keeps them.
 # Two runs must not both find the messages free: each first writes a count
 # on the sessions its units are of, which makes them wait for each other
 # (Neo4j locks the node; ArcadeDB refuses the second writer of a record and
@@ -79,6 +76,9 @@ CLAIM_SESSIONS = cypher(
     "UNWIND $ids AS sid MATCH (s:Session {id: sid}) "
     "SET s.memorize_writes = coalesce(s.memorize_writes, 0) + 1 RETURN count(s) AS n",
 )
+# Messages another run already made a MemUnit of: two memorize runs of one
+# session that read its unprocessed messages at the same time segment them
+# each, and only the first to write keeps them.
 TAKEN_MESSAGES = cypher(
     "ingest.TAKEN_MESSAGES",
     "UNWIND $ids AS mid MATCH (:MemUnit)-[:DERIVED_FROM]->(m:Message {id: mid}) "
