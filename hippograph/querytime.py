@@ -143,7 +143,8 @@ def _year_window(year: int, label: str) -> TimeWindow:
 # month, day from the match), a month of a year, a month alone ("in May": a
 # bare "may" is far too often the verb), a year.
 _DAYS: tuple[tuple[str, Callable[[re.Match[str]], tuple[int, int, int]]], ...] = (
-    (r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", lambda m: (int(m[1]), int(m[2]), int(m[3]))),
+    # an ISO day may run on into its time ("2023-05-08T14:00", lower-cased)
+    (r"\b(\d{4})-(\d{1,2})-(\d{1,2})(?=t\d|\b)", lambda m: (int(m[1]), int(m[2]), int(m[3]))),
     (
         rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
         lambda m: (int(m[3]), _month_number(m[1]), int(m[2])),

@@ -110,6 +110,13 @@ def test_an_impossible_date_leaves_the_next_one_read(query: str, inside: datetim
     assert window.contains(inside)
 
 
+@pytest.mark.parametrize("query", ["what happened at 2023-05-08T14:00?", "2023-05-08T14:00:00Z"])
+def test_an_iso_day_with_its_time_names_the_day(query: str) -> None:
+    window = parse_time_window(query, NOW)
+    assert window is not None
+    assert window.contains(datetime(2023, 5, 8, 12, tzinfo=UTC))
+
+
 SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
 
 
