@@ -36,3 +36,19 @@ VISIBLE_N: LiteralString = (
 
 # Properties of a node of any provenance label, without its vector and tokens.
 NODE_PROPS_N: LiteralString = "n {.*, embedding: null, search_text: null, user_key: null}"
+
+
+def locked(node: LiteralString) -> LiteralString:
+    """``SET n.kind = n.kind WITH n``: take ``node``'s write lock before what follows tests it.
+
+    Neo4j reads committed data without a lock, so two writers that both test
+    a node (a job still queued, a memory still current, a fact still free)
+    before either commits would both pass and both write; a SET that reads the
+    property it sets takes the write lock before it reads, and the test after
+    it then reads what the writer before committed. ArcadeDB sees no change in
+    a value set unchanged and relies instead on refusing the second of two
+    writers of one record; where the two would write different records, the
+    caller counts itself on the shared node (graph/ingest.py's claims).
+    Every node it is used on (Job, Memory) has a ``kind``.
+    """
+    return "SET " + node + ".kind = " + node + ".kind WITH " + node + " "

@@ -20,7 +20,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cascade import delete_planned, memory_closure
 from graph.consolidation import release_summarized
-from graph.cypher import cypher
+from graph.cypher import cypher, locked
 from graph.driver import GraphDriver, fetch
 from graph.entities import unlink_memories, write_mentions
 from graph.records import float32, parse_utc, to_utc
@@ -77,10 +77,11 @@ CAPACITY_CUTOFF_NAMED = cypher(
 )
 ADVANCE_CURSOR = cypher(
     "forgetting.ADVANCE_CURSOR",
-    # Under the job's write lock (graph/jobs.py): of two runners applying one
-    # batch on Neo4j, both would otherwise pass the test and apply it twice.
-    "MATCH (j:Job {id: $job_id}) SET j._lock = true REMOVE j._lock WITH j "
-    "WHERE j.status = 'running' AND coalesce(j.cursor, '') = $expected "
+    # Under the job's write lock (graph.cypher.locked): of two runners applying
+    # one batch on Neo4j, both would otherwise pass the test and apply it twice.
+    "MATCH (j:Job {id: $job_id}) "
+    + locked("j")
+    + "WHERE j.status = 'running' AND coalesce(j.cursor, '') = $expected "
     "SET j.cursor = $cursor, j.progress = $progress RETURN j.id AS id",
 )
 SET_PROGRESS = cypher(

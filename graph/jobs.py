@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from neo4j import AsyncManagedTransaction
 
-from graph.cypher import cypher
+from graph.cypher import cypher, locked
 from graph.driver import GraphDriver, fetch
 from graph.records import Props, to_utc, to_utc_or_none
 from hippograph.jobs import Job, JobKind, JobStatus, LapsedRun, QueuedRun
@@ -39,14 +39,11 @@ CREATE_JOB = cypher(
     "jobs.CREATE_JOB",
     "CREATE (j:Job) SET j = $props RETURN j " + JOB_MAP + " AS props",
 )
-# Every write that depends on a job's status or attempt checks it only after
-# the job node's write lock is taken (the SET/REMOVE of `_lock`): under
-# Neo4j's read-committed isolation two runs that both read it first would
-# otherwise both write, the second after waiting for the first's commit: two
-# workers starting one job, a stalled run finishing or renewing a job another
-# has taken over (tests/graph/test_job_lease.py). ArcadeDB refuses the second
-# writer of a record anyway.
-_LOCKED_JOB = "MATCH (j:Job {id: $id}) SET j._lock = true REMOVE j._lock WITH j "
+# Every write that depends on a job's status or attempt tests it under the
+# job node's write lock (graph.cypher.locked): two workers starting one job,
+# or a stalled run finishing or renewing a job another has taken over, would
+# otherwise both write (tests/graph/test_job_lease.py).
+_LOCKED_JOB = "MATCH (j:Job {id: $id}) " + locked("j")
 # Submitting a failed job again is how it is retried (after an LLM outage, say).
 REQUEUE_FAILED_JOB = cypher(
     "jobs.REQUEUE_FAILED_JOB",

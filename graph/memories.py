@@ -9,7 +9,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph.consolidation import carry_summaries, release_summarized
-from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
+from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher, locked
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
 from graph.filters import FILTER_M, filter_params
@@ -82,13 +82,9 @@ LIST_MEMORIES = cypher(
     "WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $limit "
     "RETURN m " + MEMORY_MAP + " AS props",
 )
-# Neo4j reads committed data without a lock: writers that all read the old
-# version as current before any of them commits would all supersede it. The
-# first SET takes the node's write lock (a SET that reads the property locks
-# before it reads), and the test after it reads what the writer before us
-# committed, so one of them wins and the rest find it superseded.
-_LOCKED_CURRENT = (
-    "SET old.kind = old.kind WITH old "
+# Tested under the node's lock (graph.cypher.locked): writers that all read
+# the old version as current would otherwise all supersede it.
+_LOCKED_CURRENT = locked("old") + (
     "WHERE old.deleted_at IS NULL AND (old.valid_to IS NULL OR old.valid_to > $now) "
 )
 # An edit in place waits for a new version being written, and then finds
@@ -109,7 +105,7 @@ SUPERSEDE_MEMORY = cypher(
 # both say they deleted it.
 SOFT_DELETE_MEMORY = cypher(
     "memories.SOFT_DELETE_MEMORY",
-    "MATCH (m:Memory {id: $id}) SET m.kind = m.kind WITH m WHERE m.deleted_at IS NULL "
+    "MATCH (m:Memory {id: $id}) " + locked("m") + "WHERE m.deleted_at IS NULL "
     "SET m.deleted_at = $now RETURN m.id AS id",
 )
 HARD_DELETE_MEMORY = cypher(

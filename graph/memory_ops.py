@@ -8,7 +8,7 @@ from datetime import datetime
 from neo4j import AsyncManagedTransaction
 
 from graph.consolidation import release_summarized
-from graph.cypher import cypher
+from graph.cypher import cypher, locked
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
 from graph.memories import CREATE_MEMORIES, UPDATE_MEMORY, memory_row, write_successor
@@ -25,10 +25,10 @@ BOOST_MEMORIES = cypher(
 )
 SOFT_DELETE_MEMORIES = cypher(
     "memory_ops.SOFT_DELETE_MEMORIES",
-    # under the lock (graph/memories.py): a batch racing another's delete of
+    # under the lock (graph.cypher.locked): a batch racing another's delete of
     # the same memory must find it deleted, and roll back whole
-    "UNWIND $ids AS id MATCH (m:Memory {id: id}) SET m.kind = m.kind WITH m "
-    "WHERE m.deleted_at IS NULL SET m.deleted_at = $now RETURN count(m) AS n",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) " + locked("m") + "WHERE m.deleted_at IS NULL "
+    "SET m.deleted_at = $now RETURN count(m) AS n",
 )
 HARD_DELETE_MEMORIES = cypher(
     "memory_ops.HARD_DELETE_MEMORIES",

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
-from graph.cypher import cypher
+from graph.cypher import cypher, locked
 from graph.driver import GraphDriver, fetch
 from graph.memories import CREATE_MEMORY, memory_row
 from graph.records import to_utc_or_none
@@ -75,8 +75,9 @@ REFLECTION_EXISTS = cypher(
 # read a shared fact as free first would both summarise it.
 CLAIM_FACTS = cypher(
     "reflection.CLAIM_FACTS",
-    "UNWIND $ids AS id MATCH (f:Memory {id: id}) SET f.kind = f.kind WITH f "
-    "WHERE coalesce(f.consolidated, false) = false AND f.deleted_at IS NULL "
+    "UNWIND $ids AS id MATCH (f:Memory {id: id}) "
+    + locked("f")
+    + "WHERE coalesce(f.consolidated, false) = false AND f.deleted_at IS NULL "
     "RETURN count(f) AS free",
 )
 SUMMARIZE_FACTS = cypher(
