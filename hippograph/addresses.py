@@ -3,7 +3,7 @@
 A Redis URL of ``localhost:6379`` or a graph URI of ``notauri`` used to pass
 the settings and fail later with a driver's traceback; a JVM heap of
 ``lots`` failed inside ArcadeDB's start. Each is now refused as the
-settings are read, with the variable that set it (``hippograph._settings``).
+settings are read, with the variable that set it (``hippograph.cli._settings``).
 A URL may carry a password (``redis://:secret@host``): what is printed or
 logged shows it as ``***``.
 """

@@ -38,8 +38,6 @@ def load_model(path: str, device: str, precision: str) -> Any:
         raise ConfigError(f"HIPPOGRAPH_EMBEDDING__DEVICE={device}: this machine has no {kind}")
     model = SentenceTransformer(path, device=device)
     if precision == "bfloat16":
-        import torch
-
         model.to(torch.bfloat16)
     return model
 
