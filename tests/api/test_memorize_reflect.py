@@ -30,14 +30,19 @@ def test_reflect_jobs_follow_the_setting(api: Api, client: TestClient, settings:
     assert result["__typename"] == "Memorized", result
     assert result["counts"]["memories"] >= 4
 
+    assert _reflect_jobs(client) == (1 if settings.memorize.reflect_after_write else 0)
+
+
+def _reflect_jobs(client: TestClient) -> int:
+    """How many reflect jobs the app's graph holds."""
     runtime = client.app.state.runtime  # type: ignore[attr-defined]
 
-    async def work(tx: AsyncManagedTransaction) -> int:
+    async def count(tx: AsyncManagedTransaction) -> int:
         rows = await fetch(tx, COUNT_REFLECT_JOBS, {})
         return int(rows[0]["n"])
 
-    queued = client.portal.call(runtime.connection.store.graph.read, work)  # type: ignore[union-attr]
-    assert queued == (1 if settings.memorize.reflect_after_write else 0)
+    assert client.portal is not None
+    return int(client.portal.call(runtime.connection.store.graph.read, count))
 
 
 def test_the_reflection_sweep_reaches_users_past_its_first_page(
@@ -83,21 +88,13 @@ def test_a_sweep_tries_one_pending_set_once_and_again_when_it_changes(
         runtime = client.app.state.runtime  # type: ignore[attr-defined]
         assert client.portal is not None
         sweep = runtime.services.reflection.sweep
-
-        async def count(tx: AsyncManagedTransaction) -> int:
-            rows = await fetch(tx, COUNT_REFLECT_JOBS, {})
-            return int(rows[0]["n"])
-
-        def reflect_jobs() -> int:
-            return int(client.portal.call(runtime.connection.store.graph.read, count))  # type: ignore[union-attr]
-
         first, again = client.portal.call(sweep), client.portal.call(sweep)
         # The same facts, the same day: the same job, not another record.
         assert [j.user_ids for j in first] == [("ann",)]
         assert [j.id for j in again] == [j.id for j in first]
-        assert reflect_jobs() == 1
+        assert _reflect_jobs(client) == 1
         api.ok(ADD_MEMORY, {"input": {"userId": "ann", "content": "Ann bakes", "importance": 0.9}})
         changed = client.portal.call(sweep)
         assert len(changed) == 1
         assert changed[0].id != first[0].id
-        assert reflect_jobs() == 2
+        assert _reflect_jobs(client) == 2
