@@ -17,7 +17,7 @@ from typing import LiteralString
 
 from neo4j import AsyncManagedTransaction
 
-from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher
+from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher, provenance_write
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune
 from graph.records import (
@@ -101,6 +101,39 @@ UP = {
         "UNWIND $frontier AS fid MATCH (:Memory {id: fid})" + _DERIVED,
     ),
 }
+# The same for a deletion: each node of the frontier is changed first
+# (graph/cypher.py's provenance_write), so that no derivation from it can
+# commit unseen between this read and the delete.
+UP_CLAIMED = {
+    IdKind.MESSAGE: cypher(
+        "cascade.UP_FROM_MESSAGES_CLAIMED",
+        "UNWIND $frontier AS fid MATCH (f:Message {id: fid}) "
+        + provenance_write("f")
+        + "WITH f MATCH (f)"
+        + _DERIVED,
+    ),
+    IdKind.MEMUNIT: cypher(
+        "cascade.UP_FROM_MEMUNITS_CLAIMED",
+        "UNWIND $frontier AS fid MATCH (f:MemUnit {id: fid}) "
+        + provenance_write("f")
+        + "WITH f MATCH (f)"
+        + _DERIVED,
+    ),
+    IdKind.MEMORY: cypher(
+        "cascade.UP_FROM_MEMORIES_CLAIMED",
+        "UNWIND $frontier AS fid MATCH (f:Memory {id: fid}) "
+        + provenance_write("f")
+        + "WITH f MATCH (f)"
+        + _DERIVED,
+    ),
+}
+# A session's deletion changes it before it reads its messages: a message
+# appended meanwhile changes it too (its ``last_seq``), so it is either read
+# here or refused.
+CLAIM_SESSION = cypher(
+    "cascade.CLAIM_SESSION",
+    "MATCH (n:Session {id: $id}) " + provenance_write("n") + "RETURN count(n) AS claimed",
+)
 
 DELETE = {
     "Memory": cypher(
@@ -150,7 +183,7 @@ class CascadeGraph:
         wanted = frozenset(expected)
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            closure = await _closure(tx, root_id, scope, limit)
+            closure = await _closure(tx, root_id, scope, limit, claim=True)
             if closure is None:
                 raise NotFound(root_label(root_id), root_id)
             if not closure.complete:
@@ -184,15 +217,27 @@ async def delete_planned(tx: AsyncManagedTransaction, report: DeletionReport) ->
 
 
 async def memory_closure(
-    tx: AsyncManagedTransaction, ids: Sequence[str], scope: list[str] | None, limit: int
+    tx: AsyncManagedTransaction,
+    ids: Sequence[str],
+    scope: list[str] | None,
+    limit: int,
+    *,
+    claim: bool = False,
 ) -> DerivationClosure:
-    """Everything derived from the visible memories among ``ids`` (the roots)."""
+    """Everything derived from the visible memories among ``ids`` (the roots);
+    ``claim``: for a deletion in this transaction (see :data:`UP_CLAIMED`)."""
     rows = await fetch(tx, ROOT_MEMORIES, {"ids": list(ids), "scope": scope})
-    return await _walk_up(tx, [memory_from(r["props"]) for r in rows], None, scope, limit)
+    roots = [memory_from(r["props"]) for r in rows]
+    return await _walk_up(tx, roots, None, scope, limit, claim=claim)
 
 
 async def _closure(
-    tx: AsyncManagedTransaction, root_id: str, scope: list[str] | None, limit: int
+    tx: AsyncManagedTransaction,
+    root_id: str,
+    scope: list[str] | None,
+    limit: int,
+    *,
+    claim: bool = False,
 ) -> DerivationClosure | None:
     """The closure of a visible root; ``Conflict`` if it reaches other users' data.
 
@@ -200,10 +245,10 @@ async def _closure(
     root for another user (a group MemUnit's other participant) is seen, and
     refused, rather than silently stripped of its provenance.
     """
-    roots, session = await _roots(tx, root_id, scope, limit)
+    roots, session = await _roots(tx, root_id, scope, limit, claim=claim)
     if not roots and session is None:
         return None
-    closure = await _walk_up(tx, roots, session, None, limit)
+    closure = await _walk_up(tx, roots, session, None, limit, claim=claim)
     if scope is not None and closure.complete:
         refusal = shared_with_others(root_id, closure, scope)
         if refusal is not None:
@@ -217,6 +262,8 @@ async def _walk_up(
     session: Session | None,
     scope: list[str] | None,
     limit: int,
+    *,
+    claim: bool,
 ) -> DerivationClosure:
     if len(roots) > limit:
         return DerivationClosure(roots=(), derived={}, sources={}, session=session, complete=False)
@@ -229,7 +276,8 @@ async def _walk_up(
         for kind, ids in _by_kind(frontier).items():
             # Rows are distinct nodes of the closure: more than ``limit`` of
             # them and the closure is too large, whichever were seen before.
-            rows = await fetch(tx, UP[kind], {"frontier": ids, "scope": scope, "limit": limit + 1})
+            up = (UP_CLAIMED if claim else UP)[kind]
+            rows = await fetch(tx, up, {"frontier": ids, "scope": scope, "limit": limit + 1})
             if len(rows) > limit:
                 return DerivationClosure(tuple(roots), derived, sources, session, complete=False)
             for row in rows:
@@ -247,7 +295,7 @@ async def _walk_up(
 
 
 async def _roots(
-    tx: AsyncManagedTransaction, root_id: str, scope: list[str] | None, limit: int
+    tx: AsyncManagedTransaction, root_id: str, scope: list[str] | None, limit: int, *, claim: bool
 ) -> tuple[list[ProvenanceNode], Session | None]:
     params = {"id": root_id, "scope": scope}
     kind = kind_of(root_id)
@@ -256,6 +304,8 @@ async def _roots(
     if kind is IdKind.MEMUNIT:
         return [memunit_from(r["props"]) for r in await fetch(tx, ROOT_MEMUNIT, params)], None
     if kind is IdKind.SESSION:
+        if claim:
+            await fetch(tx, CLAIM_SESSION, params)
         found = await fetch(tx, ROOT_SESSION, params)
         if not found:
             return [], None

@@ -19,7 +19,7 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
-from graph.cypher import cypher
+from graph.cypher import cypher, provenance_write
 from graph.driver import fetch
 
 RELEASE_SUMMARIZED = cypher(
@@ -36,7 +36,7 @@ CARRY_SUMMARIZES = cypher(
     "consolidation.CARRY_SUMMARIZES",
     "MATCH (:Memory {id: $old_id})-[:SUMMARIZES]->(f:Memory) "
     "MATCH (m:Memory {id: $new_id}) "
-    "CREATE (m)-[:SUMMARIZES]->(f) RETURN count(f) AS carried",
+    "CREATE (m)-[:SUMMARIZES]->(f) " + provenance_write("f") + "RETURN count(f) AS carried",
 )
 
 

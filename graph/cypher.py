@@ -52,3 +52,18 @@ def locked(node: LiteralString) -> LiteralString:
     Every node it is used on (Job, Memory) has a ``kind``.
     """
     return "SET " + node + ".kind = " + node + ".kind WITH " + node + " "
+
+
+def provenance_write(node: LiteralString) -> LiteralString:
+    """``SET n.provenance_writes = n.provenance_writes + 1``: a real change to ``node``
+    by every write that derives a node from it, and by a deletion along provenance
+    before it reads what derives from it.
+
+    A deletion that read no derivation of a message, then deleted it, would leave a
+    memory derived from it meanwhile (by another process: a worker's memorize)
+    without its source, the words the user asked to forget still in it. With both
+    writers changing the source, Neo4j queues the later on the node's write lock,
+    and ArcadeDB refuses the later commit and retries it: the deletion then reads
+    the new derivation, or the derivation finds its source gone.
+    """
+    return "SET " + node + ".provenance_writes = coalesce(" + node + ".provenance_writes, 0) + 1 "

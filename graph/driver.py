@@ -50,6 +50,9 @@ _SCHEMA_RACES = {
     "Neo.ClientError.Schema.ConstraintAlreadyExists",
 }
 
+# What Neo4j answers a write whose matched node another transaction deleted.
+_DELETED_MEANWHILE = "Neo.ClientError.Statement.EntityNotFound"
+
 
 async def fetch(
     tx: AsyncManagedTransaction, query: LiteralString, params: Mapping[str, Any] | None = None
@@ -171,6 +174,16 @@ class GraphDriver:
                 if attempts.exhausted(Failure.RACE):
                     raise NotFound(exc.resource, exc.detail) from exc
                 log.info("a link missed %s; trying again", exc)
+            except ClientError as exc:
+                # Neo4j's answer to a write that matched a node, then waited on
+                # its lock while another transaction deleted it (a derivation
+                # racing a deletion, graph/cypher.py's provenance_write): run
+                # again, the match no longer finds it.
+                if exc.code != _DELETED_MEANWHILE:
+                    raise
+                if attempts.exhausted(Failure.RACE):
+                    raise Conflict("a node this write needed was deleted meanwhile") from exc
+                log.info("a node was deleted under this write; trying again")
             await attempts.pause()
 
     async def _write(self, work: Work[T]) -> T:

@@ -272,7 +272,7 @@ class ForgetGraph:
         ids = [c.id for c in read if c in current]
         if not ids:
             return set(), 0
-        report = await self._planned(tx, user_id, ids)
+        report = await self._planned(tx, user_id, ids, claim=True)
         await delete_planned(tx, report)
         return set(ids), _besides(report, ids)
 
@@ -294,9 +294,11 @@ class ForgetGraph:
         user_id: str,
         ids: Sequence[str],
         gone: Collection[str] = (),
+        *,
+        claim: bool = False,
     ) -> DeletionReport:
         limit = self._cascade_limit
-        closure = await memory_closure(tx, ids, [user_id], limit)
+        closure = await memory_closure(tx, ids, [user_id], limit, claim=claim)
         if not closure.complete:
             raise too_large(ids[0], limit)
         return deletion_report(ids[0], closure, gone)

@@ -22,7 +22,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction, Record
 
 from graph.codec import to_utc
-from graph.cypher import cypher
+from graph.cypher import cypher, provenance_write
 from graph.driver import GraphDriver, fetch
 from graph.entities import write_mentions
 from graph.links import require_linked
@@ -87,7 +87,7 @@ TAKEN_MESSAGES = cypher(
 LINK_UNIT_MESSAGES = cypher(
     "ingest.LINK_UNIT_MESSAGES",
     "UNWIND $links AS link MATCH (n:MemUnit {id: link.unit}) MATCH (x:Message {id: link.source}) "
-    "MERGE (n)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+    "MERGE (n)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
 )
 
 

@@ -9,7 +9,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph.consolidation import carry_summaries, release_summarized
-from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher, locked
+from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher, locked, provenance_write
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
 from graph.filters import FILTER_M, filter_params
@@ -35,17 +35,19 @@ CREATE_MEMORY = cypher(
 LINK_MESSAGES = cypher(
     "memories.LINK_MESSAGES",
     "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Message {id: sid}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
 )
 LINK_MEMUNITS = cypher(
     "memories.LINK_MEMUNITS",
     "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:MemUnit {id: sid}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
 )
 LINK_MEMORIES = cypher(
     "memories.LINK_MEMORIES",
     "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Memory {id: sid}) "
-    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) "
+    + provenance_write("x")
+    + "RETURN count(x) AS linked",
 )
 CREATE_MEMORIES = cypher(
     "memories.CREATE_MEMORIES",
@@ -55,17 +57,19 @@ CREATE_MEMORIES = cypher(
 LINK_MANY_MESSAGES = cypher(
     "memories.LINK_MANY_MESSAGES",
     "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Message {id: link.source}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
 )
 LINK_MANY_MEMUNITS = cypher(
     "memories.LINK_MANY_MEMUNITS",
     "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:MemUnit {id: link.source}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
 )
 LINK_MANY_MEMORIES = cypher(
     "memories.LINK_MANY_MEMORIES",
     "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Memory {id: link.source}) "
-    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) RETURN count(x) AS linked",
+    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) "
+    + provenance_write("x")
+    + "RETURN count(x) AS linked",
 )
 # One record holding every memory: each record costs the driver time in
 # Python, and a search's hits (10) took 6.6 ms as ten records on Neo4j 5.26

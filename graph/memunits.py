@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from neo4j import AsyncManagedTransaction
 
-from graph.cypher import VISIBLE_N, cypher
+from graph.cypher import VISIBLE_N, cypher, provenance_write
 from graph.driver import GraphDriver, fetch
 from graph.records import MEMUNIT_MAP, float32, memunit_from, memunit_props
 from hippograph.models import IndexedText, MemUnit
@@ -20,8 +20,7 @@ ADD_MEMUNIT = cypher(
     "WITH n "
     "UNWIND $message_ids AS mid "
     "MATCH (m:Message {id: mid}) "
-    "MERGE (n)-[:DERIVED_FROM]->(m) "
-    "RETURN count(m) AS linked",
+    "MERGE (n)-[:DERIVED_FROM]->(m) " + provenance_write("m") + "RETURN count(m) AS linked",
 )
 GET_MEMUNITS = cypher(
     "memunits.GET_MEMUNITS",

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
-from graph.cypher import cypher, locked
+from graph.cypher import cypher, locked, provenance_write
 from graph.driver import GraphDriver, fetch
 from graph.memories import CREATE_MEMORY, memory_row
 from graph.records import to_utc_or_none
@@ -83,7 +83,9 @@ CLAIM_FACTS = cypher(
 SUMMARIZE_FACTS = cypher(
     "reflection.SUMMARIZE_FACTS",
     "MATCH (r:Memory {id: $id}) UNWIND $ids AS fid MATCH (f:Memory {id: fid}) "
-    "CREATE (r)-[:SUMMARIZES]->(f) SET f.consolidated = true RETURN count(f) AS n",
+    "CREATE (r)-[:SUMMARIZES]->(f) SET f.consolidated = true "
+    + provenance_write("f")
+    + "RETURN count(f) AS n",
 )
 
 # A reflection names what its facts name: once they are consolidated (hidden

@@ -92,7 +92,7 @@ class UserDeletionGraph:
         transaction; what was deleted."""
 
         async def work(tx: AsyncManagedTransaction) -> DeletionReport:
-            report = await _memory_report(tx, user_id, ids, scope, limit)
+            report = await _memory_report(tx, user_id, ids, scope, limit, claim=True)
             await delete_planned(tx, report)
             return report
 
@@ -123,8 +123,10 @@ async def _memory_report(
     ids: Sequence[str],
     scope: list[str] | None,
     limit: int,
+    *,
+    claim: bool = False,
 ) -> DeletionReport:
-    closure = await memory_closure(tx, ids, scope, limit)
+    closure = await memory_closure(tx, ids, scope, limit, claim=claim)
     if not closure.complete:
         raise too_large(user_id, limit)
     return deletion_report(user_id, closure)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
+from pathlib import Path
+
 import pytest
 
 from graph.store import GraphStore
 from hippograph.cascade import deletion_report
 from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.models import Memory, MemoryKind, Message, Sources
+from tests.graphs import TestDatabase
 from tests.support import add_memory, add_memunit, conversation, indexed, memory, message
 
 LIMIT = 100
@@ -163,3 +168,43 @@ async def test_deleting_a_memunit_keeps_its_messages(store: GraphStore) -> None:
     assert not await _exists(store, fact.id)
     # Kept, but not memorized into the same unit again.
     assert await store.ingest.unprocessed(session.id, 10) == []
+
+
+@pytest.mark.parametrize("root", ["message", "memory"])
+async def test_a_memory_derived_while_its_source_is_deleted_never_outlives_it(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path, root: str
+) -> None:
+    # The deletion reads what derives from its root, then deletes: a memory
+    # derived from the root in between, by another process, must either be
+    # read (the delete refuses, or takes it too) or fail (its source is gone).
+    async with graph_db.connections(tmp_path) as (deleter, deriver):
+        orphans = []
+        for round_ in range(12):
+            user = f"ann{round_}"
+            _, messages = await conversation(store, user, ["one"])
+            deletion: Awaitable[object]
+            if root == "message":
+                source = messages[0].id
+                sources = Sources(message_ids=(source,))
+                deletion = deleter.store.cascade.delete(source, {source}, None, LIMIT)
+            else:
+                source = (await add_memory(store, memory(user, "a fact"))).id
+                sources = Sources(memory_ids=(source,))
+                deletion = deleter.store.user_deletion.delete_memories(user, [source], None, LIMIT)
+            derived = memory(user, f"derived {round_}")
+            outcomes = await asyncio.gather(
+                deletion,
+                add_memory(deriver.store, derived, sources=sources),
+                return_exceptions=True,
+            )
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException) and not isinstance(
+                    outcome, (Conflict, NotFound)
+                ):
+                    raise outcome
+            source_left = await store.messages.get_messages([source]) or await _exists(
+                store, source
+            )
+            if await _exists(store, derived.id) and not source_left:
+                orphans.append(round_)
+        assert orphans == []
