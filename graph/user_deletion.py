@@ -18,6 +18,7 @@ from neo4j import AsyncManagedTransaction
 from graph.cascade import delete_planned, memory_closure
 from graph.cypher import cypher
 from graph.driver import GraphDriver, fetch
+from graph.users import SESSION_WRITE
 from hippograph.cascade import DeletionReport, deletion_report, too_large
 from hippograph.errors import Conflict
 
@@ -42,6 +43,10 @@ DELETE_JOBS = cypher(
     "MATCH (j:Job) WHERE $user_id IN j.user_ids DETACH DELETE j RETURN count(*) AS deleted",
 )
 # What a write that raced the deletion left of the user's (one of each is enough).
+CLAIM_USER = cypher(
+    "user_deletion.CLAIM_USER",
+    "MATCH (u:User {id: $user_id}) " + SESSION_WRITE + "RETURN count(u) AS claimed",
+)
 SESSION_LEFT = cypher(
     "user_deletion.SESSION_LEFT",
     "MATCH (s:Session {user_id: $user_id}) RETURN s.id AS id LIMIT 1",
@@ -107,6 +112,7 @@ class UserDeletionGraph:
 
         async def work(tx: AsyncManagedTransaction) -> bool:
             params = {"user_id": user_id}
+            await fetch(tx, CLAIM_USER, params)
             for query in (SESSION_LEFT, MEMORY_LEFT):
                 if left := await fetch(tx, query, params):
                     raise Conflict(f"{left[0]['id']} of user {user_id!r} was written meanwhile")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import LiteralString
 
 from neo4j import AsyncManagedTransaction
 
@@ -27,10 +28,14 @@ LIST_USERS = cypher(
     "MATCH (n:User) WHERE n.id > $after AND ($scope IS NULL OR n.id IN $scope) "
     "RETURN n " + USER_MAP + " AS props ORDER BY n.id LIMIT $limit",
 )
+# A real change to the user by each session's creation, and by the user's
+# deletion before it reads that no session is left (graph/user_deletion.py):
+# otherwise a session created between that read and the delete (by another
+# process) would outlive its user, and a new user of the same id would find it.
+SESSION_WRITE: LiteralString = "SET u.session_writes = coalesce(u.session_writes, 0) + 1 "
 CREATE_SESSION = cypher(
     "users.CREATE_SESSION",
-    "MATCH (u:User {id: $user_id}) "
-    "CREATE (u)-[:HAS_SESSION]->(s:Session "
+    "MATCH (u:User {id: $user_id}) " + SESSION_WRITE + "CREATE (u)-[:HAS_SESSION]->(s:Session "
     "{id: $id, user_id: $user_id, title: $title, started_at: $started_at}) "
     "RETURN s.id AS id",
 )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +13,8 @@ from graph.store import GraphStore
 from hippograph.cascade import deletion_report
 from hippograph.errors import Conflict
 from hippograph.ids import IdKind, new_id
-from hippograph.models import Sources
+from hippograph.models import Session, Sources
+from tests.graphs import TestDatabase
 from tests.support import T0, add_memory, add_user, conversation, memory, queued_job
 
 
@@ -62,3 +65,32 @@ async def test_the_jobs_run_for_a_user_go_with_the_user(store: GraphStore) -> No
     assert await store.user_deletion.delete_user("ann")
 
     assert await store.jobs.get_jobs([anns.id, later.id, bobs.id]) == {bobs.id: bobs}
+
+
+async def test_a_session_created_while_its_user_is_deleted_never_outlives_the_user(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # The deletion reads that no session is left, then deletes the user: a
+    # session created in between, by another process, must be read (Conflict)
+    # or find its user gone.
+    async with graph_db.connections(tmp_path) as (deleter, creator):
+        orphans = []
+        for round_ in range(12):
+            user = f"ann{round_}"
+            await add_user(store, user)
+            session = Session(
+                id=new_id(IdKind.SESSION, T0), user_id=user, title="chat", started_at=T0
+            )
+            outcomes = await asyncio.gather(
+                deleter.store.user_deletion.delete_user(user),
+                creator.store.users.create_session(session),
+                return_exceptions=True,
+            )
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException) and not isinstance(outcome, Conflict):
+                    raise outcome
+            if await store.users.get_sessions([session.id]) and not await store.users.get_users(
+                [user]
+            ):
+                orphans.append(round_)
+        assert orphans == []
