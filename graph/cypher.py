@@ -49,7 +49,7 @@ def locked(node: LiteralString) -> LiteralString:
     a value set unchanged and relies instead on refusing the second of two
     writers of one record; where the two would write different records, the
     caller counts itself on the shared node (graph/ingest.py's claims).
-    Every node it is used on (Job, Memory) has a ``kind``.
+    Every node it is used on (Job, Memory, Entity) has a ``kind``.
     """
     return "SET " + node + ".kind = " + node + ".kind WITH " + node + " "
 

@@ -26,9 +26,10 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph.candidate_rows import MEMORY_ROW
-from graph.cypher import VISIBLE_N, cypher
+from graph.cypher import VISIBLE_N, cypher, locked
 from graph.driver import GraphDriver, fetch
 from graph.filters import FILTER_M, filter_params
+from graph.links import require_linked
 from graph.records import MEMORY_MAP, memory_from
 from hippograph.entities import entity_id
 from hippograph.ids import IdKind, kind_of
@@ -81,11 +82,15 @@ LINK_NEW_MEMORIES = cypher(
     "UNWIND row.entities AS ee MATCH (e) WHERE elementId(e) = ee "
     "CREATE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked",
 )
+# ``linked`` counts the entities found, whether their edge was there or made:
+# one pruned since the MERGE above (graph/cascade.py) is missing, and the
+# caller runs the whole write again, which MERGEs it anew.
 _LINK_OLD = (
     "UNWIND row.entities AS ee MATCH (e) WHERE elementId(e) = ee "
     "OPTIONAL MATCH (m)-[old:MENTIONS]->(e) "
-    "WITH m, e, count(old) AS existing WHERE existing = 0 "
-    "CREATE (m)-[:MENTIONS]->(e) RETURN count(e) AS linked"
+    "WITH m, e, count(old) AS existing "
+    "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | CREATE (m)-[:MENTIONS]->(e)) "
+    "RETURN count(e) AS linked"
 )
 LINK_MESSAGES = cypher(
     "entities.LINK_MESSAGES", "UNWIND $rows AS row MATCH (m:Message {id: row.source}) " + _LINK_OLD
@@ -113,10 +118,13 @@ MENTIONED_BY = {
         "RETURN collect(DISTINCT e.id) AS ids",
     ),
 }
+# Each entity is tested under its write lock (ids sorted): on Neo4j a memory
+# naming it, committed between an unlocked count and the delete, lost its edge.
 PRUNE = cypher(
     "entities.PRUNE",
     "UNWIND $ids AS id MATCH (e:Entity {id: id}) "
-    "WHERE COUNT { (e)<-[:MENTIONS]-() } = 0 "
+    + locked("e")
+    + "WHERE COUNT { (e)<-[:MENTIONS]-() } = 0 "
     "DETACH DELETE e RETURN count(*) AS pruned",
 )
 
@@ -258,8 +266,11 @@ async def write_mentions(
             for source, linked in sources[label].items()
         ]
         if rows:
-            await fetch(tx, query, {"rows": rows})
-            total += sum(len(r["entities"]) for r in rows)
+            found = await fetch(tx, query, {"rows": rows})
+            wanted = sum(len(r["entities"]) for r in rows)
+            # A source gone, or an entity pruned since the MERGE: run it all again.
+            require_linked(int(found[0]["linked"]), wanted, "entity", label.lower())
+            total += wanted
     return total
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 from graph.store import GraphStore
 from hippograph.cascade import deletion_report
 from hippograph.entities import entity_id, memory_mentions, message_mentions
@@ -16,6 +19,7 @@ from hippograph.models import (
     Mentions,
     Sources,
 )
+from tests.graphs import TestDatabase
 from tests.support import T0, conversation, indexed, memory
 
 LIMIT = 100
@@ -224,3 +228,27 @@ async def test_a_later_mention_that_reads_an_entity_better_upgrades_it(store: Gr
     assert (boston.name, boston.kind) == ("Boston", EntityKind.PLACE)
     seeds = await store.entities.walk("ann", ["boston"], 10, MemoryFilter(), T0)
     assert [(e, n) for e, n, _ in seeds] == [(entity_id("ann", "boston"), 3)]
+
+
+async def test_an_entity_pruned_while_a_new_memory_names_it_keeps_the_new_mention(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # Deleting the last memory that names Boston prunes the entity: a memory
+    # naming Boston written meanwhile, by another process, must keep its
+    # mention (of that entity, or of a new one) and never lose it.
+    async with graph_db.connections(tmp_path) as (deleter, writer):
+        lost = []
+        for round_ in range(12):
+            user = f"ann{round_}"
+            (old,) = await _store_memories(store, user, [("old", ("Boston",))])
+            outcomes = await asyncio.gather(
+                deleter.store.user_deletion.delete_memories(user, [old.id], None, LIMIT),
+                _store_memories(writer.store, user, [("new", ("Boston",))]),
+                return_exceptions=True,
+            )
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+            if (await _norms(store, user)).get("boston") != 1:
+                lost.append(round_)
+        assert lost == []
