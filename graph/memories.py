@@ -98,9 +98,18 @@ UPDATE_MEMORY = cypher(
     "MATCH (old:Memory {id: $id}) " + _LOCKED_CURRENT + "SET old += $changes "
     "WITH old AS m RETURN m " + MEMORY_MAP + " AS props",
 )
+# A new version is built from a read of the old one, and copies what an edit
+# in place (UPDATE_MEMORY) changes: written only if those are still as read,
+# or it would undo an edit committed in between.
+_AS_READ: LiteralString = (
+    "AND old.importance = $seen.importance "
+    "AND coalesce(old.category, '') = coalesce($seen.category, '') "
+    "AND coalesce(old.domain, '') = coalesce($seen.domain, '') "
+    "AND coalesce(old.verified, false) = coalesce($seen.verified, false) "
+)
 SUPERSEDE_MEMORY = cypher(
     "memories.SUPERSEDE_MEMORY",
-    "MATCH (old:Memory {id: $old_id}) " + _LOCKED_CURRENT + "SET old.valid_to = $now "
+    "MATCH (old:Memory {id: $old_id}) " + _LOCKED_CURRENT + _AS_READ + "SET old.valid_to = $now "
     "CREATE (m:Memory) SET m = $props, m.embedding = $embedding, "
     "m.search_text = $search_text, m.user_key = $user_key "
     "CREATE (m)-[:SUPERSEDES]->(old) RETURN m.id AS id",
@@ -184,19 +193,25 @@ async def link_many_sources(
 
 
 async def write_successor(
-    tx: AsyncManagedTransaction, old_id: str, memory: Memory, indexed: IndexedText, now: datetime
+    tx: AsyncManagedTransaction, old: Memory, memory: Memory, indexed: IndexedText, now: datetime
 ) -> bool:
-    """Create ``memory`` with ``SUPERSEDES`` to ``old_id``, whose ``valid_to`` becomes ``now``.
+    """Create ``memory`` with ``SUPERSEDES`` to ``old``, whose ``valid_to`` becomes ``now``.
 
     False, with nothing written, when the old memory is not current (deleted,
-    expired or already superseded). ``updateMemory`` and ``applyMemoryOps``
-    both write a new version through here, each in its own transaction.
+    expired or already superseded), or was edited in place since ``old`` was
+    read. ``updateMemory`` and ``applyMemoryOps`` both write a new version
+    through here, each in its own transaction.
     """
-    params = memory_row(memory, indexed) | {"old_id": old_id, "now": now}
+    seen = memory_props(old)
+    params = memory_row(memory, indexed) | {
+        "old_id": old.id,
+        "now": now,
+        "seen": {key: seen.get(key) for key in ("importance", "category", "domain", "verified")},
+    }
     if not await fetch(tx, SUPERSEDE_MEMORY, params):
         return False
     # A corrected reflection still summarises its facts (graph/consolidation.py).
-    await carry_summaries(tx, old_id, memory.id)
+    await carry_summaries(tx, old.id, memory.id)
     return True
 
 
@@ -288,20 +303,21 @@ class MemoryGraph:
 
     async def supersede(
         self,
-        old_id: str,
+        old: Memory,
         memory: Memory,
         indexed: IndexedText,
         sources: Sources,
         now: datetime,
         mentions: Sequence[Mentions] = (),
     ) -> bool:
-        """Store ``memory`` as the successor of ``old_id`` (SUPERSEDES, ``valid_to``).
+        """Store ``memory`` as the successor of ``old`` (SUPERSEDES, ``valid_to``).
 
-        False, with nothing written, when the old memory is not current.
+        False, with nothing written, when the old memory is not current, or
+        not as ``old`` read it (see :func:`write_successor`).
         """
 
         async def work(tx: AsyncManagedTransaction) -> bool:
-            if not await write_successor(tx, old_id, memory, indexed, now):
+            if not await write_successor(tx, old, memory, indexed, now):
                 return False
             await _link_sources(tx, memory.id, sources)
             await write_mentions(tx, mentions)

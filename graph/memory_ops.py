@@ -47,15 +47,15 @@ class MemoryOpsGraph:
     ) -> None:
         """Every operation of ``plan``, and ``importances`` (memory id -> importance, an
         UPDATE to the same text) set in place, or none of it: a memory that changed
-        since it was checked (deleted, superseded) rolls the whole batch back with
+        since it was checked (deleted, superseded, edited in place) rolls the whole batch back with
         ``NotFound``."""
 
         async def work(tx: AsyncManagedTransaction) -> None:
             if plan.adds:
                 await fetch(tx, CREATE_MEMORIES, {"rows": [memory_row(m, i) for m, i in plan.adds]})
-            for old_id, memory, indexed in plan.supersedes:
-                if not await write_successor(tx, old_id, memory, indexed, now):
-                    raise NotFound("memory", old_id)
+            for old, memory, indexed in plan.supersedes:
+                if not await write_successor(tx, old, memory, indexed, now):
+                    raise NotFound("memory", old.id)
             for memory_id, importance in (importances or {}).items():
                 # updateMemory's own edit: it waits for a new version being
                 # written and then finds this one superseded, so an importance

@@ -356,7 +356,7 @@ class MemoryOpsPlan:
     """A checked batch of memory operations, ready to apply in one transaction."""
 
     adds: Sequence[tuple[Memory, IndexedText]] = ()
-    supersedes: Sequence[tuple[str, Memory, IndexedText]] = ()
+    supersedes: Sequence[tuple[Memory, Memory, IndexedText]] = ()
     boosts: Sequence[str] = ()
     soft_deletes: Sequence[str] = ()
     hard_deletes: Sequence[str] = ()

@@ -48,6 +48,9 @@ from hippograph.versions import Revision, next_version
 
 _DOMAIN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _MAX_SOURCES = 100
+# A correction written while others edit the same memory in place is built
+# again from the version as it is now, this many times at the most.
+_VERSION_TRIES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,8 +285,7 @@ class MemoryService:
         """Edit a current memory; new content supersedes it with a new version."""
         old = await self.require_memory(principal, memory_id, "id")
         now = self._clock()
-        if old.deleted_at is not None or (old.valid_to is not None and old.valid_to <= now):
-            raise InvalidInput("only a current memory can be edited", "id")
+        _require_current(old, now)
         in_place: dict[str, Any] = {}
         if changes.importance is not None:
             in_place["importance"] = require_fraction(changes.importance, "importance")
@@ -311,15 +313,20 @@ class MemoryService:
             domain=in_place.get("domain"),
             verified=changes.verified,
         )
-        successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
+        indexed = await self.index(content)
         owner = await self._users.require_user(principal, old.user_id) if self._entities else None
-        mentions = self._mentions(successor, owner.name) if owner else []
-        if not await self._memories.supersede(
-            old.id, successor, await self.index(content), Sources(), now, mentions
-        ):
-            raise InvalidInput("only a current memory can be edited", "id")
-        await self._events.memories_added([successor])
-        return successor
+        for _ in range(_VERSION_TRIES):
+            successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
+            mentions = self._mentions(successor, owner.name) if owner else []
+            if await self._memories.supersede(old, successor, indexed, Sources(), now, mentions):
+                await self._events.memories_added([successor])
+                return successor
+            # Superseded or deleted since it was read, or edited in place: the
+            # new version copies what an edit changes, so it is built again
+            # from the version as it is now, while that is still current.
+            old = await self.require_memory(principal, memory_id, "id")
+            _require_current(old, now)
+        raise Conflict(f"memory {memory_id!r} kept being edited while this edit was written")
 
     async def delete_memory(self, principal: Principal, memory_id: str, hard: bool) -> str:
         """Delete a memory: soft (marked, kept for provenance) or hard (gone, with its edges)."""
@@ -343,3 +350,9 @@ class MemoryService:
     ) -> dict[str, list[ProvenanceNode]]:
         """What each memory was derived from, scoped to ``principal``."""
         return await self._memories.derived_from(memory_ids, principal.scope)
+
+
+def _require_current(memory: Memory, now: datetime) -> None:
+    """``InvalidInput`` unless ``memory`` is current (not deleted, expired or superseded)."""
+    if memory.deleted_at is not None or (memory.valid_to is not None and memory.valid_to <= now):
+        raise InvalidInput("only a current memory can be edited", "id")

@@ -139,7 +139,7 @@ class MemoryOpsService:
         to_embed = [t for t in versioned if t is not None]
         vectors = iter(await self._embedder.embed(to_embed) if to_embed else [])
         adds: list[tuple[Memory, IndexedText]] = []
-        supersedes: list[tuple[str, Memory, IndexedText]] = []
+        supersedes: list[tuple[Memory, Memory, IndexedText]] = []
         importances: dict[str, float] = {}
         boosts: list[str] = []
         soft: list[str] = []
@@ -178,7 +178,7 @@ class MemoryOpsService:
                 old = targets[str(op.id)]
                 revision = Revision(content, op.importance, source=MemorySource.AGENT)
                 successor = next_version(old, revision, new_id(IdKind.MEMORY, now), now)
-                supersedes.append((old.id, successor, indexed))
+                supersedes.append((old, successor, indexed))
                 outcomes.append(MemoryOpOutcome(op.op, successor.id, old.id))
             elif op.op is MemoryOpKind.UPDATE:
                 # The same text: no new version. A new importance is set in

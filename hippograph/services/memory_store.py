@@ -62,7 +62,7 @@ class MemoryStore(Protocol):
     ) -> Memory | None: ...
     async def supersede(
         self,
-        old_id: str,
+        old: Memory,
         memory: Memory,
         indexed: IndexedText,
         sources: Sources,

@@ -110,7 +110,7 @@ async def test_supersede_keeps_the_old_version_out_of_default_lists(store: Graph
     old = await add_memory(store, memory("ann", "Ann lives in Paris"))
     new = replace(old, id=new_id(IdKind.MEMORY, T0), content="Ann lives in Lyon")
     later = T0 + timedelta(days=1)
-    assert await store.memories.supersede(old.id, new, indexed(new.content, 1), Sources(), later)
+    assert await store.memories.supersede(old, new, indexed(new.content, 1), Sources(), later)
     current = await store.memories.list_memories("ann", MemoryFilter(), 10, None, later)
     assert [m.content for m in current.items] == ["Ann lives in Lyon"]
     everything = await store.memories.list_memories(
@@ -121,7 +121,7 @@ async def test_supersede_keeps_the_old_version_out_of_default_lists(store: Graph
     assert kept.valid_to == later
     # An old version cannot be superseded twice.
     again = replace(new, id=new_id(IdKind.MEMORY, T0))
-    assert not await store.memories.supersede(old.id, again, indexed("x", 2), Sources(), later)
+    assert not await store.memories.supersede(old, again, indexed("x", 2), Sources(), later)
     assert await store.memories.get_memories([again.id]) == {}
 
 
@@ -135,7 +135,7 @@ async def test_of_writers_racing_to_supersede_one_version_one_wins(store: GraphS
             new = replace(old, id=new_id(IdKind.MEMORY, later), content=f"Ann lives in Lyon {n}")
             try:
                 return await store.memories.supersede(
-                    old.id, new, indexed(new.content, n), Sources(), later
+                    old, new, indexed(new.content, n), Sources(), later
                 )
             except Conflict:  # a server that detects the race refuses the loser
                 return False
@@ -162,12 +162,31 @@ async def test_update_changes_fields_in_place(store: GraphStore) -> None:
     assert (updated.importance, updated.domain, updated.content) == (0.9, "food", "x")
 
 
+async def test_a_new_version_built_before_an_edit_in_place_is_not_written(
+    store: GraphStore,
+) -> None:
+    # A correction copies the importance it read: written after an edit in
+    # place, it would undo the edit. The service builds it again (services/).
+    await add_user(store, "ann")
+    read = await add_memory(store, memory("ann", "Ann lives in Paris", importance=0.5))
+    later = T0 + timedelta(minutes=1)
+    edited = await store.memories.update(read.id, {"importance": 0.95}, later)
+    assert edited is not None
+    new = replace(read, id=new_id(IdKind.MEMORY, later), content="Ann lives in Lyon")
+    assert not await store.memories.supersede(read, new, indexed("x", 2), Sources(), later)
+    assert await store.memories.get_memories([new.id]) == {}
+    assert (await store.memories.get_memories([read.id]))[read.id].valid_to is None
+    # Built from the version as it is now, it is written.
+    again = replace(edited, id=new_id(IdKind.MEMORY, later), content="Ann lives in Lyon")
+    assert await store.memories.supersede(edited, again, indexed("x", 2), Sources(), later)
+
+
 async def test_an_update_that_comes_after_a_new_version_changes_nothing(store: GraphStore) -> None:
     await add_user(store, "ann")
     old = await add_memory(store, memory("ann", "Ann lives in Paris"))
     later = T0 + timedelta(minutes=1)
     new = replace(memory("ann", "Ann lives in Lyon"), id=new_id(IdKind.MEMORY, later))
-    assert await store.memories.supersede(old.id, new, indexed("x", 2), Sources(), later)
+    assert await store.memories.supersede(old, new, indexed("x", 2), Sources(), later)
 
     assert await store.memories.update(old.id, {"importance": 0.95}, later) is None
 

@@ -65,7 +65,7 @@ async def test_an_importance_set_in_place_lands_only_on_a_current_memory(
     lisbon = memory("ann", "Ann lives in Lisbon")
     meanwhile = T0 + timedelta(minutes=30)
     assert await store.memories.supersede(
-        oslo.id, lisbon, indexed(lisbon.content, 3), NO_SOURCES, meanwhile
+        oslo, lisbon, indexed(lisbon.content, 3), NO_SOURCES, meanwhile
     )
     new = memory("ann", "Ann plays chess")
     plan = MemoryOpsPlan(adds=[(new, indexed(new.content, 4))])

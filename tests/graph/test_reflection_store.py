@@ -89,7 +89,7 @@ async def test_a_deleted_reflection_hands_back_what_no_current_reflection_summar
     # it replaced, no longer current, keeps none of them once the new one goes.
     corrected = memory("ann", "Ann's facts, corrected", kind=MemoryKind.REFLECTION, at=later)
     assert await store.memories.supersede(
-        first.id, corrected, indexed(corrected.content, 3), Sources(), later, []
+        first, corrected, indexed(corrected.content, 3), Sources(), later, []
     )
     assert await pending() == {corrected.id, f3.id}
     await store.memory_ops.apply(MemoryOpsPlan(hard_deletes=[corrected.id]), later)
