@@ -20,7 +20,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cascade import delete_planned, memory_closure
 from graph.consolidation import release_summarized
-from graph.cypher import cypher, locked
+from graph.cypher import cypher, locked, provenance_write
 from graph.driver import GraphDriver, fetch
 from graph.entities import unlink_memories, write_mentions
 from graph.records import float32, parse_utc, to_utc
@@ -52,6 +52,15 @@ CANDIDATES_NAMED = cypher(
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
     "WHERE m.user_id = $user_id AND ($with_deleted OR m.deleted_at IS NULL) "
     "RETURN " + _CANDIDATE,
+)
+# A hard delete changes what it read before it checks that they are still
+# as read: a boost or recall committed between an unlocked check and the
+# delete (another process) would be deleted with them (graph/cypher.py).
+CLAIM_READ = cypher(
+    "forgetting.CLAIM_READ",
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
+    + provenance_write("m")
+    + "RETURN count(m) AS claimed",
 )
 TEXTS = cypher(
     "forgetting.TEXTS",
@@ -266,7 +275,8 @@ class ForgetGraph:
         # Only the memories still as the run read them: one recalled, boosted
         # or changed since (a run that fuzzes with a model takes minutes) is
         # no longer what the policy chose, and is left to the next run.
-        params = {"user_id": user_id, "with_deleted": True, "ids": [c.id for c in read]}
+        params = {"user_id": user_id, "with_deleted": True, "ids": sorted(c.id for c in read)}
+        await fetch(tx, CLAIM_READ, params)
         records = await fetch(tx, CANDIDATES_NAMED, params)
         current = {candidate_from(row) for row in records[0]["rows"]} if records else set()
         ids = [c.id for c in read if c in current]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from graph.store import GraphConnection, GraphStore
 from hippograph.entities import entity_id, memory_mentions, renaming
-from hippograph.errors import Conflict
+from hippograph.errors import Conflict, NotFound
 from hippograph.forgetting import Action, Applied, BatchWrite, Decision, Rewrite
-from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, Sources
+from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, MemoryOpsPlan, Sources
 from hippograph.text import search_text
 from tests.graphs import TestDatabase
 from tests.support import T0, add_user, memory, queued_job, unit_vector
@@ -236,3 +236,44 @@ async def test_of_two_runners_applying_one_batch_at_once_one_applies_it(
             if all(await asyncio.gather(*(apply(r) for r in runners))):
                 twice.append(round_)
         assert twice == []
+
+
+async def test_a_memory_boosted_while_a_hard_delete_runs_is_kept(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # The run deletes only memories still as it read them: a boost committed
+    # between that check and the delete (another process) must keep it.
+    await add_user(store, "ann")
+    async with graph_db.connections(tmp_path) as (runner, booster):
+        lost = []
+        for round_ in range(12):
+            m = memory("ann", f"Ann once had a red bike {round_}")
+            await store.memories.add(
+                m, IndexedText(unit_vector(round_), search_text(m.content)), Sources()
+            )
+            read = await store.forgetting.candidates("ann", True, [m.id])
+            job = await queued_job(store)
+            assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
+            batch = BatchWrite(
+                "ann",
+                T0 + timedelta(days=400),
+                hard_deletes=read,
+                job_id=job.id,
+                cursor=m.id,
+                progress={"scanned": 1, "changed": 1, "hard_delete": 1, "unchanged": 0},
+                decisions=[_decision(m.id, Action.HARD_DELETE)],
+            )
+            boost = MemoryOpsPlan(boosts=[m.id], boost=0.3)
+            applied, boosted = await asyncio.gather(
+                runner.store.forgetting.apply(batch),
+                booster.store.memory_ops.apply(boost, T0 + timedelta(days=1)),
+                return_exceptions=True,
+            )
+            for outcome in (applied, boosted):
+                if isinstance(outcome, BaseException) and not isinstance(outcome, NotFound):
+                    raise outcome
+            if not isinstance(boosted, BaseException) and not await store.memories.get_memories(
+                [m.id]
+            ):
+                lost.append(round_)
+        assert lost == []
