@@ -38,7 +38,7 @@ VISIBLE_N: LiteralString = (
 NODE_PROPS_N: LiteralString = "n {.*, embedding: null, search_text: null, user_key: null}"
 
 
-def locked(node: LiteralString) -> LiteralString:
+def locked(node: LiteralString, *carried: LiteralString) -> LiteralString:
     """``SET n.kind = n.kind WITH n``: take ``node``'s write lock before what follows tests it.
 
     Neo4j reads committed data without a lock, so two writers that both test
@@ -49,9 +49,13 @@ def locked(node: LiteralString) -> LiteralString:
     a value set unchanged and relies instead on refusing the second of two
     writers of one record; where the two would write different records, the
     caller counts itself on the shared node (graph/ingest.py's claims).
-    Every node it is used on (Job, Memory, Entity) has a ``kind``.
+    Every node it is used on (Job, Memory, Entity) has a ``kind``. ``carried``:
+    the other variables the query goes on with (an UNWIND's row).
     """
-    return "SET " + node + ".kind = " + node + ".kind WITH " + node + " "
+    kept: LiteralString = node
+    for name in carried:
+        kept = kept + ", " + name
+    return "SET " + node + ".kind = " + node + ".kind WITH " + kept + " "
 
 
 def provenance_write(node: LiteralString) -> LiteralString:

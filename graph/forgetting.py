@@ -103,10 +103,13 @@ USERS = cypher(
 )
 # A level change: level, history and the original kept. RELEVEL alone is for
 # a memory whose text stays (and with it its vector and tokens: their indexes
-# are not touched); REWRITE also sets the new text, vector and tokens.
+# are not touched); REWRITE also sets the new text, vector and tokens. The
+# level read is tested under the lock (rows in id order): on Neo4j two runs
+# that both read it full both faded it, and its history said so twice.
 _LEVEL_CHANGE = (
     "UNWIND $rows AS row MATCH (m:Memory {id: row.id}) "
-    "WHERE m.user_id = $user_id AND coalesce(m.level, 'full') = row.from_level "
+    + locked("m", "row")
+    + "WHERE m.user_id = $user_id AND coalesce(m.level, 'full') = row.from_level "
     "AND m.deleted_at IS NULL "
     "SET m.original_content = row.original, m.level = row.level, m.level_changed_at = $now, "
     "m.level_history = coalesce(m.level_history, []) + [row.change], "
@@ -118,16 +121,20 @@ REWRITE = cypher(
     _LEVEL_CHANGE + ", m.content = row.content, m.embedding = row.embedding, "
     "m.search_text = row.search_text RETURN collect(m.id) AS changed",
 )
+# These two test under the lock as well (ids sorted): two runs would otherwise
+# both change the memory, and both count it done.
 PROMOTE = cypher(
     "forgetting.PROMOTE",
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
-    "WHERE m.user_id = $user_id AND m.category = 'fact' AND m.deleted_at IS NULL "
+    + locked("m")
+    + "WHERE m.user_id = $user_id AND m.category = 'fact' AND m.deleted_at IS NULL "
     "SET m.category = 'core' RETURN collect(m.id) AS changed",
 )
 SOFT_DELETE = cypher(
     "forgetting.SOFT_DELETE",
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
-    "WHERE m.user_id = $user_id AND m.deleted_at IS NULL "
+    + locked("m")
+    + "WHERE m.user_id = $user_id AND m.deleted_at IS NULL "
     "SET m.deleted_at = $now RETURN collect(m.id) AS changed",
 )
 
@@ -223,7 +230,7 @@ class ForgetGraph:
             for query, keeps_text in ((REWRITE, False), (RELEVEL, True)):
                 rows = [
                     _rewrite_row(r, batch.now)
-                    for r in batch.rewrites
+                    for r in sorted(batch.rewrites, key=lambda r: r.memory_id)
                     if (r.indexed is None) is keeps_text
                 ]
                 if rows:
@@ -234,10 +241,10 @@ class ForgetGraph:
                         await _rename(tx, user, rewritten)
                     done |= changed
             if batch.promotions:
-                promoting = {"ids": list(batch.promotions), "user_id": user}
+                promoting = {"ids": sorted(batch.promotions), "user_id": user}
                 done |= await _changed(tx, PROMOTE, promoting)
             if batch.soft_deletes:
-                deleting = {"ids": list(batch.soft_deletes), "user_id": user, "now": batch.now}
+                deleting = {"ids": sorted(batch.soft_deletes), "user_id": user, "now": batch.now}
                 deleted = await _changed(tx, SOFT_DELETE, deleting)
                 await release_summarized(tx, sorted(deleted), batch.now)
                 done |= deleted

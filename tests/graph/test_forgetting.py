@@ -8,6 +8,8 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from graph.store import GraphConnection, GraphStore
 from hippograph.entities import entity_id, memory_mentions, renaming
 from hippograph.errors import Conflict, NotFound
@@ -18,6 +20,7 @@ from tests.graphs import TestDatabase
 from tests.support import T0, add_user, memory, queued_job, unit_vector
 
 FACT = "Ann keeps bees"
+LATER = T0 + timedelta(days=100)
 
 
 async def test_a_level_that_keeps_the_text_keeps_vector_and_tokens(store: GraphStore) -> None:
@@ -277,3 +280,34 @@ async def test_a_memory_boosted_while_a_hard_delete_runs_is_kept(
             ):
                 lost.append(round_)
         assert lost == []
+
+
+@pytest.mark.parametrize("action", [Action.FUZZ, Action.SOFT_DELETE])
+async def test_of_two_runs_changing_one_memory_at_once_one_changes_it(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path, action: Action
+) -> None:
+    # Each run changes a memory only as it read it: two runs (two workers'
+    # forget jobs) that both read it full and undeleted would both change it,
+    # the history would record a fading twice, and both would count it done.
+    await add_user(store, "ann")
+    async with graph_db.connections(tmp_path) as runners:
+        doubled = []
+        for round_ in range(12):
+            m = memory("ann", f"{FACT} {round_}")
+            await store.memories.add(
+                m, IndexedText(unit_vector(round_), search_text(m.content)), Sources()
+            )
+            decision = _decision(m.id, action)
+            if action is Action.FUZZ:
+                fade = Rewrite(
+                    m.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, m.content, m.content, None
+                )
+                batch = BatchWrite("ann", LATER, rewrites=[fade], decisions=[decision])
+            else:
+                batch = BatchWrite("ann", LATER, soft_deletes=[m.id], decisions=[decision])
+            applied = await asyncio.gather(*(r.store.forgetting.apply(batch) for r in runners))
+            after = (await store.memories.get_memories([m.id]))[m.id]
+            done = [a for a in applied if not a.kept]
+            if len(done) != 1 or len(after.level_history) > 1:
+                doubled.append((round_, len(done), len(after.level_history)))
+        assert doubled == []
