@@ -47,6 +47,20 @@ CLAIM_USER = cypher(
     "user_deletion.CLAIM_USER",
     "MATCH (u:User {id: $user_id}) " + SESSION_WRITE + "RETURN count(u) AS claimed",
 )
+# The keys limited to the user lose them: a new user of the same id is
+# someone else, and a key that was the old one's alone would read their
+# memories (or create them again). Such a key is revoked; a key of several
+# users keeps the others.
+KEYS_OF_USER = cypher(
+    "user_deletion.KEYS_OF_USER",
+    "MATCH (k:ApiKey) WHERE $user_id IN k.user_ids RETURN k.id AS id, k.user_ids AS user_ids",
+)
+SET_KEY_USERS = cypher(
+    "user_deletion.SET_KEY_USERS",
+    "UNWIND $keys AS key MATCH (k:ApiKey {id: key.id}) "
+    "SET k.user_ids = key.user_ids, k.revoked = k.revoked OR key.revoked "
+    "RETURN count(k) AS n",
+)
 SESSION_LEFT = cypher(
     "user_deletion.SESSION_LEFT",
     "MATCH (s:Session {user_id: $user_id}) RETURN s.id AS id LIMIT 1",
@@ -105,7 +119,8 @@ class UserDeletionGraph:
 
     async def delete_user(self, user_id: str) -> bool:
         """Delete the user node itself and the jobs run for them, once none of their
-        sessions and memories is left;
+        sessions and memories is left, and take the user out of the keys limited
+        to them (revoking a key of theirs alone);
         False if it was gone. ``Conflict`` (nothing deleted) if some are: written while
         their data was being deleted, they would outlive the user, and a new user of
         the same id would find them."""
@@ -118,7 +133,10 @@ class UserDeletionGraph:
                     raise Conflict(f"{left[0]['id']} of user {user_id!r} was written meanwhile")
             rows = await fetch(tx, DELETE_USER, params)
             await fetch(tx, DELETE_JOBS, params)
-            return bool(rows and int(rows[0]["deleted"]))
+            deleted = bool(rows and int(rows[0]["deleted"]))
+            if deleted:
+                await _release_keys(tx, user_id)
+            return deleted
 
         return await self._graph.write(work)
 
@@ -136,3 +154,13 @@ async def _memory_report(
     if not closure.complete:
         raise too_large(user_id, limit)
     return deletion_report(user_id, closure)
+
+
+async def _release_keys(tx: AsyncManagedTransaction, user_id: str) -> None:
+    """Take ``user_id`` out of every key limited to it; revoke the keys left with none."""
+    keys = []
+    for row in await fetch(tx, KEYS_OF_USER, {"user_id": user_id}):
+        rest = [u for u in row["user_ids"] if u != user_id]
+        keys.append({"id": row["id"], "user_ids": rest, "revoked": not rest})
+    if keys:
+        await fetch(tx, SET_KEY_USERS, {"keys": keys})

@@ -240,3 +240,24 @@ def test_a_bad_user_id_is_a_clear_error_and_changes_nothing(api: Api) -> None:
     assert bad["field"] == "id"
     assert _delete(api, "nobody", dry_run=False)["__typename"] == "NotFoundError"
     assert api.ok('{ user(id: "ann") { id } }')["user"] == {"id": "ann"}
+
+
+def test_the_keys_limited_to_a_deleted_user_lose_them(api: Api) -> None:
+    _user(api, "ann", "Ann")
+    _user(api, "bob", "Bob")
+    hers = api.as_key(api.create_key(["ann"]))
+    shared = api.as_key(api.create_key(["ann", "bob"]))
+    assert hers.ok('{ user(id: "ann") { id } }')["user"] == {"id": "ann"}
+    # A dry run changes no key.
+    _delete(api, "ann", dry_run=True)
+    assert hers.ok('{ user(id: "ann") { id } }')["user"] == {"id": "ann"}
+
+    assert _delete(api, "ann", dry_run=False)["applied"]
+    # A new user "ann" is someone else: Ann's key, revoked, neither reads her
+    # nor makes her again, and the key she shared with Bob keeps only Bob.
+    _user(api, "ann", "Another Ann")
+    add_memory(api, "ann", "The new Ann's secret")
+    refused = hers.post('{ user(id: "ann") { id } }')
+    assert refused["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED", refused
+    assert shared.ok('{ user(id: "ann") { id } }')["user"] is None
+    assert shared.ok('{ user(id: "bob") { id } }')["user"] == {"id": "bob"}

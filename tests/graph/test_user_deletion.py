@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from graph.store import GraphStore
+from hippograph.auth import ApiKeyRecord, hash_key
 from hippograph.cascade import deletion_report
 from hippograph.errors import Conflict
 from hippograph.ids import IdKind, new_id
@@ -94,3 +95,27 @@ async def test_a_session_created_while_its_user_is_deleted_never_outlives_the_us
             ):
                 orphans.append(round_)
         assert orphans == []
+
+
+async def test_the_users_keys_lose_the_user_and_a_key_of_theirs_alone_is_revoked(
+    store: GraphStore,
+) -> None:
+    for user in ("ann", "bob"):
+        await add_user(store, user)
+    for i, users in enumerate((("ann",), ("ann", "bob"), ("bob",))):
+        record = ApiKeyRecord(
+            id=new_id(IdKind.API_KEY, T0 + timedelta(seconds=i)),
+            key_hash=hash_key(f"hg_key{i}"),
+            name=f"key {i}",
+            admin=False,
+            user_ids=users,
+            created_at=T0,
+        )
+        await store.keys.create(record)
+    assert await store.user_deletion.delete_user("ann")
+    keys = {k.name: (k.user_ids, k.revoked) for k in await store.keys.list()}
+    assert keys == {
+        "key 0": ((), True),
+        "key 1": (("bob",), False),
+        "key 2": (("bob",), False),
+    }
