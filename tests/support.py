@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -163,3 +164,16 @@ def record_calls(monkeypatch: pytest.MonkeyPatch, cls: type, names: Sequence[str
 
         monkeypatch.setattr(cls, name, recorded)
     return calls
+
+
+async def race(
+    *writes: Awaitable[object], refused: tuple[type[Exception], ...] = ()
+) -> list[object]:
+    """Run ``writes`` at once (each on its own connection, as processes race) and
+    answer each one's result, or its error where it is one of ``refused`` (a
+    writer told no); any other error is raised."""
+    outcomes = await asyncio.gather(*writes, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, refused):
+            raise outcome
+    return list(outcomes)

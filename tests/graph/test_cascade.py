@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from hippograph.cascade import deletion_report
 from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.models import Memory, MemoryKind, Message, Sources
 from tests.graphs import TestDatabase
-from tests.support import add_memory, add_memunit, conversation, indexed, memory, message
+from tests.support import add_memory, add_memunit, conversation, indexed, memory, message, race
 
 LIMIT = 100
 
@@ -192,16 +191,11 @@ async def test_a_memory_derived_while_its_source_is_deleted_never_outlives_it(
                 sources = Sources(memory_ids=(source,))
                 deletion = deleter.store.user_deletion.delete_memories(user, [source], None, LIMIT)
             derived = memory(user, f"derived {round_}")
-            outcomes = await asyncio.gather(
+            await race(
                 deletion,
                 add_memory(deriver.store, derived, sources=sources),
-                return_exceptions=True,
+                refused=(Conflict, NotFound),
             )
-            for outcome in outcomes:
-                if isinstance(outcome, BaseException) and not isinstance(
-                    outcome, (Conflict, NotFound)
-                ):
-                    raise outcome
             source_left = await store.messages.get_messages([source]) or await _exists(
                 store, source
             )

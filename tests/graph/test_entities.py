@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from graph.store import GraphStore
@@ -20,7 +19,7 @@ from hippograph.models import (
     Sources,
 )
 from tests.graphs import TestDatabase
-from tests.support import T0, conversation, indexed, memory
+from tests.support import T0, conversation, indexed, memory, race
 
 LIMIT = 100
 
@@ -241,14 +240,10 @@ async def test_an_entity_pruned_while_a_new_memory_names_it_keeps_the_new_mentio
         for round_ in range(12):
             user = f"ann{round_}"
             (old,) = await _store_memories(store, user, [("old", ("Boston",))])
-            outcomes = await asyncio.gather(
+            await race(
                 deleter.store.user_deletion.delete_memories(user, [old.id], None, LIMIT),
                 _store_memories(writer.store, user, [("new", ("Boston",))]),
-                return_exceptions=True,
             )
-            for outcome in outcomes:
-                if isinstance(outcome, BaseException):
-                    raise outcome
             if (await _norms(store, user)).get("boston") != 1:
                 lost.append(round_)
         assert lost == []

@@ -4,6 +4,7 @@ what its hard deletes cascaded."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -14,10 +15,11 @@ from graph.store import GraphConnection, GraphStore
 from hippograph.entities import entity_id, memory_mentions, renaming
 from hippograph.errors import Conflict, NotFound
 from hippograph.forgetting import Action, Applied, BatchWrite, Decision, Rewrite
+from hippograph.jobs import Job
 from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, MemoryOpsPlan, Sources
 from hippograph.text import search_text
 from tests.graphs import TestDatabase
-from tests.support import T0, add_user, memory, queued_job, unit_vector
+from tests.support import T0, add_user, memory, queued_job, race, unit_vector
 
 FACT = "Ann keeps bees"
 LATER = T0 + timedelta(days=100)
@@ -76,24 +78,14 @@ async def test_a_jobs_hard_delete_counts_what_it_cascaded_in_the_jobs_progress(
     await store.memories.add(
         derived, IndexedText(unit_vector(8), "hives"), Sources(memory_ids=(fact.id,))
     )
-    job = await queued_job(store)
-    assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
-    read = await store.forgetting.candidates("ann", True, [fact.id])
+    batch = await _hard_delete_batch(store, [fact.id], progress={"scanned": 1, "cascaded": 2})
     # A dry run's reading: the fact and what derives only from it; with the
     # derived memory gone already (an earlier page's), only the fact.
     assert await store.forgetting.would_delete("ann", [fact.id]) == {fact.id, derived.id}
     assert await store.forgetting.would_delete("ann", [fact.id], {derived.id}) == {fact.id}
-    batch = BatchWrite(
-        "ann",
-        T0 + timedelta(days=400),
-        hard_deletes=read,
-        job_id=job.id,
-        cursor=fact.id,
-        progress={"scanned": 1, "cascaded": 2},
-    )
     assert await store.forgetting.apply(batch) == Applied(cascaded=1)
     assert await store.memories.get_memories([fact.id, derived.id]) == {}
-    after = (await store.jobs.get_jobs([job.id]))[job.id]
+    after = await _job_of(store, batch)
     assert (after.cursor, dict(after.progress)) == (fact.id, {"scanned": 1, "cascaded": 3})
 
 
@@ -101,31 +93,19 @@ async def test_a_hard_delete_leaves_a_memory_changed_since_it_was_read(store: Gr
     await add_user(store, "ann")
     kept, gone = memory("ann", FACT), memory("ann", "Ann once had a red bike")
     for m, seed in ((kept, 7), (gone, 8)):
-        await store.memories.add(
-            m, IndexedText(unit_vector(seed), search_text(m.content)), Sources()
-        )
-    read = await store.forgetting.candidates("ann", True, [kept.id, gone.id])
-    # Recalled (a search touched it) after the run read it, before its batch.
-    assert await store.search.touch([kept.id], T0 + timedelta(days=1))
-
-    job = await queued_job(store)
-    assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
+        await store.memories.add(m, _indexed(m.content, seed), Sources())
     decided = {"scanned": 2, "changed": 2, "hard_delete": 2, "unchanged": 0}
     decisions = {m.id: _decision(m.id, Action.HARD_DELETE) for m in (kept, gone)}
-    batch = BatchWrite(
-        "ann",
-        T0 + timedelta(days=400),
-        hard_deletes=read,
-        job_id=job.id,
-        cursor=max(kept.id, gone.id),
-        progress=decided,
-        decisions=list(decisions.values()),
+    batch = await _hard_delete_batch(
+        store, [kept.id, gone.id], progress=decided, decisions=list(decisions.values())
     )
+    # Recalled (a search touched it) after the run read it, before its batch.
+    assert await store.search.touch([kept.id], T0 + timedelta(days=1))
     assert await store.forgetting.apply(batch) == Applied(kept=(decisions[kept.id],))
 
     assert set(await store.memories.get_memories([kept.id, gone.id])) == {kept.id}
     # The job's progress counts the one kept as unchanged, not as deleted.
-    after = (await store.jobs.get_jobs([job.id]))[job.id]
+    after = await _job_of(store, batch)
     assert dict(after.progress) == {
         "scanned": 2,
         "changed": 1,
@@ -133,6 +113,34 @@ async def test_a_hard_delete_leaves_a_memory_changed_since_it_was_read(store: Gr
         "unchanged": 1,
         "cascaded": 0,
     }
+
+
+async def _hard_delete_batch(
+    store: GraphStore,
+    memory_ids: list[str],
+    progress: dict[str, int],
+    decisions: Sequence[Decision] = (),
+) -> BatchWrite:
+    """A batch of a started forget job that hard-deletes ann's ``memory_ids`` as it
+    reads them now."""
+    read = await store.forgetting.candidates("ann", True, memory_ids)
+    job = await queued_job(store)
+    assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
+    return BatchWrite(
+        "ann",
+        T0 + timedelta(days=400),
+        hard_deletes=read,
+        job_id=job.id,
+        cursor=max(memory_ids),
+        progress=progress,
+        decisions=decisions,
+    )
+
+
+async def _job_of(store: GraphStore, batch: BatchWrite) -> Job:
+    """The job ``batch`` is a page of, as it is now."""
+    assert batch.job_id is not None
+    return (await store.jobs.get_jobs([batch.job_id]))[batch.job_id]
 
 
 def _decision(
@@ -148,9 +156,7 @@ async def test_a_batch_reports_the_decisions_it_left_undone(store: GraphStore) -
     await add_user(store, "ann")
     faded, deleted = memory("ann", FACT), memory("ann", "Ann once had a red bike")
     for m, seed in ((faded, 7), (deleted, 8)):
-        await store.memories.add(
-            m, IndexedText(unit_vector(seed), search_text(m.content)), Sources()
-        )
+        await store.memories.add(m, _indexed(m.content, seed), Sources())
     fuzz = Rewrite(faded.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, FACT, None)
     decisions = [
         _decision(faded.id, Action.FUZZ, MemoryLevel.FULL, MemoryLevel.SUMMARY),
@@ -251,30 +257,19 @@ async def test_a_memory_boosted_while_a_hard_delete_runs_is_kept(
         lost = []
         for round_ in range(12):
             m = memory("ann", f"Ann once had a red bike {round_}")
-            await store.memories.add(
-                m, IndexedText(unit_vector(round_), search_text(m.content)), Sources()
-            )
-            read = await store.forgetting.candidates("ann", True, [m.id])
-            job = await queued_job(store)
-            assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
-            batch = BatchWrite(
-                "ann",
-                T0 + timedelta(days=400),
-                hard_deletes=read,
-                job_id=job.id,
-                cursor=m.id,
+            await store.memories.add(m, _indexed(m.content, round_), Sources())
+            batch = await _hard_delete_batch(
+                store,
+                [m.id],
                 progress={"scanned": 1, "changed": 1, "hard_delete": 1, "unchanged": 0},
                 decisions=[_decision(m.id, Action.HARD_DELETE)],
             )
             boost = MemoryOpsPlan(boosts=[m.id], boost=0.3)
-            applied, boosted = await asyncio.gather(
+            _, boosted = await race(
                 runner.store.forgetting.apply(batch),
                 booster.store.memory_ops.apply(boost, T0 + timedelta(days=1)),
-                return_exceptions=True,
+                refused=(NotFound,),
             )
-            for outcome in (applied, boosted):
-                if isinstance(outcome, BaseException) and not isinstance(outcome, NotFound):
-                    raise outcome
             if not isinstance(boosted, BaseException) and not await store.memories.get_memories(
                 [m.id]
             ):
@@ -294,9 +289,7 @@ async def test_of_two_runs_changing_one_memory_at_once_one_changes_it(
         doubled = []
         for round_ in range(12):
             m = memory("ann", f"{FACT} {round_}")
-            await store.memories.add(
-                m, IndexedText(unit_vector(round_), search_text(m.content)), Sources()
-            )
+            await store.memories.add(m, _indexed(m.content, round_), Sources())
             decision = _decision(m.id, action)
             if action is Action.FUZZ:
                 fade = Rewrite(

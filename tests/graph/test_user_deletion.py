@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +15,7 @@ from hippograph.errors import Conflict
 from hippograph.ids import IdKind, new_id
 from hippograph.models import Session, Sources
 from tests.graphs import TestDatabase
-from tests.support import T0, add_memory, add_user, conversation, memory, queued_job
+from tests.support import T0, add_memory, add_user, conversation, memory, queued_job, race
 
 
 async def test_a_users_sessions_and_memories_are_listed_then_deleted_with_the_user(
@@ -82,14 +81,11 @@ async def test_a_session_created_while_its_user_is_deleted_never_outlives_the_us
             session = Session(
                 id=new_id(IdKind.SESSION, T0), user_id=user, title="chat", started_at=T0
             )
-            outcomes = await asyncio.gather(
+            await race(
                 deleter.store.user_deletion.delete_user(user),
                 creator.store.users.create_session(session),
-                return_exceptions=True,
+                refused=(Conflict,),
             )
-            for outcome in outcomes:
-                if isinstance(outcome, BaseException) and not isinstance(outcome, Conflict):
-                    raise outcome
             if await store.users.get_sessions([session.id]) and not await store.users.get_users(
                 [user]
             ):
