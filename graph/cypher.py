@@ -58,6 +58,14 @@ def locked(node: LiteralString, *carried: LiteralString) -> LiteralString:
     return "SET " + node + ".kind = " + node + ".kind WITH " + kept + " "
 
 
+# The properties that count writes so that racing writers change one shared
+# node (locked's docstring): concurrency devices, not data. A dump leaves them
+# out (graph/dump.py), so a graph loaded from one exports as it came.
+WRITE_COUNTERS = frozenset(
+    {"provenance_writes", "session_writes", "memorize_writes", "profile_writes", "user_writes"}
+)
+
+
 def provenance_write(node: LiteralString) -> LiteralString:
     """``SET n.provenance_writes = n.provenance_writes + 1``: a real change to ``node``
     by every write that derives a node from it, and by a deletion along provenance

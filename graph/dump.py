@@ -19,7 +19,7 @@ from neo4j import AsyncManagedTransaction
 from neo4j.time import DateTime
 
 from graph import embedding_meta, entities
-from graph.cypher import cypher
+from graph.cypher import WRITE_COUNTERS, cypher, provenance_write
 from graph.driver import GraphDriver, fetch
 from graph.embedding_meta import READ as READ_EMBEDDING_META
 from graph.links import require_linked
@@ -129,6 +129,9 @@ WRITE_NODES: dict[str, LiteralString] = {
 # from its end, which has few incoming edges of the type, where a MERGE may walk
 # the start's: with a session's 20,000 HAS_MESSAGE edges, ArcadeDB's MERGE went
 # quadratic (1,000 links took 19 s; this way 0.3 s). Only new edges are made.
+# A derivation changes its source, as every other write of one does
+# (graph/cypher.py: provenance_write), so a load into a live graph cannot
+# race a deletion along provenance unseen; the count is not exported.
 _LINKED: LiteralString = (
     "RETURN count(*) AS linked, sum(CASE existing WHEN 0 THEN 1 ELSE 0 END) AS created"
 )
@@ -155,7 +158,7 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
         "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:MemUnit) WHERE x.id = link[0] "
         "WITH link, b, count(old) AS existing MATCH (a:MemUnit {id: link[0]}) "
         "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + _LINKED,
+        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
     ),
     (EdgeType.DERIVED_FROM, "Memory", "Message"): cypher(
         "dump.WRITE_MEMORY_DERIVED_FROM_MESSAGE",
@@ -163,7 +166,7 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
         "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
         "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
         "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + _LINKED,
+        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
     ),
     (EdgeType.DERIVED_FROM, "Memory", "MemUnit"): cypher(
         "dump.WRITE_MEMORY_DERIVED_FROM_MEMUNIT",
@@ -171,7 +174,7 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
         "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
         "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
         "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + _LINKED,
+        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
     ),
     (EdgeType.DERIVED_FROM, "Memory", "Memory"): cypher(
         "dump.WRITE_MEMORY_DERIVED_FROM_MEMORY",
@@ -179,7 +182,7 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
         "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
         "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
         "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + _LINKED,
+        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
     ),
     (EdgeType.SUMMARIZES, "Memory", "Memory"): cypher(
         "dump.WRITE_SUMMARIZES",
@@ -187,7 +190,7 @@ WRITE_EDGES: dict[EdgeKind, LiteralString] = {
         "OPTIONAL MATCH (b)<-[old:SUMMARIZES]-(x:Memory) WHERE x.id = link[0] "
         "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
         "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:SUMMARIZES]->(b) SET r = link[2]) " + _LINKED,
+        "CREATE (a)-[r:SUMMARIZES]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
     ),
     (EdgeType.SUPERSEDES, "Memory", "Memory"): cypher(
         "dump.WRITE_SUPERSEDES",
@@ -211,6 +214,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, DateTime):
         return to_utc(value)
     return value  # other temporal types are refused, by name, when encoded
+
+
+def _data(props: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's properties as a dump carries them: without the write counters."""
+    return {k: _plain(v) for k, v in props.items() if k not in WRITE_COUNTERS}
 
 
 def _storable(props: Mapping[str, Any]) -> dict[str, Any]:
@@ -257,7 +265,7 @@ class DumpGraph:
         written = DumpCounts()
         for label in NODE_LABELS:
             async for page in self._pages(NODE_PAGES[label], page_size, "id"):
-                out.writelines(node_line(NodeRecord(label, _plain(r["props"]))) for r in page)
+                out.writelines(node_line(NodeRecord(label, _data(r["props"]))) for r in page)
                 written.nodes[label] += len(page)
                 if progress:
                     progress(len(page))
