@@ -51,9 +51,13 @@ CLAIM_USER = cypher(
 # someone else, and a key that was the old one's alone would read their
 # memories (or create them again). Such a key is revoked; a key of several
 # users keeps the others.
+# Each key is changed before its users are read: two users of one key deleted
+# at once would otherwise each write back a list that still held the other.
 KEYS_OF_USER = cypher(
     "user_deletion.KEYS_OF_USER",
-    "MATCH (k:ApiKey) WHERE $user_id IN k.user_ids RETURN k.id AS id, k.user_ids AS user_ids",
+    "MATCH (k:ApiKey) WHERE $user_id IN k.user_ids "
+    "SET k.user_writes = coalesce(k.user_writes, 0) + 1 "
+    "WITH k RETURN k.id AS id, k.user_ids AS user_ids",
 )
 SET_KEY_USERS = cypher(
     "user_deletion.SET_KEY_USERS",

@@ -99,15 +99,7 @@ async def test_the_users_keys_lose_the_user_and_a_key_of_theirs_alone_is_revoked
     for user in ("ann", "bob"):
         await add_user(store, user)
     for i, users in enumerate((("ann",), ("ann", "bob"), ("bob",))):
-        record = ApiKeyRecord(
-            id=new_id(IdKind.API_KEY, T0 + timedelta(seconds=i)),
-            key_hash=hash_key(f"hg_key{i}"),
-            name=f"key {i}",
-            admin=False,
-            user_ids=users,
-            created_at=T0,
-        )
-        await store.keys.create(record)
+        await store.keys.create(_key(f"key {i}", users, i))
     assert await store.user_deletion.delete_user("ann")
     keys = {k.name: (k.user_ids, k.revoked) for k in await store.keys.list()}
     assert keys == {
@@ -115,3 +107,39 @@ async def test_the_users_keys_lose_the_user_and_a_key_of_theirs_alone_is_revoked
         "key 1": (("bob",), False),
         "key 2": (("bob",), False),
     }
+
+
+async def test_two_users_of_one_key_deleted_at_once_both_leave_it(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # Each deletion writes back the key's users less its own: two at once
+    # (two processes) that both read all three would each keep the other.
+    async with graph_db.connections(tmp_path) as deleters:
+        left = []
+        for round_ in range(12):
+            users = [f"{name}{round_}" for name in ("ann", "bob", "cid")]
+            for user in users:
+                await add_user(store, user)
+            await store.keys.create(_key(f"key {round_}", tuple(users), round_))
+            await race(
+                *(
+                    d.store.user_deletion.delete_user(u)
+                    for d, u in zip(deleters, users[:2], strict=True)
+                )
+            )
+            (key,) = [k for k in await store.keys.list() if k.name == f"key {round_}"]
+            if key.user_ids != (users[2],):
+                left.append((round_, key.user_ids))
+        assert left == []
+
+
+def _key(name: str, user_ids: tuple[str, ...], seed: int) -> ApiKeyRecord:
+    """A key limited to ``user_ids``, as ``hippograph keys create`` stores one."""
+    return ApiKeyRecord(
+        id=new_id(IdKind.API_KEY, T0 + timedelta(seconds=seed)),
+        key_hash=hash_key(f"hg_key{seed}"),
+        name=name,
+        admin=False,
+        user_ids=user_ids,
+        created_at=T0,
+    )
