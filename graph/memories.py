@@ -26,6 +26,7 @@ from hippograph.models import (
 )
 from hippograph.pagination import TimeCursor, encode_time_cursor
 from hippograph.text import user_token
+from hippograph.versions import EDITABLE
 
 CREATE_MEMORY = cypher(
     "memories.CREATE_MEMORY",
@@ -88,8 +89,12 @@ LIST_MEMORIES = cypher(
 )
 # Tested under the node's lock (graph.cypher.locked): writers that all read
 # the old version as current would otherwise all supersede it.
+# A version superseded at a later instant than this write's ``$now`` (taken
+# before the lock, by a request that waited) has a ``valid_to`` still ahead:
+# it is told apart by its successor.
 _LOCKED_CURRENT = locked("old") + (
     "WHERE old.deleted_at IS NULL AND (old.valid_to IS NULL OR old.valid_to > $now) "
+    "AND COUNT { (old)<-[:SUPERSEDES]-() } = 0 "
 )
 # An edit in place waits for a new version being written, and then finds
 # the old one superseded.
@@ -206,7 +211,7 @@ async def write_successor(
     params = memory_row(memory, indexed) | {
         "old_id": old.id,
         "now": now,
-        "seen": {key: seen.get(key) for key in ("importance", "category", "domain", "verified")},
+        "seen": {key: seen.get(key) for key in EDITABLE},
     }
     if not await fetch(tx, SUPERSEDE_MEMORY, params):
         return False

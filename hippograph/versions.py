@@ -16,6 +16,16 @@ from hippograph.ids import IdKind, derived_id
 from hippograph.models import Memory, MemoryCategory, MemoryLevel, MemorySource
 from hippograph.querytime import dated
 
+# What an edit in place may change, and a new version copies from the version
+# it was built from: the graph writes a new version only while these are
+# still as read (graph/memories.py: SUPERSEDE_MEMORY).
+EDITABLE = ("importance", "category", "domain", "verified")
+
+
+def edited_fields(memory: Memory) -> tuple[object, ...]:
+    """``memory``'s values of :data:`EDITABLE`."""
+    return tuple(getattr(memory, name) for name in EDITABLE)
+
 
 @dataclass(frozen=True, slots=True)
 class Revision:

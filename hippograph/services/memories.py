@@ -44,7 +44,7 @@ from hippograph.validation import (
     require_period,
     require_text,
 )
-from hippograph.versions import Revision, next_version
+from hippograph.versions import Revision, edited_fields, next_version
 
 _DOMAIN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _MAX_SOURCES = 100
@@ -324,8 +324,12 @@ class MemoryService:
             # Superseded or deleted since it was read, or edited in place: the
             # new version copies what an edit changes, so it is built again
             # from the version as it is now, while that is still current.
-            old = await self.require_memory(principal, memory_id, "id")
-            _require_current(old, now)
+            fresh = await self.require_memory(principal, memory_id, "id")
+            _require_current(fresh, now)
+            if edited_fields(fresh) == edited_fields(old):
+                # not an edit: superseded at a later instant than ``now``
+                raise InvalidInput("only a current memory can be edited", "id")
+            old = fresh
         raise Conflict(f"memory {memory_id!r} kept being edited while this edit was written")
 
     async def delete_memory(self, principal: Principal, memory_id: str, hard: bool) -> str:

@@ -181,6 +181,23 @@ async def test_a_new_version_built_before_an_edit_in_place_is_not_written(
     assert await store.memories.supersede(edited, again, indexed("x", 2), Sources(), later)
 
 
+async def test_a_version_superseded_later_than_a_writes_now_is_not_current_to_it(
+    store: GraphStore,
+) -> None:
+    # Two corrections whose instants were taken before either wrote: the one
+    # that waited comes with the earlier ``now``, and the version it read has
+    # a ``valid_to`` still ahead of it. Its successor tells it apart.
+    await add_user(store, "ann")
+    old = await add_memory(store, memory("ann", "Ann lives in Paris"))
+    first, second = T0 + timedelta(minutes=2), T0 + timedelta(minutes=1)
+    a = replace(old, id=new_id(IdKind.MEMORY, first), content="Ann lives in Lyon")
+    b = replace(old, id=new_id(IdKind.MEMORY, second), content="Ann lives in Nice")
+    assert await store.memories.supersede(old, a, indexed("x", 2), Sources(), first)
+    assert not await store.memories.supersede(old, b, indexed("y", 3), Sources(), second)
+    assert await store.memories.update(old.id, {"importance": 0.95}, second) is None
+    assert await store.memories.get_memories([b.id]) == {}
+
+
 async def test_an_update_that_comes_after_a_new_version_changes_nothing(store: GraphStore) -> None:
     await add_user(store, "ann")
     old = await add_memory(store, memory("ann", "Ann lives in Paris"))
