@@ -51,9 +51,11 @@ PENDING_TOTAL = cypher(
     "AND m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
     "AND m.created_at <= $as_of " + _DUE + "RETURN count(m) AS n, sum(m.importance) AS importance",
 )
+# The cooldown's start: a reflection the user deleted starts none, or
+# deleting a wrong one would hold its facts back for the whole cooldown.
 LAST_REFLECTION = cypher(
     "reflection.LAST_REFLECTION",
-    "MATCH (m:Memory {user_id: $user_id}) WHERE m.kind = 'reflection' "
+    "MATCH (m:Memory {user_id: $user_id}) WHERE m.kind = 'reflection' AND m.deleted_at IS NULL "
     "RETURN max(m.created_at) AS at",
 )
 USERS_WITH_PENDING = cypher(

@@ -58,6 +58,12 @@ async def test_pending_facts_are_counted_listed_and_claimed_by_one_reflection(
     assert await store.reflection.write(again) == (0, 0)
     assert await store.reflection.write([(rival, indexed("x", 3), [facts[1].id])]) == (0, 0)
     assert await store.reflection.last_reflection_at("ann") == NOW
+    # One the user deleted starts no cooldown.
+    gone = memory("ann", "A wrong summary", kind=MemoryKind.REFLECTION, at=NOW + timedelta(hours=1))
+    assert await store.reflection.write([(gone, indexed(gone.content, 4), [facts[2].id])]) == (1, 1)
+    assert await store.reflection.last_reflection_at("ann") == NOW + timedelta(hours=1)
+    assert await store.memories.soft_delete(gone.id, NOW + timedelta(hours=1))
+    assert await store.reflection.last_reflection_at("ann") == NOW
     left = await store.reflection.pending("ann", KINDS, NOW, NOW, 10)
     # Consolidated facts wait no more; the reflection waits for the level above.
     assert [p.id for p in left] == [facts[2].id, reflection.id]
