@@ -42,7 +42,8 @@ DELETE_JOBS = cypher(
     "user_deletion.DELETE_JOBS",
     "MATCH (j:Job) WHERE $user_id IN j.user_ids DETACH DELETE j RETURN count(*) AS deleted",
 )
-# What a write that raced the deletion left of the user's (one of each is enough).
+# The user is changed before what is left is read, as a session's creation
+# changes it (graph/users.py: SESSION_WRITE).
 CLAIM_USER = cypher(
     "user_deletion.CLAIM_USER",
     "MATCH (u:User {id: $user_id}) " + SESSION_WRITE + "RETURN count(u) AS claimed",
@@ -50,9 +51,9 @@ CLAIM_USER = cypher(
 # The keys limited to the user lose them: a new user of the same id is
 # someone else, and a key that was the old one's alone would read their
 # memories (or create them again). Such a key is revoked; a key of several
-# users keeps the others.
-# Each key is changed before its users are read: two users of one key deleted
-# at once would otherwise each write back a list that still held the other.
+# users keeps the others. Each key is changed before its users are read: two
+# users of one key deleted at once would otherwise each write back a list
+# that still held the other.
 KEYS_OF_USER = cypher(
     "user_deletion.KEYS_OF_USER",
     "MATCH (k:ApiKey) WHERE $user_id IN k.user_ids "
@@ -65,6 +66,7 @@ SET_KEY_USERS = cypher(
     "SET k.user_ids = key.user_ids, k.revoked = k.revoked OR key.revoked "
     "RETURN count(k) AS n",
 )
+# What a write that raced the deletion left of the user's (one of each is enough).
 SESSION_LEFT = cypher(
     "user_deletion.SESSION_LEFT",
     "MATCH (s:Session {user_id: $user_id}) RETURN s.id AS id LIMIT 1",
