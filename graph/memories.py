@@ -88,10 +88,10 @@ LIST_MEMORIES = cypher(
     "RETURN m " + MEMORY_MAP + " AS props",
 )
 # Tested under the node's lock (graph.cypher.locked): writers that all read
-# the old version as current would otherwise all supersede it.
-# A version superseded at a later instant than this write's ``$now`` (taken
-# before the lock, by a request that waited) has a ``valid_to`` still ahead:
-# it is told apart by its successor.
+# the old version as current would otherwise all supersede it. A version
+# superseded at a later instant than this write's ``$now`` (taken before the
+# lock, by a request that waited) has a ``valid_to`` still ahead: it is told
+# apart by its successor.
 _LOCKED_CURRENT = locked("old") + (
     "WHERE old.deleted_at IS NULL AND (old.valid_to IS NULL OR old.valid_to > $now) "
     "AND COUNT { (old)<-[:SUPERSEDES]-() } = 0 "
