@@ -26,7 +26,7 @@ from graph.cypher import cypher, provenance_write
 from graph.driver import GraphDriver, fetch
 from graph.entities import write_mentions
 from graph.links import require_linked
-from graph.memories import CREATE_MEMORIES, link_many_sources, memory_row
+from graph.memories import CLAIM_PROFILES, CREATE_MEMORIES, link_many_sources, memory_row
 from graph.memunits import memunit_user_key
 from graph.records import MESSAGE_MAP, float32, memunit_props, message_from
 from hippograph.models import (
@@ -104,15 +104,6 @@ def _before(a: LiteralString, b: LiteralString) -> LiteralString:
     return "(" + at_a + " < " + at_b + " OR (" + same_time + "))"
 
 
-# Two runs writing values of one user's profile at once must each see the
-# other's: each first counts itself on the user (a real change, as
-# CLAIM_SESSIONS's), so the second reads the profile after the first commits.
-# Without it both new values of an attribute stayed current.
-CLAIM_PROFILES = cypher(
-    "ingest.CLAIM_PROFILES",
-    "UNWIND $ids AS uid MATCH (u:User {id: uid}) "
-    "SET u.profile_writes = coalesce(u.profile_writes, 0) + 1 RETURN count(u) AS n",
-)
 # A new value of a profile attribute supersedes the current one (nothing is
 # destroyed: the old one keeps its text and gets valid_to). Only older values
 # are superseded, so importing conversations out of order keeps the newest.

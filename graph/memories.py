@@ -19,6 +19,7 @@ from hippograph.models import (
     IndexedText,
     Memory,
     MemoryFilter,
+    MemoryKind,
     Mentions,
     Page,
     ProvenanceNode,
@@ -102,6 +103,17 @@ UPDATE_MEMORY = cypher(
     "memories.UPDATE_MEMORY",
     "MATCH (old:Memory {id: $id}) " + _LOCKED_CURRENT + "SET old += $changes "
     "WITH old AS m RETURN m " + MEMORY_MAP + " AS props",
+)
+# Two runs writing values of one user's profile at once must each see the
+# other's: each first counts itself on the user (a real change, as
+# CLAIM_SESSIONS's), so the second reads the profile after the first commits.
+# Without it both new values of an attribute stayed current (memorize's
+# runs, graph/ingest.py), or a correction of the current value and a new
+# value from memorize both were (write_successor).
+CLAIM_PROFILES = cypher(
+    "memories.CLAIM_PROFILES",
+    "UNWIND $ids AS uid MATCH (u:User {id: uid}) "
+    "SET u.profile_writes = coalesce(u.profile_writes, 0) + 1 RETURN count(u) AS n",
 )
 # A new version is built from a read of the old one, and copies what an edit
 # in place (UPDATE_MEMORY) changes: written only if those are still as read,
@@ -207,6 +219,8 @@ async def write_successor(
     read. ``updateMemory`` and ``applyMemoryOps`` both write a new version
     through here, each in its own transaction.
     """
+    if old.kind is MemoryKind.PROFILE:
+        await fetch(tx, CLAIM_PROFILES, {"ids": [old.user_id]})
     seen = memory_props(old)
     params = memory_row(memory, indexed) | {
         "old_id": old.id,

@@ -10,10 +10,18 @@ from pathlib import Path
 
 from graph.store import GraphStore
 from hippograph.ids import IdKind, new_id
-from hippograph.models import IndexedText, IngestBatch, Memory, MemoryKind, MemUnit, Sources
+from hippograph.models import (
+    IndexedText,
+    IngestBatch,
+    Memory,
+    MemoryFilter,
+    MemoryKind,
+    MemUnit,
+    Sources,
+)
 from hippograph.versions import returned_id
 from tests.graphs import TestDatabase
-from tests.support import T0, add_user, conversation, indexed, memory
+from tests.support import T0, add_user, conversation, indexed, memory, race
 
 
 def _unit(session_id: str, at_minute: int) -> MemUnit:
@@ -245,4 +253,32 @@ async def test_two_runs_writing_one_attribute_at_once_leave_one_value_current(
             found = await store.memories.get_memories([v.id for v in values])
             if [found[v.id].valid_to is None for v in values] != [False, True]:
                 doubled.append(round_)
+        assert doubled == []
+
+
+async def test_a_new_profile_value_and_a_correction_of_the_old_at_once_leave_one_current(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # updateMemory corrects Ann's city while memorize writes a new one (two
+    # processes): memorize must see the correction and supersede it, or the
+    # correction must find its version superseded; never both current.
+    async with graph_db.connections(tmp_path) as (editor, run):
+        doubled = []
+        for round_ in range(12):
+            user = f"ann{round_}"
+            await add_user(store, user)
+            old = memory(user, "Ann's city: Lyon", kind=MemoryKind.PROFILE, topic="city", at=T0)
+            batch = IngestBatch(units=(), memories=[(old, indexed(old.content, 1), Sources())])
+            await store.ingest.write(batch)
+            later = T0 + timedelta(days=1)
+            fixed = replace(old, id=new_id(IdKind.MEMORY, later), content="Ann's city: Lyon!")
+            new = memory(user, "Ann's city: Nice", kind=MemoryKind.PROFILE, topic="city", at=later)
+            arriving = IngestBatch(units=(), memories=[(new, indexed(new.content, 2), Sources())])
+            await race(
+                editor.store.memories.supersede(old, fixed, indexed("x", 3), Sources(), later),
+                run.store.ingest.write(arriving),
+            )
+            current = await store.memories.list_memories(user, MemoryFilter(), 10, None, later)
+            if len(current.items) != 1:
+                doubled.append((round_, sorted(m.content for m in current.items)))
         assert doubled == []
