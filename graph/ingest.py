@@ -23,10 +23,11 @@ from neo4j import AsyncManagedTransaction, Record
 
 from graph.codec import to_utc
 from graph.cypher import cypher, provenance_write
+from graph.derivations import link_many_sources
 from graph.driver import GraphDriver, fetch
 from graph.entities import write_mentions
 from graph.links import require_linked
-from graph.memories import CLAIM_PROFILES, CREATE_MEMORIES, link_many_sources, memory_row
+from graph.memories import CLAIM_PROFILES, CREATE_MEMORIES, memory_row
 from graph.memunits import memunit_user_key
 from graph.records import MESSAGE_MAP, float32, memunit_props, message_from
 from hippograph.models import (

@@ -9,11 +9,11 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph.consolidation import carry_summaries, release_summarized
-from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher, locked, provenance_write
+from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher, locked
+from graph.derivations import link_many_sources, link_sources
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
 from graph.filters import FILTER_M, filter_params
-from graph.links import require_linked
 from graph.records import MEMORY_MAP, float32, memory_from, memory_props, node_from
 from hippograph.models import (
     IndexedText,
@@ -34,44 +34,10 @@ CREATE_MEMORY = cypher(
     "CREATE (m:Memory) SET m = $props, m.embedding = $embedding, "
     "m.search_text = $search_text, m.user_key = $user_key RETURN m.id AS id",
 )
-LINK_MESSAGES = cypher(
-    "memories.LINK_MESSAGES",
-    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Message {id: sid}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
-)
-LINK_MEMUNITS = cypher(
-    "memories.LINK_MEMUNITS",
-    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:MemUnit {id: sid}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
-)
-LINK_MEMORIES = cypher(
-    "memories.LINK_MEMORIES",
-    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Memory {id: sid}) "
-    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) "
-    + provenance_write("x")
-    + "RETURN count(x) AS linked",
-)
 CREATE_MEMORIES = cypher(
     "memories.CREATE_MEMORIES",
     "UNWIND $rows AS row CREATE (m:Memory) SET m = row.props, m.embedding = row.embedding, "
     "m.search_text = row.search_text, m.user_key = row.user_key RETURN count(m) AS created",
-)
-LINK_MANY_MESSAGES = cypher(
-    "memories.LINK_MANY_MESSAGES",
-    "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Message {id: link.source}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
-)
-LINK_MANY_MEMUNITS = cypher(
-    "memories.LINK_MANY_MEMUNITS",
-    "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:MemUnit {id: link.source}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
-)
-LINK_MANY_MEMORIES = cypher(
-    "memories.LINK_MANY_MEMORIES",
-    "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Memory {id: link.source}) "
-    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) "
-    + provenance_write("x")
-    + "RETURN count(x) AS linked",
 )
 # One record holding every memory: each record costs the driver time in
 # Python, and a search's hits (10) took 6.6 ms as ten records on Neo4j 5.26
@@ -164,12 +130,6 @@ COUNT_USER_MEMORIES = cypher(
 )
 COUNT_MEMORIES = cypher("memories.COUNT_MEMORIES", "MATCH (m:Memory) RETURN count(m) AS n")
 
-_LINKS: tuple[tuple[str, LiteralString, LiteralString], ...] = (
-    ("message_ids", LINK_MESSAGES, LINK_MANY_MESSAGES),
-    ("memunit_ids", LINK_MEMUNITS, LINK_MANY_MEMUNITS),
-    ("memory_ids", LINK_MEMORIES, LINK_MANY_MEMORIES),
-)
-
 
 def memory_row(memory: Memory, indexed: IndexedText) -> dict[str, Any]:
     """The parameters that write ``memory`` with its vector and tokens."""
@@ -179,34 +139,6 @@ def memory_row(memory: Memory, indexed: IndexedText) -> dict[str, Any]:
         "search_text": indexed.search_text,
         "user_key": user_token(memory.user_id),
     }
-
-
-async def _link_sources(tx: AsyncManagedTransaction, memory_id: str, sources: Sources) -> None:
-    for attribute, query, _ in _LINKS:
-        ids = list(dict.fromkeys(getattr(sources, attribute)))
-        if not ids:
-            continue
-        rows = await fetch(tx, query, {"id": memory_id, "sources": ids})
-        # A source gone since the service's check rolls the whole memory back.
-        require_linked(int(rows[0]["linked"]), len(ids), "source", ", ".join(ids))
-
-
-async def link_many_sources(
-    tx: AsyncManagedTransaction, items: Sequence[tuple[Memory, IndexedText, Sources]]
-) -> None:
-    """A DERIVED_FROM edge from each memory of ``items`` to each of its sources
-    (MERGE: an edge already there is kept, not doubled); all or nothing."""
-    for attribute, _, many in _LINKS:
-        links = [
-            {"memory": m.id, "source": source}
-            for m, _, sources in items
-            for source in dict.fromkeys(getattr(sources, attribute))
-        ]
-        if not links:
-            continue
-        linked = await fetch(tx, many, {"links": links})
-        detail = f"one of {len(links)} {attribute}"
-        require_linked(int(linked[0]["linked"]), len(links), "source", detail)
 
 
 async def write_successor(
@@ -252,7 +184,7 @@ class MemoryGraph:
 
         async def work(tx: AsyncManagedTransaction) -> None:
             await fetch(tx, CREATE_MEMORY, memory_row(memory, indexed))
-            await _link_sources(tx, memory.id, sources)
+            await link_sources(tx, memory.id, sources)
             await write_mentions(tx, mentions)
 
         # Entity MERGEs race like memorize's (see add_many).
@@ -338,7 +270,7 @@ class MemoryGraph:
         async def work(tx: AsyncManagedTransaction) -> bool:
             if not await write_successor(tx, old, memory, indexed, now):
                 return False
-            await _link_sources(tx, memory.id, sources)
+            await link_sources(tx, memory.id, sources)
             await write_mentions(tx, mentions)
             return True
 
