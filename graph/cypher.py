@@ -48,7 +48,7 @@ def locked(node: LiteralString, *carried: LiteralString) -> LiteralString:
     it then reads what the writer before committed. ArcadeDB sees no change in
     a value set unchanged and relies instead on refusing the second of two
     writers of one record; where the two would write different records, the
-    caller counts itself on the shared node (graph/ingest.py's claims).
+    caller counts itself on the shared node (:func:`counted`).
     Every node it is used on (Job, Memory, Entity) has a ``kind``. ``carried``:
     the other variables the query goes on with (an UNWIND's row).
     """
@@ -66,6 +66,16 @@ WRITE_COUNTERS = frozenset(
 )
 
 
+def counted(node: LiteralString, counter: LiteralString) -> LiteralString:
+    """``SET n.<counter> = n.<counter> + 1``: a real change to ``node``, which both
+    servers see (unlike :func:`locked`'s), by each of two racing writers that would
+    otherwise change different records. ``counter`` is one of
+    :data:`WRITE_COUNTERS`, so that a dump leaves it out."""
+    if counter not in WRITE_COUNTERS:
+        raise ValueError(f"{counter!r} is not one of the write counters a dump leaves out")
+    return "SET " + node + "." + counter + " = coalesce(" + node + "." + counter + ", 0) + 1 "
+
+
 def provenance_write(node: LiteralString) -> LiteralString:
     """``SET n.provenance_writes = n.provenance_writes + 1``: a real change to ``node``
     by every write that derives a node from it, and by a deletion along provenance
@@ -78,4 +88,4 @@ def provenance_write(node: LiteralString) -> LiteralString:
     and ArcadeDB refuses the later commit and retries it: the deletion then reads
     the new derivation, or the derivation finds its source gone.
     """
-    return "SET " + node + ".provenance_writes = coalesce(" + node + ".provenance_writes, 0) + 1 "
+    return counted(node, "provenance_writes")

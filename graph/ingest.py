@@ -22,7 +22,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction, Record
 
 from graph.codec import to_utc
-from graph.cypher import cypher, provenance_write
+from graph.cypher import counted, cypher, provenance_write
 from graph.derivations import link_many_sources
 from graph.driver import GraphDriver, fetch
 from graph.entities import write_mentions
@@ -75,7 +75,8 @@ CREATE_UNITS = cypher(
 CLAIM_SESSIONS = cypher(
     "ingest.CLAIM_SESSIONS",
     "UNWIND $ids AS sid MATCH (s:Session {id: sid}) "
-    "SET s.memorize_writes = coalesce(s.memorize_writes, 0) + 1 RETURN count(s) AS n",
+    + counted("s", "memorize_writes")
+    + "RETURN count(s) AS n",
 )
 # Messages another run already made a MemUnit of: two memorize runs of one
 # session that read its unprocessed messages at the same time segment them

@@ -9,7 +9,7 @@ from typing import Any, LiteralString
 from neo4j import AsyncManagedTransaction
 
 from graph.consolidation import carry_summaries, release_summarized
-from graph.cypher import NODE_PROPS_N, VISIBLE_N, cypher, locked
+from graph.cypher import NODE_PROPS_N, VISIBLE_N, counted, cypher, locked
 from graph.derivations import link_many_sources, link_sources
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
@@ -79,7 +79,8 @@ UPDATE_MEMORY = cypher(
 CLAIM_PROFILES = cypher(
     "memories.CLAIM_PROFILES",
     "UNWIND $ids AS uid MATCH (u:User {id: uid}) "
-    "SET u.profile_writes = coalesce(u.profile_writes, 0) + 1 RETURN count(u) AS n",
+    + counted("u", "profile_writes")
+    + "RETURN count(u) AS n",
 )
 # A new version is built from a read of the old one, and copies what an edit
 # in place (UPDATE_MEMORY) changes: written only if those are still as read,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from neo4j import AsyncManagedTransaction
 
 from graph.cascade import delete_planned, memory_closure
-from graph.cypher import cypher
+from graph.cypher import counted, cypher
 from graph.driver import GraphDriver, fetch
 from graph.users import SESSION_WRITE
 from hippograph.cascade import DeletionReport, deletion_report, too_large
@@ -57,8 +57,8 @@ CLAIM_USER = cypher(
 KEYS_OF_USER = cypher(
     "user_deletion.KEYS_OF_USER",
     "MATCH (k:ApiKey) WHERE $user_id IN k.user_ids "
-    "SET k.user_writes = coalesce(k.user_writes, 0) + 1 "
-    "WITH k RETURN k.id AS id, k.user_ids AS user_ids",
+    + counted("k", "user_writes")
+    + "WITH k RETURN k.id AS id, k.user_ids AS user_ids",
 )
 SET_KEY_USERS = cypher(
     "user_deletion.SET_KEY_USERS",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import LiteralString
 
 from neo4j import AsyncManagedTransaction
 
-from graph.cypher import cypher
+from graph.cypher import counted, cypher
 from graph.driver import GraphDriver, fetch
 from graph.records import SESSION_MAP, USER_MAP, session_from, user_from
 from hippograph.errors import Conflict
@@ -32,7 +31,7 @@ LIST_USERS = cypher(
 # deletion before it reads that no session is left (graph/user_deletion.py):
 # otherwise a session created between that read and the delete (by another
 # process) would outlive its user, and a new user of the same id would find it.
-SESSION_WRITE: LiteralString = "SET u.session_writes = coalesce(u.session_writes, 0) + 1 "
+SESSION_WRITE = counted("u", "session_writes")
 CREATE_SESSION = cypher(
     "users.CREATE_SESSION",
     "MATCH (u:User {id: $user_id}) " + SESSION_WRITE + "CREATE (u)-[:HAS_SESSION]->(s:Session "
