@@ -87,45 +87,33 @@ _DERIVED: LiteralString = (
     "WITH n, collect(DISTINCT s.id) AS sources "
     "RETURN n.id AS id, labels(n) AS labels, " + NODE_PROPS_N + " AS props, sources"
 )
+# The labels a walk goes up from, and the names of their queries.
+_FRONTIER: tuple[tuple[IdKind, LiteralString, str], ...] = (
+    (IdKind.MESSAGE, "Message", "MESSAGES"),
+    (IdKind.MEMUNIT, "MemUnit", "MEMUNITS"),
+    (IdKind.MEMORY, "Memory", "MEMORIES"),
+)
 UP = {
-    IdKind.MESSAGE: cypher(
-        "cascade.UP_FROM_MESSAGES",
-        "UNWIND $frontier AS fid MATCH (:Message {id: fid})" + _DERIVED,
-    ),
-    IdKind.MEMUNIT: cypher(
-        "cascade.UP_FROM_MEMUNITS",
-        "UNWIND $frontier AS fid MATCH (:MemUnit {id: fid})" + _DERIVED,
-    ),
-    IdKind.MEMORY: cypher(
-        "cascade.UP_FROM_MEMORIES",
-        "UNWIND $frontier AS fid MATCH (:Memory {id: fid})" + _DERIVED,
-    ),
+    kind: cypher(
+        "cascade.UP_FROM_" + name,
+        "UNWIND $frontier AS fid MATCH (:" + label + " {id: fid})" + _DERIVED,
+    )
+    for kind, label, name in _FRONTIER
 }
 # The same for a deletion: each node of the frontier is changed first
 # (graph/cypher.py's provenance_write), so that no derivation from it can
 # commit unseen between this read and the delete.
 UP_CLAIMED = {
-    IdKind.MESSAGE: cypher(
-        "cascade.UP_FROM_MESSAGES_CLAIMED",
-        "UNWIND $frontier AS fid MATCH (f:Message {id: fid}) "
+    kind: cypher(
+        "cascade.UP_FROM_" + name + "_CLAIMED",
+        "UNWIND $frontier AS fid MATCH (f:"
+        + label
+        + " {id: fid}) "
         + provenance_write("f")
         + "WITH f MATCH (f)"
         + _DERIVED,
-    ),
-    IdKind.MEMUNIT: cypher(
-        "cascade.UP_FROM_MEMUNITS_CLAIMED",
-        "UNWIND $frontier AS fid MATCH (f:MemUnit {id: fid}) "
-        + provenance_write("f")
-        + "WITH f MATCH (f)"
-        + _DERIVED,
-    ),
-    IdKind.MEMORY: cypher(
-        "cascade.UP_FROM_MEMORIES_CLAIMED",
-        "UNWIND $frontier AS fid MATCH (f:Memory {id: fid}) "
-        + provenance_write("f")
-        + "WITH f MATCH (f)"
-        + _DERIVED,
-    ),
+    )
+    for kind, label, name in _FRONTIER
 }
 # A session's deletion changes it before it reads its messages: a message
 # appended meanwhile changes it too (its ``last_seq``), so it is either read
