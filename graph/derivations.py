@@ -18,39 +18,38 @@ from graph.driver import fetch
 from graph.links import require_linked
 from hippograph.models import IndexedText, Memory, Sources
 
+# Every link ends alike: the edge (kept if there), the source changed, the
+# sources found counted.
+_LINK: LiteralString = (
+    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked"
+)
 LINK_MESSAGES = cypher(
     "derivations.LINK_MESSAGES",
-    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Message {id: sid}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
+    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Message {id: sid}) " + _LINK,
 )
 LINK_MEMUNITS = cypher(
     "derivations.LINK_MEMUNITS",
-    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:MemUnit {id: sid}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
+    "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:MemUnit {id: sid}) " + _LINK,
 )
 LINK_MEMORIES = cypher(
     "derivations.LINK_MEMORIES",
     "MATCH (m:Memory {id: $id}) UNWIND $sources AS sid MATCH (x:Memory {id: sid}) "
-    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) "
-    + provenance_write("x")
-    + "RETURN count(x) AS linked",
+    "WHERE x.deleted_at IS NULL " + _LINK,
 )
 LINK_MANY_MESSAGES = cypher(
     "derivations.LINK_MANY_MESSAGES",
     "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Message {id: link.source}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
+    + _LINK,
 )
 LINK_MANY_MEMUNITS = cypher(
     "derivations.LINK_MANY_MEMUNITS",
     "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:MemUnit {id: link.source}) "
-    "MERGE (m)-[:DERIVED_FROM]->(x) " + provenance_write("x") + "RETURN count(x) AS linked",
+    + _LINK,
 )
 LINK_MANY_MEMORIES = cypher(
     "derivations.LINK_MANY_MEMORIES",
     "UNWIND $links AS link MATCH (m:Memory {id: link.memory}) MATCH (x:Memory {id: link.source}) "
-    "WHERE x.deleted_at IS NULL MERGE (m)-[:DERIVED_FROM]->(x) "
-    + provenance_write("x")
-    + "RETURN count(x) AS linked",
+    "WHERE x.deleted_at IS NULL " + _LINK,
 )
 
 _LINKS: tuple[tuple[str, LiteralString, LiteralString], ...] = (
