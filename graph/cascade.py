@@ -52,22 +52,23 @@ SET_ASIDE = cypher(
     "MATCH (:MemUnit {id: $id})-[:DERIVED_FROM]->(m:Message) SET m.unit_deleted = true "
     "RETURN count(m) AS marked",
 )
-ROOT_MESSAGE = cypher(
-    "cascade.ROOT_MESSAGE",
-    "MATCH (n:Message {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + MESSAGE_MAP + " AS props",
-)
-ROOT_MEMUNIT = cypher(
-    "cascade.ROOT_MEMUNIT",
-    "MATCH (n:MemUnit {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + MEMUNIT_MAP + " AS props",
-)
+
+
+def _root(label: LiteralString, name: str, props: LiteralString) -> LiteralString:
+    """The visible ``label`` node of ``$id``, as ``props`` maps it."""
+    return cypher(
+        "cascade.ROOT_" + name,
+        "MATCH (n:" + label + " {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + props + " AS props",
+    )
+
+
+ROOT_MESSAGE = _root("Message", "MESSAGE", MESSAGE_MAP)
+ROOT_MEMUNIT = _root("MemUnit", "MEMUNIT", MEMUNIT_MAP)
+ROOT_SESSION = _root("Session", "SESSION", SESSION_MAP)
 ROOT_MEMORIES = cypher(
     "cascade.ROOT_MEMORIES",
     "UNWIND $ids AS id MATCH (n:Memory {id: id}) WHERE " + VISIBLE_N + " "
     "RETURN n " + MEMORY_MAP + " AS props",
-)
-ROOT_SESSION = cypher(
-    "cascade.ROOT_SESSION",
-    "MATCH (n:Session {id: $id}) WHERE " + VISIBLE_N + " RETURN n " + SESSION_MAP + " AS props",
 )
 # Callers ask for one more than their limit, so a session too large is recognised.
 SESSION_MESSAGES = cypher(
@@ -124,22 +125,18 @@ CLAIM_SESSION = cypher(
 )
 
 DELETE = {
-    "Memory": cypher(
-        "cascade.DELETE_MEMORIES",
-        "UNWIND $ids AS id MATCH (n:Memory {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
-    ),
-    "MemUnit": cypher(
-        "cascade.DELETE_MEMUNITS",
-        "UNWIND $ids AS id MATCH (n:MemUnit {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
-    ),
-    "Message": cypher(
-        "cascade.DELETE_MESSAGES",
-        "UNWIND $ids AS id MATCH (n:Message {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
-    ),
-    "Session": cypher(
-        "cascade.DELETE_SESSIONS",
-        "UNWIND $ids AS id MATCH (n:Session {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
-    ),
+    label: cypher(
+        "cascade.DELETE_" + plural,
+        "UNWIND $ids AS id MATCH (n:"
+        + label
+        + " {id: id}) DETACH DELETE n RETURN count(*) AS deleted",
+    )
+    for label, plural in (
+        ("Memory", "MEMORIES"),
+        ("MemUnit", "MEMUNITS"),
+        ("Message", "MESSAGES"),
+        ("Session", "SESSIONS"),
+    )
 }
 
 

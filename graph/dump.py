@@ -54,18 +54,25 @@ EDGE_COUNTS = cypher(
     "dump.EDGE_COUNTS", "MATCH ()-[r]->() RETURN type(r) AS type, count(r) AS total"
 )
 
+# Each label's queries are named after it: (label, its name in a query's name,
+# the plural its node writes are named by).
+_LABELS: tuple[tuple[LiteralString, str, str], ...] = (
+    ("User", "USER", "USERS"),
+    ("Session", "SESSION", "SESSIONS"),
+    ("Message", "MESSAGE", "MESSAGES"),
+    ("MemUnit", "MEMUNIT", "MEMUNITS"),
+    ("Memory", "MEMORY", "MEMORIES"),
+    ("Entity", "ENTITY", "ENTITIES"),
+    ("ApiKey", "APIKEY", "APIKEYS"),
+    ("Job", "JOB", "JOBS"),
+)
+
 _PAGE: LiteralString = (
     " WHERE n.id > $after RETURN n.id AS id, properties(n) AS props ORDER BY id LIMIT $limit"
 )
 NODE_PAGES: dict[str, LiteralString] = {
-    "User": cypher("dump.USER_PAGE", "MATCH (n:User)" + _PAGE),
-    "Session": cypher("dump.SESSION_PAGE", "MATCH (n:Session)" + _PAGE),
-    "Message": cypher("dump.MESSAGE_PAGE", "MATCH (n:Message)" + _PAGE),
-    "MemUnit": cypher("dump.MEMUNIT_PAGE", "MATCH (n:MemUnit)" + _PAGE),
-    "Memory": cypher("dump.MEMORY_PAGE", "MATCH (n:Memory)" + _PAGE),
-    "Entity": cypher("dump.ENTITY_PAGE", "MATCH (n:Entity)" + _PAGE),
-    "ApiKey": cypher("dump.APIKEY_PAGE", "MATCH (n:ApiKey)" + _PAGE),
-    "Job": cypher("dump.JOB_PAGE", "MATCH (n:Job)" + _PAGE),
+    label: cypher("dump." + name + "_PAGE", "MATCH (n:" + label + ")" + _PAGE)
+    for label, name, _ in _LABELS
 }
 
 # A page of start nodes with every edge going out of them; a node without any
@@ -77,53 +84,26 @@ _OUT_EDGES: LiteralString = (
     "properties(r) AS props ORDER BY from_id, type, to_id"
 )
 EDGE_PAGES: dict[str, LiteralString] = {
-    "User": cypher("dump.USER_EDGE_PAGE", "MATCH (a:User)" + _OUT_EDGES),
-    "Session": cypher("dump.SESSION_EDGE_PAGE", "MATCH (a:Session)" + _OUT_EDGES),
-    "Message": cypher("dump.MESSAGE_EDGE_PAGE", "MATCH (a:Message)" + _OUT_EDGES),
-    "MemUnit": cypher("dump.MEMUNIT_EDGE_PAGE", "MATCH (a:MemUnit)" + _OUT_EDGES),
-    "Memory": cypher("dump.MEMORY_EDGE_PAGE", "MATCH (a:Memory)" + _OUT_EDGES),
+    label: cypher("dump." + name + "_EDGE_PAGE", "MATCH (a:" + label + ")" + _OUT_EDGES)
+    for label, name, _ in _LABELS
+    if label in EDGE_START_LABELS
 }
 
 # Only missing nodes are written: what exists is left as it is (the first write
-# wins, as for messages), and the count says what this batch made.
+# wins, as for messages), and the count says what this batch made. Entities
+# merge by their name instead (graph/entities.py).
 WRITE_NODES: dict[str, LiteralString] = {
-    "User": cypher(
-        "dump.WRITE_USERS",
-        "UNWIND $rows AS row OPTIONAL MATCH (old:User {id: row.id}) WITH row WHERE old IS NULL "
-        "MERGE (n:User {id: row.id}) SET n = row.props RETURN count(n) AS created",
-    ),
-    "Session": cypher(
-        "dump.WRITE_SESSIONS",
-        "UNWIND $rows AS row OPTIONAL MATCH (old:Session {id: row.id}) WITH row WHERE old IS NULL "
-        "MERGE (n:Session {id: row.id}) SET n = row.props RETURN count(n) AS created",
-    ),
-    "Message": cypher(
-        "dump.WRITE_MESSAGES",
-        "UNWIND $rows AS row OPTIONAL MATCH (old:Message {id: row.id}) WITH row WHERE old IS NULL "
-        "MERGE (n:Message {id: row.id}) SET n = row.props RETURN count(n) AS created",
-    ),
-    "MemUnit": cypher(
-        "dump.WRITE_MEMUNITS",
-        "UNWIND $rows AS row OPTIONAL MATCH (old:MemUnit {id: row.id}) WITH row WHERE old IS NULL "
-        "MERGE (n:MemUnit {id: row.id}) SET n = row.props RETURN count(n) AS created",
-    ),
-    "Memory": cypher(
-        "dump.WRITE_MEMORIES",
-        "UNWIND $rows AS row OPTIONAL MATCH (old:Memory {id: row.id}) WITH row WHERE old IS NULL "
-        "MERGE (n:Memory {id: row.id}) SET n = row.props RETURN count(n) AS created",
-    ),
-    "Entity": entities.DUMP_WRITE_ENTITIES,
-    "ApiKey": cypher(
-        "dump.WRITE_APIKEYS",
-        "UNWIND $rows AS row OPTIONAL MATCH (old:ApiKey {id: row.id}) WITH row WHERE old IS NULL "
-        "MERGE (n:ApiKey {id: row.id}) SET n = row.props RETURN count(n) AS created",
-    ),
-    "Job": cypher(
-        "dump.WRITE_JOBS",
-        "UNWIND $rows AS row OPTIONAL MATCH (old:Job {id: row.id}) WITH row WHERE old IS NULL "
-        "MERGE (n:Job {id: row.id}) SET n = row.props RETURN count(n) AS created",
-    ),
-}
+    label: cypher(
+        "dump.WRITE_" + plural,
+        "UNWIND $rows AS row OPTIONAL MATCH (old:"
+        + label
+        + " {id: row.id}) WITH row WHERE old IS NULL MERGE (n:"
+        + label
+        + " {id: row.id}) SET n = row.props RETURN count(n) AS created",
+    )
+    for label, _, plural in _LABELS
+    if label != "Entity"
+} | {"Entity": entities.DUMP_WRITE_ENTITIES}
 
 # A link is [start id, end id, properties]. Whether the edge exists is asked
 # from its end, which has few incoming edges of the type, where a MERGE may walk
@@ -135,71 +115,49 @@ WRITE_NODES: dict[str, LiteralString] = {
 _LINKED: LiteralString = (
     "RETURN count(*) AS linked, sum(CASE existing WHEN 0 THEN 1 ELSE 0 END) AS created"
 )
+
+
+# Each kind of edge a dump writes here, with the name of its query.
+_EDGE_WRITES: tuple[tuple[LiteralString, LiteralString, LiteralString, str], ...] = (
+    ("HAS_SESSION", "User", "Session", "WRITE_HAS_SESSION"),
+    ("HAS_MESSAGE", "Session", "Message", "WRITE_HAS_MESSAGE"),
+    ("DERIVED_FROM", "MemUnit", "Message", "WRITE_MEMUNIT_DERIVED_FROM_MESSAGE"),
+    ("DERIVED_FROM", "Memory", "Message", "WRITE_MEMORY_DERIVED_FROM_MESSAGE"),
+    ("DERIVED_FROM", "Memory", "MemUnit", "WRITE_MEMORY_DERIVED_FROM_MEMUNIT"),
+    ("DERIVED_FROM", "Memory", "Memory", "WRITE_MEMORY_DERIVED_FROM_MEMORY"),
+    ("SUMMARIZES", "Memory", "Memory", "WRITE_SUMMARIZES"),
+    ("SUPERSEDES", "Memory", "Memory", "WRITE_SUPERSEDES"),
+)
+
+
+def _write_edges(
+    name: str, edge: LiteralString, start: LiteralString, end: LiteralString
+) -> LiteralString:
+    """The query that writes missing ``(start)-[edge]->(end)`` links, named ``dump.<name>``."""
+    derives = edge in (EdgeType.DERIVED_FROM, EdgeType.SUMMARIZES)
+    return cypher(
+        "dump." + name,
+        "UNWIND $links AS link MATCH (b:"
+        + end
+        + " {id: link[1]}) OPTIONAL MATCH (b)<-[old:"
+        + edge
+        + "]-(x:"
+        + start
+        + ") WHERE x.id = link[0] WITH link, b, count(old) AS existing MATCH (a:"
+        + start
+        + " {id: link[0]}) FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
+        "CREATE (a)-[r:"
+        + edge
+        + "]->(b) SET r = link[2]) "
+        + (provenance_write("b") if derives else "")
+        + _LINKED,
+    )
+
+
 WRITE_EDGES: dict[EdgeKind, LiteralString] = {
-    (EdgeType.HAS_SESSION, "User", "Session"): cypher(
-        "dump.WRITE_HAS_SESSION",
-        "UNWIND $links AS link MATCH (b:Session {id: link[1]}) "
-        "OPTIONAL MATCH (b)<-[old:HAS_SESSION]-(x:User) WHERE x.id = link[0] "
-        "WITH link, b, count(old) AS existing MATCH (a:User {id: link[0]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:HAS_SESSION]->(b) SET r = link[2]) " + _LINKED,
-    ),
-    (EdgeType.HAS_MESSAGE, "Session", "Message"): cypher(
-        "dump.WRITE_HAS_MESSAGE",
-        "UNWIND $links AS link MATCH (b:Message {id: link[1]}) "
-        "OPTIONAL MATCH (b)<-[old:HAS_MESSAGE]-(x:Session) WHERE x.id = link[0] "
-        "WITH link, b, count(old) AS existing MATCH (a:Session {id: link[0]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:HAS_MESSAGE]->(b) SET r = link[2]) " + _LINKED,
-    ),
-    (EdgeType.DERIVED_FROM, "MemUnit", "Message"): cypher(
-        "dump.WRITE_MEMUNIT_DERIVED_FROM_MESSAGE",
-        "UNWIND $links AS link MATCH (b:Message {id: link[1]}) "
-        "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:MemUnit) WHERE x.id = link[0] "
-        "WITH link, b, count(old) AS existing MATCH (a:MemUnit {id: link[0]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
-    ),
-    (EdgeType.DERIVED_FROM, "Memory", "Message"): cypher(
-        "dump.WRITE_MEMORY_DERIVED_FROM_MESSAGE",
-        "UNWIND $links AS link MATCH (b:Message {id: link[1]}) "
-        "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
-        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
-    ),
-    (EdgeType.DERIVED_FROM, "Memory", "MemUnit"): cypher(
-        "dump.WRITE_MEMORY_DERIVED_FROM_MEMUNIT",
-        "UNWIND $links AS link MATCH (b:MemUnit {id: link[1]}) "
-        "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
-        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
-    ),
-    (EdgeType.DERIVED_FROM, "Memory", "Memory"): cypher(
-        "dump.WRITE_MEMORY_DERIVED_FROM_MEMORY",
-        "UNWIND $links AS link MATCH (b:Memory {id: link[1]}) "
-        "OPTIONAL MATCH (b)<-[old:DERIVED_FROM]-(x:Memory) WHERE x.id = link[0] "
-        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:DERIVED_FROM]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
-    ),
-    (EdgeType.SUMMARIZES, "Memory", "Memory"): cypher(
-        "dump.WRITE_SUMMARIZES",
-        "UNWIND $links AS link MATCH (b:Memory {id: link[1]}) "
-        "OPTIONAL MATCH (b)<-[old:SUMMARIZES]-(x:Memory) WHERE x.id = link[0] "
-        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:SUMMARIZES]->(b) SET r = link[2]) " + provenance_write("b") + _LINKED,
-    ),
-    (EdgeType.SUPERSEDES, "Memory", "Memory"): cypher(
-        "dump.WRITE_SUPERSEDES",
-        "UNWIND $links AS link MATCH (b:Memory {id: link[1]}) "
-        "OPTIONAL MATCH (b)<-[old:SUPERSEDES]-(x:Memory) WHERE x.id = link[0] "
-        "WITH link, b, count(old) AS existing MATCH (a:Memory {id: link[0]}) "
-        "FOREACH (new IN CASE existing WHEN 0 THEN [1] ELSE [] END | "
-        "CREATE (a)-[r:SUPERSEDES]->(b) SET r = link[2]) " + _LINKED,
-    ),
+    (EdgeType(edge), start, end): _write_edges(name, edge, start, end)
+    for edge, start, end, name in _EDGE_WRITES
+} | {
     (EdgeType.MENTIONS, "Message", "Entity"): entities.DUMP_WRITE_MESSAGE_MENTIONS,
     (EdgeType.MENTIONS, "Memory", "Entity"): entities.DUMP_WRITE_MEMORY_MENTIONS,
 }
