@@ -62,7 +62,14 @@ def locked(node: LiteralString, *carried: LiteralString) -> LiteralString:
 # node (locked's docstring): concurrency devices, not data. A dump leaves them
 # out (graph/dump.py), so a graph loaded from one exports as it came.
 WRITE_COUNTERS = frozenset(
-    {"provenance_writes", "session_writes", "memorize_writes", "profile_writes", "user_writes"}
+    {
+        "provenance_writes",
+        "session_writes",
+        "memory_writes",
+        "memorize_writes",
+        "profile_writes",
+        "user_writes",
+    }
 )
 
 

@@ -27,7 +27,7 @@ from graph.derivations import link_many_sources
 from graph.driver import GraphDriver, fetch
 from graph.entities import write_mentions
 from graph.links import require_linked
-from graph.memories import CLAIM_PROFILES, CREATE_MEMORIES, memory_row
+from graph.memories import CLAIM_PROFILES, create_memories, memory_row
 from graph.memunits import memunit_user_key
 from graph.records import MESSAGE_MAP, float32, memunit_props, message_from
 from hippograph.models import (
@@ -227,10 +227,7 @@ class IngestGraph:
                 await fetch(tx, CREATE_UNITS, {"rows": [_unit_row(*u[:2]) for u in units]})
                 links = [{"unit": u.id, "source": mid} for u, _, mids in units for mid in mids]
                 await _link_units(tx, links)
-            if memories:
-                await fetch(
-                    tx, CREATE_MEMORIES, {"rows": [memory_row(m, i) for m, i, _ in memories]}
-                )
+            await create_memories(tx, [memory_row(m, i) for m, i, _ in memories])
             await link_many_sources(tx, memories + restated)
             # Only what this run created: a replay or a racing run wrote the rest.
             new_ids = {m.id for m, _, _ in memories} | {mid for u, _, mids in units for mid in mids}

@@ -15,6 +15,7 @@ from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
 from graph.filters import FILTER_M, filter_params
 from graph.records import MEMORY_MAP, float32, memory_from, memory_props, node_from
+from hippograph.errors import NotFound
 from hippograph.models import (
     IndexedText,
     Memory,
@@ -29,15 +30,23 @@ from hippograph.pagination import TimeCursor, encode_time_cursor
 from hippograph.text import user_token
 from hippograph.versions import EDITABLE
 
-CREATE_MEMORY = cypher(
-    "memories.CREATE_MEMORY",
-    "CREATE (m:Memory) SET m = $props, m.embedding = $embedding, "
-    "m.search_text = $search_text, m.user_key = $user_key RETURN m.id AS id",
-)
+# A memory is created under its user, which it changes: the user's deletion
+# changes the user too before it reads that no memory of theirs is left
+# (graph/user_deletion.py), so a memory created meanwhile by another process
+# is either read there or finds its user gone, and is not written. A new
+# version (SUPERSEDE_MEMORY) needs no such change: it changes the version it
+# replaces, which the deletion changes before it deletes it. The user is
+# matched again once its lock is held: on Neo4j, a write that waited for the
+# deletion's lock changed the deleted node without an error, and the memory
+# was written (2 of 24 rounds); no edge to the user fails as a session's does.
 CREATE_MEMORIES = cypher(
     "memories.CREATE_MEMORIES",
-    "UNWIND $rows AS row CREATE (m:Memory) SET m = row.props, m.embedding = row.embedding, "
-    "m.search_text = row.search_text, m.user_key = row.user_key RETURN count(m) AS created",
+    "UNWIND $rows AS row MATCH (u:User {id: row.user_id}) "
+    + counted("u", "memory_writes")
+    + "WITH row MATCH (u:User {id: row.user_id}) "
+    "CREATE (m:Memory) SET m = row.props, m.embedding = row.embedding, "
+    "m.search_text = row.search_text, m.user_key = row.user_key "
+    "RETURN collect(DISTINCT u.id) AS users, count(m) AS created",
 )
 # One record holding every memory: each record costs the driver time in
 # Python, and a search's hits (10) took 6.6 ms as ten records on Neo4j 5.26
@@ -135,11 +144,23 @@ COUNT_MEMORIES = cypher("memories.COUNT_MEMORIES", "MATCH (m:Memory) RETURN coun
 def memory_row(memory: Memory, indexed: IndexedText) -> dict[str, Any]:
     """The parameters that write ``memory`` with its vector and tokens."""
     return {
+        "user_id": memory.user_id,
         "props": memory_props(memory),
         "embedding": float32(indexed.embedding),
         "search_text": indexed.search_text,
         "user_key": user_token(memory.user_id),
     }
+
+
+async def create_memories(tx: AsyncManagedTransaction, rows: Sequence[dict[str, Any]]) -> None:
+    """Create the memories of ``rows`` (:func:`memory_row`), each under its user;
+    ``NotFound`` if a user is gone (deleted meanwhile), which rolls the transaction back."""
+    if not rows:
+        return
+    written = (await fetch(tx, CREATE_MEMORIES, {"rows": list(rows)}))[0]
+    if int(written["created"]) != len(rows):
+        missing = sorted({row["user_id"] for row in rows} - set(written["users"]))
+        raise NotFound("user", ", ".join(missing))
 
 
 async def write_successor(
@@ -184,7 +205,7 @@ class MemoryGraph:
         entities it mentions, all or nothing."""
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            await fetch(tx, CREATE_MEMORY, memory_row(memory, indexed))
+            await create_memories(tx, [memory_row(memory, indexed)])
             await link_sources(tx, memory.id, sources)
             await write_mentions(tx, mentions)
 
@@ -200,10 +221,10 @@ class MemoryGraph:
         rows = [memory_row(memory, indexed) for memory, indexed, _ in items]
 
         async def work(tx: AsyncManagedTransaction) -> int:
-            created = await fetch(tx, CREATE_MEMORIES, {"rows": rows})
+            await create_memories(tx, rows)
             await link_many_sources(tx, items)
             await write_mentions(tx, mentions)
-            return int(created[0]["created"])
+            return len(rows)
 
         # Two writers of one user's entities race to MERGE the same ids: on
         # ArcadeDB the loser gets a ConstraintError, retried like memorize's.

@@ -11,7 +11,7 @@ from graph.consolidation import release_summarized
 from graph.cypher import cypher, locked
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
-from graph.memories import CREATE_MEMORIES, UPDATE_MEMORY, memory_row, write_successor
+from graph.memories import UPDATE_MEMORY, create_memories, memory_row, write_successor
 from hippograph.errors import NotFound
 from hippograph.models import MemoryOpsPlan
 
@@ -51,8 +51,7 @@ class MemoryOpsGraph:
         ``NotFound``."""
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            if plan.adds:
-                await fetch(tx, CREATE_MEMORIES, {"rows": [memory_row(m, i) for m, i in plan.adds]})
+            await create_memories(tx, [memory_row(m, i) for m, i in plan.adds])
             for old, memory, indexed in plan.supersedes:
                 if not await write_successor(tx, old, memory, indexed, now):
                     raise NotFound("memory", old.id)

@@ -18,7 +18,7 @@ from neo4j import AsyncManagedTransaction
 
 from graph.cypher import cypher, locked, provenance_write
 from graph.driver import GraphDriver, fetch
-from graph.memories import CREATE_MEMORY, memory_row
+from graph.memories import create_memories, memory_row
 from graph.records import to_utc_or_none
 from hippograph.models import IndexedText, Memory
 from hippograph.reflection import PendingFact
@@ -193,7 +193,7 @@ class ReflectionGraph:
                 free = await fetch(tx, CLAIM_FACTS, {"ids": sorted(fact_ids)})
                 if int(free[0]["free"]) != len(fact_ids):
                     continue  # another run took some of these facts: its reflection stands
-                await fetch(tx, CREATE_MEMORY, memory_row(memory, indexed))
+                await create_memories(tx, [memory_row(memory, indexed)])
                 rows = await fetch(tx, SUMMARIZE_FACTS, {"id": memory.id, "ids": list(fact_ids)})
                 await fetch(tx, INHERIT_MENTIONS, {"id": memory.id})
                 made += 1

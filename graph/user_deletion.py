@@ -43,7 +43,8 @@ DELETE_JOBS = cypher(
     "MATCH (j:Job) WHERE $user_id IN j.user_ids DETACH DELETE j RETURN count(*) AS deleted",
 )
 # The user is changed before what is left is read, as a session's creation
-# changes it (graph/users.py: SESSION_WRITE).
+# (graph/users.py: SESSION_WRITE) and a memory's (graph/memories.py:
+# CREATE_MEMORIES) change it.
 CLAIM_USER = cypher(
     "user_deletion.CLAIM_USER",
     "MATCH (u:User {id: $user_id}) " + SESSION_WRITE + "RETURN count(u) AS claimed",

@@ -19,7 +19,7 @@ from hippograph.models import (
     Sources,
 )
 from tests.graphs import TestDatabase
-from tests.support import T0, conversation, indexed, memory, race
+from tests.support import T0, add_user, conversation, indexed, memory, race
 
 LIMIT = 100
 
@@ -239,6 +239,7 @@ async def test_an_entity_pruned_while_a_new_memory_names_it_keeps_the_new_mentio
         lost = []
         for round_ in range(12):
             user = f"ann{round_}"
+            await add_user(store, user)
             (old,) = await _store_memories(store, user, [("old", ("Boston",))])
             await race(
                 deleter.store.user_deletion.delete_memories(user, [old.id], None, LIMIT),

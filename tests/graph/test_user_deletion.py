@@ -11,11 +11,20 @@ import pytest
 from graph.store import GraphStore
 from hippograph.auth import ApiKeyRecord, hash_key
 from hippograph.cascade import deletion_report
-from hippograph.errors import Conflict
+from hippograph.errors import Conflict, NotFound
 from hippograph.ids import IdKind, new_id
 from hippograph.models import Session, Sources
 from tests.graphs import TestDatabase
-from tests.support import T0, add_memory, add_user, conversation, memory, queued_job, race
+from tests.support import (
+    T0,
+    add_memory,
+    add_user,
+    conversation,
+    indexed,
+    memory,
+    queued_job,
+    race,
+)
 
 
 async def test_a_users_sessions_and_memories_are_listed_then_deleted_with_the_user(
@@ -91,6 +100,38 @@ async def test_a_session_created_while_its_user_is_deleted_never_outlives_the_us
             ):
                 orphans.append(round_)
         assert orphans == []
+
+
+async def test_a_memory_added_while_its_user_is_deleted_never_outlives_the_user(
+    store: GraphStore, graph_db: TestDatabase, tmp_path: Path
+) -> None:
+    # As for a session: a memory written between the deletion's read that
+    # none is left and its delete must be read (Conflict) or find its user
+    # gone (NotFound). On Neo4j, the writer that waited for the deletion's
+    # lock used to write it all the same (2 of 24 rounds).
+    async with graph_db.connections(tmp_path) as (deleter, writer):
+        orphans = []
+        for round_ in range(24):
+            user = f"ann{round_}"
+            await add_user(store, user)
+            record = memory(user, "Ann moved to Boston")
+            await race(
+                deleter.store.user_deletion.delete_user(user),
+                writer.store.memories.add(record, indexed(record.content, 0), Sources()),
+                refused=(Conflict, NotFound),
+            )
+            if await store.memories.get_memories([record.id]) and not await store.users.get_users(
+                [user]
+            ):
+                orphans.append(round_)
+        assert orphans == []
+
+
+async def test_no_memory_is_written_for_a_user_who_does_not_exist(store: GraphStore) -> None:
+    record = memory("nobody", "Nobody moved to Boston")
+    with pytest.raises(NotFound, match="nobody"):
+        await store.memories.add(record, indexed(record.content, 0), Sources())
+    assert await store.memories.get_memories([record.id]) == {}
 
 
 async def test_the_users_keys_lose_the_user_and_a_key_of_theirs_alone_is_revoked(
