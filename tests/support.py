@@ -25,6 +25,7 @@ from hippograph.models import (
     Sources,
     User,
 )
+from hippograph.scoring import Candidate
 from hippograph.services.reflection import ReflectJob
 from hippograph.text import search_text
 
@@ -59,6 +60,18 @@ def memory(
         last_accessed_at=at,
         **fields,  # type: ignore[arg-type]
     )
+
+
+def candidate(
+    id_: str,
+    *,
+    created_at: datetime = T0,
+    last_accessed_at: datetime = T0,
+    importance: float = 0.5,
+    **fields: Any,
+) -> Candidate:
+    """A search candidate (made and last read at T0 unless given) with ``fields`` as given."""
+    return Candidate(id_, importance, created_at, last_accessed_at, **fields)
 
 
 def indexed(content: str, seed: int) -> IndexedText:
@@ -129,6 +142,20 @@ async def add_memunit(
 
 
 NO_SOURCES = Sources()
+
+
+async def derivation_chain(store: GraphStore) -> tuple[Memory, Memory, MemUnit, list[Message]]:
+    """ann's three messages, a MemUnit of the first two, a fact derived from the unit and a
+    summary derived from the fact and the third message: the summary, fact, unit, messages."""
+    session, messages = await conversation(store, "ann", ["one", "two", "three"])
+    unit = await add_memunit(store, session, messages[:2])
+    fact = await add_memory(store, memory("ann", "fact"), sources=Sources(memunit_ids=(unit.id,)))
+    summary = await add_memory(
+        store,
+        memory("ann", "summary"),
+        sources=Sources(memory_ids=(fact.id,), message_ids=(messages[2].id,)),
+    )
+    return summary, fact, unit, messages
 
 
 async def add_memory(

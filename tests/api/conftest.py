@@ -178,6 +178,24 @@ def seed_user(api: Api, user_id: str, texts: list[str]) -> tuple[str, list[str]]
     return session, [m["id"] for m in added["messages"]]
 
 
+GROUP_MEMORIZE = """
+mutation($session: ID!, $messages: [MessageInput!]!) {
+  memorize(input: {userIds: ["bob", "ann"], sessionId: $session, messages: $messages}) {
+    __typename ... on Memorized { counts { memunits memories } } ... on Error { message }
+  }
+}"""
+
+
+def group_memorize(api: Api, messages: list[dict[str, str]]) -> tuple[str, dict[str, Any]]:
+    """Users bob and ann, and ``messages`` memorized as a group conversation of both, kept in
+    Bob's session (it already holds one message of his); the session's id and the answer."""
+    session, _ = seed_user(api, "bob", ["hi"])
+    seed_user(api, "ann", ["hello"])
+    made = api.ok(GROUP_MEMORIZE, {"session": session, "messages": messages})["memorize"]
+    assert made["__typename"] == "Memorized", made
+    return session, made
+
+
 def add_memory(
     api: Api,
     user_id: str,

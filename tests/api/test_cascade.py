@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.conftest import ADD_MESSAGES, Api, add_memory, seed_user
+from tests.api.conftest import (
+    ADD_MESSAGES,
+    GROUP_MEMORIZE,
+    Api,
+    add_memory,
+    group_memorize,
+    seed_user,
+)
 
 DELETE = """
 mutation($id: ID!, $dryRun: Boolean! = true, $expected: [ID!]) {
@@ -157,13 +164,6 @@ def test_only_messages_memunits_and_sessions_can_be_roots(api: Api) -> None:
     assert _delete(api, missing)["__typename"] == "NotFoundError"
 
 
-GROUP_MEMORIZE = """
-mutation($session: ID!, $messages: [MessageInput!]!) {
-  memorize(input: {userIds: ["bob", "ann"], sessionId: $session, messages: $messages}) {
-    __typename ... on Memorized { counts { memunits memories } } ... on Error { message }
-  }
-}"""
-
 PROVENANCE_OF = """
 query($u: ID!) { memories(userId: $u, first: 100) { edges { node { id
   derivedFrom { __typename id } } } } }"""
@@ -171,15 +171,14 @@ query($u: ID!) { memories(userId: $u, first: 100) { edges { node { id
 
 def _group_world(api: Api) -> tuple[str, dict[str, list[dict[str, Any]]]]:
     """A group MemUnit in Bob's session, made only of that session's messages."""
-    session, _ = seed_user(api, "bob", ["hi"])
-    seed_user(api, "ann", ["hello"])
-    messages = [
-        {"speaker": "Bob", "content": "I adopted a greyhound called Pixel last weekend."},
-        {"speaker": "Ann", "content": "I love that! I am allergic to cats, so dogs suit me."},
-        {"speaker": "Bob", "content": "I work as a carpenter in Leeds and build tables."},
-    ]
-    made = api.ok(GROUP_MEMORIZE, {"session": session, "messages": messages})["memorize"]
-    assert made["__typename"] == "Memorized", made
+    group_memorize(
+        api,
+        [
+            {"speaker": "Bob", "content": "I adopted a greyhound called Pixel last weekend."},
+            {"speaker": "Ann", "content": "I love that! I am allergic to cats, so dogs suit me."},
+            {"speaker": "Bob", "content": "I work as a carpenter in Leeds and build tables."},
+        ],
+    )
     memories = {u: api.ok(PROVENANCE_OF, {"u": u})["memories"]["edges"] for u in ("ann", "bob")}
     units = {
         d["id"]

@@ -14,7 +14,7 @@ from hippograph.ids import IdKind, new_id
 from hippograph.models import IndexedText, Memory, MemoryKind, MemUnit, Sources
 from hippograph.text import search_text
 from hippograph.vector_math import unit
-from tests.api.conftest import Api, add_memory, seed_user
+from tests.api.conftest import Api, add_memory, group_memorize, seed_user
 from tests.api.test_memorize import MEMORIZE
 
 SEARCH = """
@@ -409,16 +409,13 @@ def test_what_one_message_became_is_one_hit(api: Api) -> None:
 
 
 def test_a_guest_finds_a_group_memunit_kept_in_its_owners_session(api: Api) -> None:
-    from tests.api.test_cascade import GROUP_MEMORIZE
-
-    session, _ = seed_user(api, "bob", ["hi"])
-    seed_user(api, "ann", ["hello"])
-    messages = [
-        {"speaker": "Bob", "content": "I adopted a greyhound called Pixel last weekend."},
-        {"speaker": "Ann", "content": "Greyhounds are lovely, Pixel is a great name."},
-    ]
-    made = api.ok(GROUP_MEMORIZE, {"session": session, "messages": messages})["memorize"]
-    assert made["__typename"] == "Memorized", made
+    group_memorize(
+        api,
+        [
+            {"speaker": "Bob", "content": "I adopted a greyhound called Pixel last weekend."},
+            {"speaker": "Ann", "content": "Greyhounds are lovely, Pixel is a great name."},
+        ],
+    )
     # Ann owns no MemUnit of her own: the unit is Bob's session's, shared with
     # her, and each side finds it (the vector side fell back to keywords).
     for method, rank in (("VECTOR", "vectorRank"), ("KEYWORD", "keywordRank")):

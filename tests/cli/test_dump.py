@@ -287,6 +287,17 @@ def _edit(path: Path, number: int, change: Callable[[dict[str, Any]], object]) -
     return path
 
 
+def _set(number: int, *keys: str, **fields: object) -> Callable[[Path], Path]:
+    """A breakage: ``fields`` set on line ``number`` (1-based), in the object at ``keys``."""
+
+    def change(raw: dict[str, Any]) -> None:
+        for key in keys:
+            raw = raw[key]
+        raw.update(fields)
+
+    return lambda path: _edit(path, number, change)
+
+
 def _replace_line(path: Path, number: int, text: str) -> Path:
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[number - 1] = text
@@ -309,36 +320,27 @@ BROKEN: dict[str, tuple[Callable[[Path], Path], str]] = {
         lambda p: _replace_line(p, 3, '{"node": "Session", "props": {'),
         "line 3: not valid JSON",
     ),
-    "unknown_label": (
-        lambda p: _edit(p, 4, lambda r: r.update(node="Robot")),
-        "line 4: node: unknown label 'Robot'",
-    ),
-    "unknown_edge_type": (
-        lambda p: _edit(p, 6, lambda r: r.update(edge="LIKES")),
-        "line 6: edge: unknown edge type 'LIKES'",
-    ),
+    "unknown_label": (_set(4, node="Robot"), "line 4: node: unknown label 'Robot'"),
+    "unknown_edge_type": (_set(6, edge="LIKES"), "line 6: edge: unknown edge type 'LIKES'"),
     "edge_between_wrong_labels": (
-        lambda p: _edit(p, 6, lambda r: r.update(edge="SUPERSEDES")),
+        _set(6, edge="SUPERSEDES"),
         "line 6: no SUPERSEDES edge goes from a User to a Session",
     ),
     "edge_to_a_missing_node": (
-        lambda p: _edit(p, 8, lambda r: r.update(to="msg_gone")),
+        _set(8, to="msg_gone"),
         "line 8: the edge's Message 'msg_gone' is not in the dump",
     ),
-    "wrong_version": (
-        lambda p: _edit(p, 1, lambda r: r.update(version=2)),
-        "line 1: dump version 2 is not supported",
-    ),
+    "wrong_version": (_set(1, version=2), "line 1: dump version 2 is not supported"),
     "not_a_dump": (
         lambda p: _replace_line(p, 1, '{"user_id": "ann", "messages": []}'),
         "line 1: not a HippoGraph dump",
     ),
     "naive_time": (
-        lambda p: _edit(p, 2, lambda r: r["props"].update(created_at={"$datetime": "2024-05-01"})),
+        _set(2, "props", created_at={"$datetime": "2024-05-01"}),
         "line 2: props.created_at: '2024-05-01' has no time zone offset",
     ),
     "short_vector": (
-        lambda p: _edit(p, 5, lambda r: r["props"].update(embedding=[0.5])),
+        _set(5, "props", embedding=[0.5]),
         f"line 5: props.embedding must be {DIMENSIONS} numbers",
     ),
     "node_after_edges": (
@@ -348,30 +350,25 @@ BROKEN: dict[str, tuple[Callable[[Path], Path], str]] = {
     "cut_short": (_drop_last, "(is it cut short?)"),
     # Refusals the hand-written checks missed: a bool taken for a number,
     # keys nobody reads, and values that crashed the check instead.
-    "version_true": (
-        lambda p: _edit(p, 1, lambda r: r.update(version=True)),
-        "line 1: dump version True is not supported",
-    ),
+    "version_true": (_set(1, version=True), "line 1: dump version True is not supported"),
     "dimensions_true": (
-        lambda p: _edit(p, 1, lambda r: r["embedding"].update(dimensions=True)),
+        _set(1, "embedding", dimensions=True),
         "line 1: embedding.dimensions: Input should be a valid integer",
     ),
     "unknown_embedding_key": (
-        lambda p: _edit(p, 1, lambda r: r["embedding"].update(normalized=True)),
+        _set(1, "embedding", normalized=True),
         "line 1: embedding.normalized: Extra inputs are not permitted",
     ),
     "negative_count": (
-        lambda p: _edit(p, 1, lambda r: r["counts"]["nodes"].update(User=-1)),
+        _set(1, "counts", "nodes", User=-1),
         "line 1: counts.nodes.User: Input should be greater than or equal to 0",
     ),
     "vector_not_a_list": (
-        lambda p: _edit(p, 5, lambda r: r["props"].update(embedding=5)),
+        _set(5, "props", embedding=5),
         f"line 5: props.embedding must be {DIMENSIONS} numbers",
     ),
     "time_past_the_last_utc_time": (
-        lambda p: _edit(
-            p, 2, lambda r: r["props"].update(created_at={"$datetime": "9999-12-31T23:59:59-14:00"})
-        ),
+        _set(2, "props", created_at={"$datetime": "9999-12-31T23:59:59-14:00"}),
         "line 2: props.created_at: '9999-12-31T23:59:59-14:00' is out of range once moved to UTC",
     ),
     # Refusals no case reached before: a node twice, a node without an id, a
@@ -389,33 +386,27 @@ BROKEN: dict[str, tuple[Callable[[Path], Path], str]] = {
         "line 3: a line after the header is a node or an edge",
     ),
     "time_not_a_string": (
-        lambda p: _edit(p, 2, lambda r: r["props"].update(created_at={"$datetime": 7})),
+        _set(2, "props", created_at={"$datetime": 7}),
         "line 2: props.created_at: a time must be an ISO 8601 string, not int",
     ),
     "time_not_a_time": (
-        lambda p: _edit(p, 2, lambda r: r["props"].update(created_at={"$datetime": "soon"})),
+        _set(2, "props", created_at={"$datetime": "soon"}),
         "line 2: props.created_at: 'soon' is not an ISO 8601 time",
     ),
     "object_value": (
-        lambda p: _edit(p, 2, lambda r: r["props"].update(name={"first": "Ann"})),
+        _set(2, "props", name={"first": "Ann"}),
         "line 2: props.name: an object value must be {'$datetime': <ISO time>}",
     ),
     "list_of_lists": (
-        lambda p: _edit(p, 2, lambda r: r["props"].update(tags=[["a"]])),
+        _set(2, "props", tags=[["a"]]),
         "line 2: props.tags: lists of lists cannot be graph properties",
     ),
     "null_in_a_list": (
-        lambda p: _edit(p, 2, lambda r: r["props"].update(tags=["a", None])),
+        _set(2, "props", tags=["a", None]),
         "line 2: props.tags: a list property cannot hold null",
     ),
-    "not_utf8": (
-        lambda p: _replace_bytes(p, b'"Ann"', b'"\xe9"'),
-        "line 2: not UTF-8 text",
-    ),
-    "edge_end_not_an_id": (
-        lambda p: _edit(p, 6, lambda r: r.update({"from": 7})),
-        "line 6: from: Input should be a valid string",
-    ),
+    "not_utf8": (lambda p: _replace_bytes(p, b'"Ann"', b'"\xe9"'), "line 2: not UTF-8 text"),
+    "edge_end_not_an_id": (_set(6, **{"from": 7}), "line 6: from: Input should be a valid string"),
 }
 
 

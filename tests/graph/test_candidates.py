@@ -11,7 +11,7 @@ from hippograph.scoring import SearchMethod
 from hippograph.services.common_terms import CommonTerms
 from hippograph.services.search_pipeline import vector
 from hippograph.services.search_pipeline.fetcher import CandidateFetcher
-from hippograph.services.search_pipeline.plan import Counts, plan_search
+from hippograph.services.search_pipeline.plan import Counts, SearchPlan, plan_search
 from hippograph.settings import SearchSettings
 from tests.support import T0, add_user, memory, unit_vector
 
@@ -25,27 +25,40 @@ async def _fill(store: GraphStore, user_id: str, count: int, offset: int) -> Non
         )
 
 
+def _plan(
+    store: GraphStore,
+    method: SearchMethod,
+    terms: list[str],
+    top_k: int,
+    counts: Counts,
+    settings: SearchSettings,
+) -> SearchPlan:
+    """The plan of a REVIEW search of ann's memories (as many candidates as ``top_k``)."""
+    return plan_search(
+        user_id="ann",
+        units=False,
+        method=method,
+        mode=SearchMode.REVIEW,
+        terms=terms,
+        memory_filter=MemoryFilter(),
+        now=T0,
+        top_k=top_k,
+        candidates=top_k,
+        radius=None,
+        counts=counts,
+        index_scoped=store.search.scoped_vector_index(),
+        settings=settings,
+    )
+
+
 async def test_an_index_too_small_for_the_pool_falls_back_to_the_exact_scan(
     store: GraphStore,
 ) -> None:
     await _fill(store, "ann", 30, 0)
     await _fill(store, "bob", 30, 1000)
-    plan = plan_search(
-        user_id="ann",
-        units=False,
-        method=SearchMethod.VECTOR,
-        mode=SearchMode.REVIEW,
-        terms=[],
-        memory_filter=MemoryFilter(),
-        now=T0,
-        top_k=15,
-        candidates=15,
-        radius=None,
-        counts=Counts(owned=30, total=60),
-        index_scoped=store.search.scoped_vector_index(),
-        # Ten index neighbours can never hold fifteen of ann's: the exact scan answers.
-        settings=SearchSettings(exact_scan_max=0, max_index_candidates=10),
-    )
+    # Ten index neighbours can never hold fifteen of ann's: the exact scan answers.
+    settings = SearchSettings(exact_scan_max=0, max_index_candidates=10)
+    plan = _plan(store, SearchMethod.VECTOR, [], 15, Counts(owned=30, total=60), settings)
     assert plan.vector.index_sizes == (10,)
     query = unit_vector(7)
     served = await vector.fetch(store.search, plan, query)
@@ -65,23 +78,9 @@ async def test_a_keyword_hit_a_whole_scan_left_out_gets_its_cosine_after_it(
     for i, text in enumerate(["ann memory", "ann memory", "ann zebra"]):
         record = memory("ann", text)
         await store.memories.add(record, IndexedText(unit_vector(i), text), Sources())
-    plan = plan_search(
-        user_id="ann",
-        units=False,
-        method=SearchMethod.HYBRID,
-        mode=SearchMode.REVIEW,
-        terms=["zebra"],
-        memory_filter=MemoryFilter(),
-        now=T0,
-        top_k=1,
-        candidates=1,
-        radius=None,
-        counts=Counts(owned=1, total=1),
-        index_scoped=store.search.scoped_vector_index(),
-        settings=SearchSettings(),
-    )
-    assert plan.vector.whole
     settings = SearchSettings()
+    plan = _plan(store, SearchMethod.HYBRID, ["zebra"], 1, Counts(owned=1, total=1), settings)
+    assert plan.vector.whole
     common = CommonTerms(
         store.search.sample_search_text,
         share=settings.common_term_share,

@@ -12,7 +12,16 @@ from hippograph.cascade import deletion_report
 from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.models import Memory, MemoryKind, Message, Sources
 from tests.graphs import TestDatabase
-from tests.support import add_memory, add_memunit, conversation, indexed, memory, message, race
+from tests.support import (
+    add_memory,
+    add_memunit,
+    conversation,
+    derivation_chain,
+    indexed,
+    memory,
+    message,
+    race,
+)
 
 LIMIT = 100
 
@@ -43,14 +52,7 @@ async def _two_facts_and_a_reflection(
 
 
 async def test_the_closure_reads_every_source_of_what_it_reaches(store: GraphStore) -> None:
-    session, messages = await conversation(store, "ann", ["one", "two", "three"])
-    unit = await add_memunit(store, session, messages[:2])
-    fact = await add_memory(store, memory("ann", "f"), sources=Sources(memunit_ids=(unit.id,)))
-    mixed = await add_memory(
-        store,
-        memory("ann", "m"),
-        sources=Sources(memory_ids=(fact.id,), message_ids=(messages[2].id,)),
-    )
+    mixed, fact, unit, messages = await derivation_chain(store)
     closure = await store.cascade.closure(messages[0].id, ["ann"], LIMIT)
     assert closure is not None
     assert closure.complete

@@ -19,7 +19,7 @@ from hippograph.jobs import Job
 from hippograph.models import IndexedText, MemoryFilter, MemoryLevel, MemoryOpsPlan, Sources
 from hippograph.text import search_text
 from tests.graphs import TestDatabase
-from tests.support import T0, add_user, memory, queued_job, race, unit_vector
+from tests.support import T0, add_user, indexed, memory, queued_job, race, unit_vector
 
 FACT = "Ann keeps bees"
 LATER = T0 + timedelta(days=100)
@@ -52,11 +52,11 @@ async def test_a_level_that_keeps_the_text_keeps_vector_and_tokens(store: GraphS
 async def test_a_level_with_new_text_replaces_vector_and_tokens(store: GraphStore) -> None:
     await add_user(store, "ann")
     record = memory("ann", FACT)
-    await store.memories.add(record, IndexedText(unit_vector(7), search_text(FACT)), Sources())
+    await store.memories.add(record, indexed(FACT, 7), Sources())
     assert len(await store.search.keyword("ann", ["keep"], 5, MemoryFilter(), T0)) == 1
     tag, vector = "tags: bees", unit_vector(8)
-    indexed = IndexedText(vector, search_text(tag))
-    rewrite = Rewrite(record.id, MemoryLevel.FULL, MemoryLevel.TAG, tag, FACT, indexed)
+    retagged = indexed(tag, 8)
+    rewrite = Rewrite(record.id, MemoryLevel.FULL, MemoryLevel.TAG, tag, FACT, retagged)
     await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=300), rewrites=[rewrite]))
 
     after = (await store.memories.get_memories([record.id]))[record.id]
@@ -73,7 +73,7 @@ async def test_a_jobs_hard_delete_counts_what_it_cascaded_in_the_jobs_progress(
     # transaction; what a hard delete removed along provenance is added to it.
     await add_user(store, "ann")
     fact = memory("ann", FACT)
-    await store.memories.add(fact, IndexedText(unit_vector(7), search_text(FACT)), Sources())
+    await store.memories.add(fact, indexed(FACT, 7), Sources())
     derived = memory("ann", "Ann's hives are on the roof")
     await store.memories.add(
         derived, IndexedText(unit_vector(8), "hives"), Sources(memory_ids=(fact.id,))
@@ -93,7 +93,7 @@ async def test_a_hard_delete_leaves_a_memory_changed_since_it_was_read(store: Gr
     await add_user(store, "ann")
     kept, gone = memory("ann", FACT), memory("ann", "Ann once had a red bike")
     for m, seed in ((kept, 7), (gone, 8)):
-        await store.memories.add(m, _indexed(m.content, seed), Sources())
+        await store.memories.add(m, indexed(m.content, seed), Sources())
     decided = {"scanned": 2, "changed": 2, "hard_delete": 2, "unchanged": 0}
     decisions = {m.id: _decision(m.id, Action.HARD_DELETE) for m in (kept, gone)}
     batch = await _hard_delete_batch(
@@ -156,7 +156,7 @@ async def test_a_batch_reports_the_decisions_it_left_undone(store: GraphStore) -
     await add_user(store, "ann")
     faded, deleted = memory("ann", FACT), memory("ann", "Ann once had a red bike")
     for m, seed in ((faded, 7), (deleted, 8)):
-        await store.memories.add(m, _indexed(m.content, seed), Sources())
+        await store.memories.add(m, indexed(m.content, seed), Sources())
     fuzz = Rewrite(faded.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, FACT, None)
     decisions = [
         _decision(faded.id, Action.FUZZ, MemoryLevel.FULL, MemoryLevel.SUMMARY),
@@ -176,13 +176,13 @@ async def test_a_rewritten_text_mentions_what_it_names_and_a_restored_one_again(
     said = "Ann moved to Boston with Melanie"
     record = memory("ann", said)
     mentions = memory_mentions(record, "", ("Ann",))
-    await store.memories.add(record, _indexed(said, 7), Sources(), [mentions])
+    await store.memories.add(record, indexed(said, 7), Sources(), [mentions])
     assert await _names(store) == {"ann", "boston", "melanie", "moved"}
 
     fuzzed = "Ann moved with Melanie"
     named, unnamed = renaming(said, fuzzed, said, record.created_at, ("Ann",))
     fuzz = Rewrite(
-        record.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, fuzzed, said, _indexed(fuzzed, 8)
+        record.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, fuzzed, said, indexed(fuzzed, 8)
     )
     fuzz = replace(fuzz, named=named, unnamed=unnamed)
     await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=100), rewrites=[fuzz]))
@@ -192,7 +192,7 @@ async def test_a_rewritten_text_mentions_what_it_names_and_a_restored_one_again(
     assert gone.items == ()
 
     named, unnamed = renaming(fuzzed, said, said, record.created_at, ("Ann",))
-    back = Rewrite(record.id, MemoryLevel.SUMMARY, MemoryLevel.FULL, said, said, _indexed(said, 7))
+    back = Rewrite(record.id, MemoryLevel.SUMMARY, MemoryLevel.FULL, said, said, indexed(said, 7))
     back = replace(back, named=named, unnamed=unnamed)
     await store.forgetting.apply(BatchWrite("ann", T0 + timedelta(days=101), rewrites=[back]))
     assert await _names(store) == {"ann", "boston", "melanie", "moved"}
@@ -206,10 +206,6 @@ async def test_a_rewritten_text_mentions_what_it_names_and_a_restored_one_again(
         "melanie": 1,
         "moved": 1,
     }
-
-
-def _indexed(text: str, seed: int) -> IndexedText:
-    return IndexedText(unit_vector(seed), search_text(text))
 
 
 async def _names(store: GraphStore) -> set[str]:
@@ -227,7 +223,7 @@ async def test_of_two_runners_applying_one_batch_at_once_one_applies_it(
         twice = []
         for round_ in range(8):
             fact = memory("ann", f"{FACT} {round_}")
-            await store.memories.add(fact, _indexed(fact.content, 7), Sources())
+            await store.memories.add(fact, indexed(fact.content, 7), Sources())
             job = await queued_job(store, T0 + timedelta(seconds=round_))
             assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
             fuzz = Rewrite(fact.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, fact.content, None)
@@ -257,7 +253,7 @@ async def test_a_memory_boosted_while_a_hard_delete_runs_is_kept(
         lost = []
         for round_ in range(12):
             m = memory("ann", f"Ann once had a red bike {round_}")
-            await store.memories.add(m, _indexed(m.content, round_), Sources())
+            await store.memories.add(m, indexed(m.content, round_), Sources())
             batch = await _hard_delete_batch(
                 store,
                 [m.id],
@@ -289,7 +285,7 @@ async def test_of_two_runs_changing_one_memory_at_once_one_changes_it(
         doubled = []
         for round_ in range(12):
             m = memory("ann", f"{FACT} {round_}")
-            await store.memories.add(m, _indexed(m.content, round_), Sources())
+            await store.memories.add(m, indexed(m.content, round_), Sources())
             decision = _decision(m.id, action)
             if action is Action.FUZZ:
                 fade = Rewrite(

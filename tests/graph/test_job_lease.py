@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from graph.store import GraphConnection, GraphStore
@@ -13,6 +13,7 @@ from tests.graphs import TestDatabase
 from tests.support import T0, queued_job
 
 ROUNDS = 25
+LEASE = timedelta(seconds=30)
 
 
 async def _start(worker: GraphConnection, job_id: str, gate: asyncio.Event) -> Job | None:
@@ -40,22 +41,37 @@ async def test_two_workers_released_at_once_start_a_job_exactly_once(
         assert started_twice == []
 
 
+async def _start_at_t0(store: GraphStore, job: Job) -> None:
+    """Start ``job`` at T0 (attempt 1), with a lease of LEASE."""
+    assert await store.jobs.start(job.id, T0, T0 - LEASE) is not None
+
+
+async def _running(store: GraphStore) -> Job:
+    """A job queued and then started at T0 (attempt 1), with a lease of LEASE."""
+    job = await queued_job(store, T0)
+    await _start_at_t0(store, job)
+    return job
+
+
+async def _taken_over(store: GraphStore, job_id: str, at: datetime) -> None:
+    """Start the job again at ``at``, once its run's lease has lapsed: attempt 2 has it."""
+    taken = await store.jobs.start(job_id, at, at - LEASE)
+    assert taken is not None
+    assert taken.attempts == 2
+
+
 async def test_only_the_run_holding_the_lease_renews_it_and_a_renewal_keeps_it(
     store: GraphStore,
 ) -> None:
-    job = await queued_job(store, T0)
-    lease = timedelta(seconds=30)
-    assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+    job = await _running(store)
     renewed = T0 + timedelta(seconds=25)
     assert await store.jobs.renew(job.id, 1, renewed)
     # Past the start's lease but not the renewal's: still held.
     at = T0 + timedelta(seconds=40)
-    assert await store.jobs.start(job.id, at, at - lease) is None
+    assert await store.jobs.start(job.id, at, at - LEASE) is None
     # Past the renewal's lease: taken over, and the old run can no longer renew.
-    at = renewed + lease + timedelta(seconds=1)
-    taken = await store.jobs.start(job.id, at, at - lease)
-    assert taken is not None
-    assert taken.attempts == 2
+    at = renewed + LEASE + timedelta(seconds=1)
+    await _taken_over(store, job.id, at)
     assert not await store.jobs.renew(job.id, 1, at)
     assert await store.jobs.renew(job.id, 2, at)
     await store.jobs.finish(job.id, 2, JobStatus.SUCCEEDED, at, {}, None, {})
@@ -67,20 +83,16 @@ async def test_a_run_taken_over_can_neither_finish_nor_requeue_the_job(
 ) -> None:
     # Run 1 stalls past its lease, run 2 takes the job over; run 1 then wakes
     # up and tries to record its outcome, or (stopping) to hand the job back.
-    job = await queued_job(store, T0)
-    lease = timedelta(seconds=30)
-    assert await store.jobs.start(job.id, T0, T0 - lease) is not None
-    at = T0 + lease + timedelta(seconds=1)
-    taken = await store.jobs.start(job.id, at, at - lease)
-    assert taken is not None
-    assert taken.attempts == 2
+    job = await _running(store)
+    at = T0 + LEASE + timedelta(seconds=1)
+    await _taken_over(store, job.id, at)
 
     assert await store.jobs.finish(job.id, 1, JobStatus.FAILED, at, {}, "stale", {}) is None
     assert not await store.jobs.requeue(job.id, 1, at)
     still = (await store.jobs.get_jobs([job.id]))[job.id]
     assert (still.status, still.attempts, still.error) == (JobStatus.RUNNING, 2, None)
     # Nor may a third delivery start it meanwhile: run 2's lease is live.
-    assert await store.jobs.start(job.id, at, at - lease) is None
+    assert await store.jobs.start(job.id, at, at - LEASE) is None
 
     done = await store.jobs.finish(job.id, 2, JobStatus.SUCCEEDED, at, {"n": 1}, None, {})
     assert done is not None
@@ -102,8 +114,7 @@ async def test_a_stalled_run_racing_the_run_that_takes_over_does_not_both_win(
 async def _race_the_takeover(
     store: GraphStore, stale: GraphConnection, taker: GraphConnection
 ) -> None:
-    lease = timedelta(seconds=30)
-    at = T0 + lease + timedelta(seconds=1)
+    at = T0 + LEASE + timedelta(seconds=1)
 
     async def late(job_id: str, gate: asyncio.Event, what: str) -> bool:
         await gate.wait()
@@ -116,13 +127,13 @@ async def _race_the_takeover(
 
     async def take(job_id: str, gate: asyncio.Event) -> bool:
         await gate.wait()
-        return await taker.store.jobs.start(job_id, at, at - lease) is not None
+        return await taker.store.jobs.start(job_id, at, at - LEASE) is not None
 
     both = []
     for round_ in range(ROUNDS):
         what = ("finish", "renew", "requeue")[round_ % 3]
         job = await queued_job(store, T0 + timedelta(seconds=round_))
-        assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+        await _start_at_t0(store, job)
         gate = asyncio.Event()
         tasks = [
             asyncio.create_task(late(job.id, gate, what)),
@@ -141,24 +152,23 @@ async def _race_the_takeover(
 async def test_lapsed_lists_the_running_jobs_no_one_renewed_for_a_lease(
     store: GraphStore,
 ) -> None:
-    lease = timedelta(seconds=30)
     dead, alive, done, waiting = [
         await queued_job(store, T0 + timedelta(seconds=i)) for i in range(4)
     ]
     for job in (dead, alive, done):
-        assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+        await _start_at_t0(store, job)
     renewed = T0 + timedelta(seconds=20)
     assert await store.jobs.renew(alive.id, 1, renewed)
     await store.jobs.finish(done.id, 1, JobStatus.SUCCEEDED, T0, {}, None, {})
 
-    at = T0 + lease + timedelta(seconds=1)
-    lapsed = await store.jobs.lapsed(at - lease)
+    at = T0 + LEASE + timedelta(seconds=1)
+    lapsed = await store.jobs.lapsed(at - LEASE)
     assert [(run.job_id, run.attempt, run.renewed_at) for run in lapsed] == [(dead.id, 1, T0)]
     # Once taken over, the job is live again under its next attempt.
-    assert await store.jobs.start(dead.id, at, at - lease) is not None
-    assert await store.jobs.lapsed(at - lease) == []
-    later = renewed + lease + timedelta(seconds=1)
-    assert [run.job_id for run in await store.jobs.lapsed(later - lease)] == [alive.id]
+    assert await store.jobs.start(dead.id, at, at - LEASE) is not None
+    assert await store.jobs.lapsed(at - LEASE) == []
+    later = renewed + LEASE + timedelta(seconds=1)
+    assert [run.job_id for run in await store.jobs.lapsed(later - LEASE)] == [alive.id]
     # A queued job has no lease to lapse.
     assert waiting.id not in {run.job_id for run in await store.jobs.lapsed(later)}
 
@@ -166,27 +176,26 @@ async def test_lapsed_lists_the_running_jobs_no_one_renewed_for_a_lease(
 async def test_queued_before_lists_jobs_queued_for_a_lease_and_one_sweep_stamps_each(
     store: GraphStore,
 ) -> None:
-    lease = timedelta(seconds=30)
     waiting, stopped, failed = [
         await queued_job(store, T0 + timedelta(seconds=i)) for i in range(3)
     ]
     for job in (stopped, failed):
-        assert await store.jobs.start(job.id, T0, T0 - lease) is not None
+        await _start_at_t0(store, job)
     await store.jobs.finish(failed.id, 1, JobStatus.FAILED, T0, {}, "LLM away", {})
     # Not yet a lease in the queue: nothing.
-    assert await store.jobs.queued_before(T0 - lease) == []
+    assert await store.jobs.queued_before(T0 - LEASE) == []
 
-    at = T0 + lease + timedelta(seconds=1)
-    found = await store.jobs.queued_before(at - lease)
+    at = T0 + LEASE + timedelta(seconds=1)
+    found = await store.jobs.queued_before(at - LEASE)
     assert [(run.job_id, run.attempt, run.queued_at) for run in found] == [(waiting.id, 0, T0)]
     # Of two sweeps of the same moment, one marks it queued anew; a stamp of
     # another attempt (a run took it meanwhile) marks nothing.
-    assert not await store.jobs.stamp_queued(waiting.id, 1, at - lease, at)
-    assert [await store.jobs.stamp_queued(waiting.id, 0, at - lease, at) for _ in range(2)] == [
+    assert not await store.jobs.stamp_queued(waiting.id, 1, at - LEASE, at)
+    assert [await store.jobs.stamp_queued(waiting.id, 0, at - LEASE, at) for _ in range(2)] == [
         True,
         False,
     ]
-    assert await store.jobs.queued_before(at - lease) == []
+    assert await store.jobs.queued_before(at - LEASE) == []
 
     # A run put back in the queue (its runner stopping) and a failed job
     # submitted again are queued from that moment, not from their creation.
@@ -194,13 +203,13 @@ async def test_queued_before_lists_jobs_queued_for_a_lease_and_one_sweep_stamps_
     resubmitted = replace(failed, created_at=at)
     assert (await store.jobs.submit(resubmitted))[1]
     assert await store.jobs.queued_before(at) == []
-    later = at + lease + timedelta(seconds=1)
-    found = await store.jobs.queued_before(later - lease)
+    later = at + LEASE + timedelta(seconds=1)
+    found = await store.jobs.queued_before(later - LEASE)
     assert {(run.job_id, run.attempt, run.queued_at) for run in found} == {
         (waiting.id, 0, at),
         (stopped.id, 1, at),
         (failed.id, 1, at),
     }
     # A job a run took is no longer queued.
-    assert await store.jobs.start(waiting.id, later, later - lease) is not None
+    assert await store.jobs.start(waiting.id, later, later - LEASE) is not None
     assert waiting.id not in {run.job_id for run in await store.jobs.queued_before(later)}

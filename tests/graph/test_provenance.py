@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 from graph.store import GraphStore
-from hippograph.models import Direction, EdgeType, Memory, MemUnit, Message, Sources
-from tests.support import add_memory, add_memunit, conversation, memory
-
-
-async def _chain(store: GraphStore) -> tuple[Memory, Memory, MemUnit, list[Message]]:
-    session, messages = await conversation(store, "ann", ["one", "two", "three"])
-    unit = await add_memunit(store, session, messages[:2])
-    fact = await add_memory(store, memory("ann", "fact"), sources=Sources(memunit_ids=(unit.id,)))
-    summary = await add_memory(
-        store,
-        memory("ann", "summary"),
-        sources=Sources(memory_ids=(fact.id,), message_ids=(messages[2].id,)),
-    )
-    return summary, fact, unit, messages
+from hippograph.models import Direction, EdgeType
+from tests.support import derivation_chain
 
 
 async def test_down_reaches_every_message_with_typed_edges(store: GraphStore) -> None:
-    summary, fact, unit, messages = await _chain(store)
+    summary, fact, unit, messages = await derivation_chain(store)
     walk = await store.provenance.walk(summary.id, 4, Direction.DOWN, ["ann"])
     assert walk is not None
     assert {n.id for n in walk.nodes} == {summary.id, fact.id, unit.id, *(m.id for m in messages)}
@@ -34,14 +22,14 @@ async def test_down_reaches_every_message_with_typed_edges(store: GraphStore) ->
 
 
 async def test_depth_limits_the_walk(store: GraphStore) -> None:
-    summary, fact, _, messages = await _chain(store)
+    summary, fact, _, messages = await derivation_chain(store)
     walk = await store.provenance.walk(summary.id, 1, Direction.DOWN, None)
     assert walk is not None
     assert {n.id for n in walk.nodes} == {summary.id, fact.id, messages[2].id}
 
 
 async def test_up_answers_what_was_derived_from_a_message(store: GraphStore) -> None:
-    summary, fact, unit, messages = await _chain(store)
+    summary, fact, unit, messages = await derivation_chain(store)
     walk = await store.provenance.walk(messages[0].id, 4, Direction.UP, ["ann"])
     assert walk is not None
     assert {n.id for n in walk.nodes} == {messages[0].id, unit.id, fact.id, summary.id}
@@ -51,6 +39,6 @@ async def test_up_answers_what_was_derived_from_a_message(store: GraphStore) -> 
 
 
 async def test_another_tenant_sees_nothing(store: GraphStore) -> None:
-    summary, _, _, messages = await _chain(store)
+    summary, _, _, messages = await derivation_chain(store)
     assert await store.provenance.walk(summary.id, 4, Direction.DOWN, ["bob"]) is None
     assert await store.provenance.walk(messages[0].id, 4, Direction.UP, ["bob"]) is None

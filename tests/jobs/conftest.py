@@ -58,6 +58,20 @@ def arq_settings(
     )
 
 
+def memorize_only_settings(
+    graph_db: TestDatabase, data_dir: Path, redis_url: str, **jobs: Any
+) -> Settings:
+    """:func:`arq_settings` where memorize queues no reflect run, with ``jobs`` fields set.
+
+    For tests that stop a worker once the memorize job is done: a reflect run
+    it had just begun would be cancelled while it opens a graph connection,
+    which the Neo4j driver then leaks (test_worker_stop.py says more).
+    """
+    return arq_settings(
+        graph_db, data_dir, redis_url, jobs=jobs, memorize={"reflect_after_write": False}
+    )
+
+
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """This test's settings: jobs on its private Redis."""

@@ -77,6 +77,20 @@ def memorize_input(session_id: str, *, run_async: bool = True) -> dict[str, Any]
     return {"userIds": ["caro"], "sessionId": session_id, "messages": messages, "async": run_async}
 
 
+async def caro_session(runtime: Runtime) -> str:
+    """User ``caro`` (Caroline) with a new session of hers; the session's id."""
+    await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
+    return (await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")).id
+
+
+async def submit_memorize(runtime: Runtime, session_id: str) -> str:
+    """Memorize :data:`CONVERSATION` into ``session_id`` through the API, queued; the job's id."""
+    async with graphql(runtime) as api:
+        queued = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
+    job_id: str = queued["job"]["id"]
+    return job_id
+
+
 class GraphQL:
     """The API of a running runtime, over ASGI in this event loop, with the admin key."""
 

@@ -29,6 +29,7 @@ from tests.jobs.support import (
     JOB,
     MEMORIZE,
     SEARCH,
+    caro_session,
     graphql,
     memorize_input,
     queued_in_redis,
@@ -38,16 +39,10 @@ from tests.jobs.support import (
 pytestmark = pytest.mark.slow  # a redis-server of its own
 
 
-async def _session(runtime: Runtime) -> str:
-    await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
-    session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
-    return session.id
-
-
 async def test_a_burst_worker_runs_a_queued_memorize_once(
     runtime: Runtime, settings: Settings
 ) -> None:
-    session_id = await _session(runtime)
+    session_id = await caro_session(runtime)
     memories = runtime.connection.store.memories
     async with graphql(runtime) as api:
         queued = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
@@ -107,7 +102,7 @@ async def test_the_runtime_does_not_start_in_arq_mode_without_redis(
 async def test_async_memorize_answers_unavailable_when_redis_goes_away(
     runtime: Runtime, redis_server: PrivateRedis
 ) -> None:
-    session_id = await _session(runtime)
+    session_id = await caro_session(runtime)
     await runtime.services.memories.add_memory(
         SETTINGS_ADMIN, NewMemory("caro", "Caroline paints sunrises over the lake.")
     )
@@ -140,7 +135,7 @@ async def test_a_synchronous_memorize_keeps_its_memories_when_reflection_cannot_
 ) -> None:
     # A small memorize runs in the request; only the reflect run it queues
     # after writing needs Redis. The memories stand, and the sweep finds them.
-    session_id = await _session(runtime)
+    session_id = await caro_session(runtime)
     redis_server.stop()
     with caplog.at_level(logging.WARNING, logger="hippograph.services.memorize"):
         async with graphql(runtime) as api:
@@ -170,7 +165,7 @@ async def test_memorize_answers_unavailable_within_its_timeout_when_redis_hangs(
     runtime = await Runtime.start(settings, embedder=embedder, **graph_db.start)
     admin = Redis.from_url(redis_server.url)
     try:
-        session_id = await _session(runtime)
+        session_id = await caro_session(runtime)
         await admin.client_pause(round(hang_s * 1000), all=True)
         hang_ends = time.monotonic() + hang_s
         async with graphql(runtime) as api:

@@ -75,13 +75,15 @@ async def statements(runtime: Runtime, memory_id: str) -> list[Message]:
     return [n for n in derived[memory_id] if isinstance(n, Message)]
 
 
-async def edges_per_source(runtime: Runtime, memory_id: str) -> dict[str, int]:
-    """How many DERIVED_FROM edges go from the memory to each of its sources."""
+async def assert_one_edge_per_source(runtime: Runtime, memory_id: str) -> None:
+    """The memory has sources, and one DERIVED_FROM edge goes to each of them."""
     rows = await runtime.connection.store.graph.query(
         "MATCH (m:Memory {id: $id})-[r:DERIVED_FROM]->(x) RETURN x.id AS x, count(r) AS n",
         {"id": memory_id},
     )
-    return {r["x"]: r["n"] for r in rows}
+    edges = {r["x"]: r["n"] for r in rows}
+    assert edges
+    assert set(edges.values()) == {1}, edges
 
 
 async def test_a_fact_stated_in_two_units_of_one_run_is_one_memory_from_both(
@@ -106,9 +108,7 @@ async def test_overlapping_memorize_calls_on_one_session_all_succeed(runtime: Ru
         assert [r for r in results if r is not None] == []
     [fact] = await facts_about_boston(runtime)
     # overlapping runs that each link the same statement leave one edge
-    edges = await edges_per_source(runtime, fact.id)
-    assert edges
-    assert set(edges.values()) == {1}
+    await assert_one_edge_per_source(runtime, fact.id)
     assert await runtime.connection.store.ingest.unprocessed(session.id, 100) == []
 
 
@@ -124,9 +124,7 @@ async def test_a_fact_said_again_in_a_later_run_gains_the_new_statement_as_a_sou
     assert sorted(m.session_id for m in stated) == sorted([first.id, later.id])
     # a replay of the later run links nothing twice
     await memorize(runtime, later.id, lines(1))
-    edges = await edges_per_source(runtime, fact.id)
-    assert edges
-    assert set(edges.values()) == {1}
+    await assert_one_edge_per_source(runtime, fact.id)
 
 
 async def test_a_deleted_fact_said_again_stays_deleted_and_gains_no_source(

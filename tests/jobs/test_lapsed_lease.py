@@ -18,18 +18,16 @@ from arq.constants import in_progress_key_prefix
 from hippograph.clock import utc_now
 from hippograph.jobs import JobStatus
 from hippograph.runtime import Runtime
-from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import Settings
 from tests.graphs import TestDatabase
-from tests.jobs.conftest import arq_settings
+from tests.jobs.conftest import memorize_only_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
-    MEMORIZE,
     arq_redis,
-    graphql,
-    memorize_input,
+    caro_session,
     queued_in_redis,
     run_worker_until_finished,
+    submit_memorize,
 )
 
 pytestmark = pytest.mark.slow  # a redis-server of its own
@@ -42,20 +40,9 @@ ARQ_CLAIM_S = 600
 
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
-    """Jobs on the test's Redis, with a lease short enough to lapse within the test.
-
-    Memorize queues no reflect run: the worker is stopped once the memorize
-    job is done, and a reflect run it had just begun would be cancelled
-    while it opens a graph connection, which the Neo4j driver then leaks
-    (test_worker_stop.py says more).
-    """
-    return arq_settings(
-        graph_db,
-        tmp_path,
-        redis_server.url,
-        jobs={"lease_s": LEASE_S},
-        memorize={"reflect_after_write": False},
-    )
+    """Jobs on the test's Redis, with a lease short enough to lapse within the test; memorize
+    queues no reflect run (the worker is stopped once the memorize job is done)."""
+    return memorize_only_settings(graph_db, tmp_path, redis_server.url, lease_s=LEASE_S)
 
 
 async def _claim_like_a_dead_worker(settings: Settings, runtime: Runtime, job_id: str) -> None:
@@ -77,11 +64,7 @@ async def _claim_like_a_dead_worker(settings: Settings, runtime: Runtime, job_id
 
 async def _submitted_and_abandoned(settings: Settings, runtime: Runtime) -> str:
     """A memorize job, submitted through the API, whose worker died running it."""
-    await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
-    session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
-    async with graphql(runtime) as api:
-        queued = (await api.ok(MEMORIZE, {"input": memorize_input(session.id)}))["memorize"]
-    job_id: str = queued["job"]["id"]
+    job_id = await submit_memorize(runtime, await caro_session(runtime))
     await _claim_like_a_dead_worker(settings, runtime, job_id)
     return job_id
 

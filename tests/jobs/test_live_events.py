@@ -19,7 +19,7 @@ from hippograph.services.memories import NewMemory
 from hippograph.settings import Settings
 from hippograph.wiring import build_services
 from tests.jobs.private_redis import PrivateRedis
-from tests.jobs.support import MEMORIZE, graphql, memorize_input
+from tests.jobs.support import caro_session, submit_memorize
 
 pytestmark = [
     pytest.mark.slow,  # a redis-server of its own
@@ -39,8 +39,7 @@ async def _subscribed(runtime: Runtime, count: int) -> None:
 async def test_a_workers_events_reach_the_api_process_through_one_redis_subscription(
     runtime: Runtime, settings: Settings
 ) -> None:
-    await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
-    session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
+    session_id = await caro_session(runtime)
     # What a worker process holds: services over the same graph, publishing
     # on a Redis connection of their own.
     worker_bus = RedisEventBus(settings.redis.url, channel_name(settings.jobs.queue))
@@ -56,9 +55,7 @@ async def test_a_workers_events_reach_the_api_process_through_one_redis_subscrip
     redis = Redis.from_url(settings.redis.url)
     live = runtime.services.live
     try:
-        async with graphql(runtime) as api:
-            queued = (await api.ok(MEMORIZE, {"input": memorize_input(session.id)}))["memorize"]
-        job_id = queued["job"]["id"]
+        job_id = await submit_memorize(runtime, session_id)
         async with (
             aclosing(live.job_updates(SETTINGS_ADMIN, job_id)) as job_updates,
             aclosing(live.memories_added(SETTINGS_ADMIN, "caro")) as new_memories,

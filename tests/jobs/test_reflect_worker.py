@@ -36,6 +36,7 @@ from tests.jobs.paused_worker import GATE, PAUSE_AFTER, PAUSED
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
     HIPPOGRAPH,
+    ReflectionState,
     WorkerProcess,
     close_worker,
     expected_themes,
@@ -106,6 +107,30 @@ async def _finished(runtime: Runtime, *job_ids: str) -> bool:
     return all(job.status in {JobStatus.SUCCEEDED, JobStatus.FAILED} for job in jobs)
 
 
+async def _ann_with_facts(runtime: Runtime, count: int, seed: int) -> list[str]:
+    """User ann with ``count`` facts on many themes (``seed_facts``); their ids."""
+    await runtime.services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
+    return await seed_facts(runtime, "ann", count, seed=seed)
+
+
+async def _ann_with_themes(
+    runtime: Runtime, count: int, seed: int
+) -> tuple[list[str], set[frozenset[str]]]:
+    """``_ann_with_facts``, and the fact groups one clean reflect run would cover."""
+    facts = await _ann_with_facts(runtime, count, seed)
+    return facts, await expected_themes(runtime, "ann")
+
+
+async def _covers_themes(
+    runtime: Runtime, facts: list[str], expected: set[frozenset[str]]
+) -> ReflectionState:
+    """ann's committed reflections over ``facts``: consistent, one per expected theme."""
+    state = await reflection_state(runtime, "ann", facts)
+    state.assert_consistent()
+    assert set(state.groups.values()) == expected
+    return state
+
+
 async def test_a_worker_killed_mid_write_leaves_nothing_and_the_retry_reflects_once(
     runtime: Runtime,
     settings: Settings,
@@ -125,9 +150,7 @@ async def test_a_worker_killed_mid_write_leaves_nothing_and_the_retry_reflects_o
         tmp_path / "first.log",
     )
     workers.append(first)
-    await services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
-    facts = await seed_facts(runtime, "ann", 400)
-    expected = await expected_themes(runtime, "ann")
+    facts, expected = await _ann_with_themes(runtime, 400, seed=7)
     assert len(expected) >= 6  # many themes: the kill lands between reflections
 
     job = await services.reflection.submit("ann", force=True)
@@ -165,9 +188,7 @@ async def test_a_worker_killed_mid_write_leaves_nothing_and_the_retry_reflects_o
     assert done.counts == {"due": 1, "reflections": len(expected), "consolidated": covered}
 
     # One reflection per theme, exactly the clean run's, each fact once.
-    after = await reflection_state(runtime, "ann", facts)
-    after.assert_consistent()
-    assert set(after.groups.values()) == expected
+    after = await _covers_themes(runtime, facts, expected)
     assert after.reflections == len(expected)
     assert await queued_in_redis(settings) == 0
 
@@ -192,9 +213,7 @@ async def test_two_workers_at_once_make_each_reflection_once(
         # The wait at the gate counts against arq's job timeout: no short lease here.
         env |= {GATE: str(gate), TIMEOUT: "120"}
         workers.append(await WorkerProcess.start(PAUSED_WORKER, env, tmp_path / f"worker{i}.log"))
-    await services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
-    facts = await seed_facts(runtime, "ann", 400, seed=11)
-    expected = await expected_themes(runtime, "ann")
+    facts, expected = await _ann_with_themes(runtime, 400, seed=11)
     assert len(expected) >= 6
 
     first = await services.reflection.submit("ann", force=True)
@@ -231,9 +250,7 @@ async def test_two_workers_at_once_make_each_reflection_once(
     made = sorted((job.counts["reflections"], job.counts["consolidated"]) for job in jobs)
     assert made == [(0, 0), (len(expected), covered)]
 
-    state = await reflection_state(runtime, "ann", facts)
-    state.assert_consistent()
-    assert set(state.groups.values()) == expected
+    state = await _covers_themes(runtime, facts, expected)
     assert state.reflections == len(expected)
     for worker in workers:
         assert "Traceback" not in worker.output(), worker.output()
@@ -241,9 +258,7 @@ async def test_two_workers_at_once_make_each_reflection_once(
 
 async def test_the_same_job_twice_creates_nothing_new(runtime: Runtime, settings: Settings) -> None:
     services = runtime.services
-    await services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
-    facts = await seed_facts(runtime, "ann", 300, seed=3)
-    expected = await expected_themes(runtime, "ann")
+    facts, expected = await _ann_with_themes(runtime, 300, seed=3)
     job = await services.reflection.submit("ann", force=True)
     assert await queued_in_redis(settings) == 1  # no worker: it stays there
 
@@ -251,9 +266,7 @@ async def test_the_same_job_twice_creates_nothing_new(runtime: Runtime, settings
     assert done is not None
     assert done.status is JobStatus.SUCCEEDED
     assert done.counts["reflections"] == len(expected)
-    state = await reflection_state(runtime, "ann", facts)
-    state.assert_consistent()
-    assert set(state.groups.values()) == expected
+    state = await _covers_themes(runtime, facts, expected)
 
     # Delivered again (arq retries, a second worker): a finished job is left alone.
     assert await services.job_runner.run(job.id) is None
@@ -269,9 +282,7 @@ async def test_a_job_retried_after_its_write_committed_creates_nothing_new(
     runtime: Runtime, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     services = runtime.services
-    await services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
-    facts = await seed_facts(runtime, "ann", 300, seed=5)
-    expected = await expected_themes(runtime, "ann")
+    facts, expected = await _ann_with_themes(runtime, 300, seed=5)
     assert len(expected) >= 6  # their reflections weigh 0.9 each: ≥ 4.0 together
     job = await services.reflection.submit("ann", force=True)
 
@@ -286,9 +297,7 @@ async def test_a_job_retried_after_its_write_committed_creates_nothing_new(
         patched.setattr(job_records, "finish", die)
         with pytest.raises(RuntimeError, match="the worker died"):
             await services.job_runner.run(job.id)
-    committed = await reflection_state(runtime, "ann", facts)
-    committed.assert_consistent()
-    assert set(committed.groups.values()) == expected
+    await _covers_themes(runtime, facts, expected)
     assert (await _job(runtime, job.id)).status is JobStatus.RUNNING
 
     await asyncio.sleep(LEASE_S + 0.5)  # the lease runs out; arq would deliver it again
@@ -306,8 +315,7 @@ async def test_a_job_that_times_out_is_not_left_running(
     runtime: Runtime, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     services = runtime.services
-    await services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
-    await seed_facts(runtime, "ann", 40, seed=9)
+    await _ann_with_facts(runtime, 40, seed=9)
     summarise = runtime.llm.reflect
 
     async def slow(request: ReflectionRequest) -> ReflectionSummary:
@@ -326,8 +334,7 @@ async def test_a_job_cancelled_by_a_worker_shutdown_runs_again(
     runtime: Runtime, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     services = runtime.services
-    await services.users.create_user(SETTINGS_ADMIN, "ann", "Ann")
-    await seed_facts(runtime, "ann", 40, seed=13)
+    await _ann_with_facts(runtime, 40, seed=13)
     summarise = runtime.llm.reflect
     busy = asyncio.Event()
 

@@ -20,19 +20,20 @@ from arq.jobs import Job as ArqJob
 
 from hippograph.jobs import Job, JobStatus
 from hippograph.runtime import Runtime
-from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import Settings
 from jobs.arq_queue import load_payload
 from tests.graphs import TestDatabase
-from tests.jobs.conftest import arq_settings
+from tests.jobs.conftest import memorize_only_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
     MEMORIZE,
     arq_redis,
+    caro_session,
     graphql,
     memorize_input,
     queued_in_redis,
     run_worker_until_finished,
+    submit_memorize,
 )
 
 pytestmark = pytest.mark.slow  # a redis-server of its own
@@ -43,18 +44,7 @@ LEASE_S = 2.0
 @pytest.fixture
 def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis) -> Settings:
     """Jobs on the test's Redis, with a short lease; memorize queues no reflect run."""
-    return arq_settings(
-        graph_db,
-        tmp_path,
-        redis_server.url,
-        jobs={"lease_s": LEASE_S},
-        memorize={"reflect_after_write": False},
-    )
-
-
-async def _session(runtime: Runtime) -> str:
-    await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
-    return (await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")).id
+    return memorize_only_settings(graph_db, tmp_path, redis_server.url, lease_s=LEASE_S)
 
 
 async def _stored(runtime: Runtime, job_id: str) -> Job:
@@ -68,7 +58,7 @@ def _undelivered(runtime: Runtime) -> float | None:
 async def test_a_job_whose_submitter_died_before_redis_is_run_about_one_lease_later(
     runtime: Runtime, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session_id = await _session(runtime)
+    session_id = await caro_session(runtime)
     # The submitting request dies after the graph's commit, inside the
     # enqueue (a process stopping, a request cancelled): nothing reaches Redis.
     reached = asyncio.Event()
@@ -102,10 +92,7 @@ async def test_a_job_whose_submitter_died_before_redis_is_run_about_one_lease_la
 async def test_a_waiting_delivery_is_left_alone_and_one_arq_gave_up_on_is_replaced(
     runtime: Runtime, settings: Settings
 ) -> None:
-    session_id = await _session(runtime)
-    async with graphql(runtime) as api:
-        queued = (await api.ok(MEMORIZE, {"input": memorize_input(session_id)}))["memorize"]
-    job_id: str = queued["job"]["id"]
+    job_id = await submit_memorize(runtime, await caro_session(runtime))
     jobs = runtime.services.jobs
     lease = timedelta(seconds=LEASE_S)
     # Queued for longer than a lease behind a long queue: its delivery waits

@@ -23,15 +23,14 @@ from hippograph.settings import Settings
 from jobs.stopping import CleanStopWorker
 from jobs.worker import worker_settings
 from tests.graphs import TestDatabase
-from tests.jobs.conftest import arq_settings
+from tests.jobs.conftest import memorize_only_settings
 from tests.jobs.private_redis import PrivateRedis
 from tests.jobs.support import (
-    MEMORIZE,
     arq_redis,
+    caro_session,
     close_worker,
-    graphql,
-    memorize_input,
     queued_in_redis,
+    submit_memorize,
 )
 
 pytestmark = pytest.mark.slow  # a redis-server of its own
@@ -50,13 +49,7 @@ def settings(graph_db: TestDatabase, tmp_path: Path, redis_server: PrivateRedis)
     poll cancelled inside its claim of the job lost redis-py's connection
     too, until jobs/redis_pool.py.)
     """
-    return arq_settings(
-        graph_db,
-        tmp_path,
-        redis_server.url,
-        memorize={"reflect_after_write": False},
-        jobs={"poll_delay_s": 60.0},
-    )
+    return memorize_only_settings(graph_db, tmp_path, redis_server.url, poll_delay_s=60.0)
 
 
 class _GatedOutcome(Worker):
@@ -80,11 +73,7 @@ class _Stopped(CleanStopWorker, _GatedOutcome):
 async def test_a_stop_during_arqs_write_of_the_outcome_waits_for_it_and_closes_cleanly(
     runtime: Runtime, settings: Settings
 ) -> None:
-    await runtime.services.users.create_user(SETTINGS_ADMIN, "caro", "Caroline")
-    session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
-    async with graphql(runtime) as api:
-        queued = (await api.ok(MEMORIZE, {"input": memorize_input(session.id)}))["memorize"]
-    job_id = queued["job"]["id"]
+    job_id = await submit_memorize(runtime, await caro_session(runtime))
 
     worker = _Stopped(
         **get_kwargs(worker_settings(settings, runtime=runtime)), handle_signals=False

@@ -60,6 +60,23 @@ async def test_the_stdio_server_acts_as_its_key(
     assert refused["code"] == "NOT_FOUND"
 
 
+def refused_start(args: list[str], env: dict[str, str], cwd: Path) -> str:
+    """Run ``hippograph mcp`` with ``args``, which must refuse to start (exit 2, nothing on
+    stdout, the protocol's stream); what it said on stderr."""
+    done = subprocess.run(
+        [*COMMAND, *args],
+        env=env,
+        cwd=cwd,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""  # stdout is the protocol: nothing else is ever written there
+    return done.stderr
+
+
 @pytest.mark.parametrize(
     ("key", "says"),
     [
@@ -71,18 +88,8 @@ async def test_the_stdio_server_acts_as_its_key(
 def test_it_refuses_to_start_without_a_valid_key(
     module_db: TestDatabase, tmp_path: Path, key: str | None, says: str
 ) -> None:
-    done = subprocess.run(
-        COMMAND,
-        env=child_environment(module_db, tmp_path / "data", key),
-        cwd=tmp_path,
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2
-    assert done.stdout == ""  # stdout is the protocol: nothing else is ever written there
-    assert f"hippograph mcp: {says}" in done.stderr
+    stderr = refused_start([], child_environment(module_db, tmp_path / "data", key), tmp_path)
+    assert f"hippograph mcp: {says}" in stderr
 
 
 @pytest.mark.parametrize(
@@ -94,18 +101,8 @@ def test_a_key_file_that_holds_no_key_is_refused(
     key_file = tmp_path / "mcp.key"
     if content is not None:
         key_file.write_text(content)
-    done = subprocess.run(
-        [*COMMAND, "--key-file", str(key_file)],
-        env=child_environment(module_db, tmp_path / "data", "hg_the-file-wins-over-this"),
-        cwd=tmp_path,
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stdout == ""
-    assert says in done.stderr
+    env = child_environment(module_db, tmp_path / "data", "hg_the-file-wins-over-this")
+    assert says in refused_start(["--key-file", str(key_file)], env, tmp_path)
 
 
 async def test_a_desktop_clients_default_the_embedded_graph_in_the_child(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcp import Client
 from mcp_types import TextResourceContents
 
 from tests.api.conftest import ANN_FACTS_BY_THEME
@@ -37,6 +38,12 @@ async def memories(world: World, user_id: str) -> list[dict[str, Any]]:
     """Every memory of ``user_id``, as the admin reads it over GraphQL."""
     found = await world.admin(MEMORIES, {"userId": user_id})
     return [edge["node"] for edge in found["memories"]["edges"]]
+
+
+async def alice_memorizes(alice: Client, *texts: str) -> dict[str, Any]:
+    """The memorize tool's answer for alice's ``texts``, said by her in a new session."""
+    messages = [{"speaker": "alice", "content": text} for text in texts]
+    return data(await alice.call_tool("memorize", {"user_id": "alice", "messages": messages}))
 
 
 async def test_the_tools_are_listed_with_typed_described_inputs(world: World) -> None:
@@ -76,17 +83,10 @@ async def test_the_tools_are_listed_with_typed_described_inputs(world: World) ->
 
 async def test_memorize_then_search_returns_hits_with_their_score_breakdown(world: World) -> None:
     async with world.as_alice() as alice:
-        remembered = data(
-            await alice.call_tool(
-                "memorize",
-                {
-                    "user_id": "alice",
-                    "messages": [
-                        {"speaker": "alice", "content": "I moved to Lisbon last spring for work."},
-                        {"speaker": "alice", "content": "My sister Clara is a violinist in Porto."},
-                    ],
-                },
-            )
+        remembered = await alice_memorizes(
+            alice,
+            "I moved to Lisbon last spring for work.",
+            "My sister Clara is a violinist in Porto.",
         )
         assert remembered["finished"] is True
         assert remembered["created"] == 2
@@ -197,15 +197,7 @@ async def test_importance_alone_is_changed_in_place_on_the_users_own_memory(
 
 async def test_provenance_walks_from_a_memory_down_to_its_messages(world: World) -> None:
     async with world.as_alice() as alice:
-        remembered = data(
-            await alice.call_tool(
-                "memorize",
-                {
-                    "user_id": "alice",
-                    "messages": [{"speaker": "alice", "content": "My dog Biscuit is a beagle."}],
-                },
-            )
-        )
+        remembered = await alice_memorizes(alice, "My dog Biscuit is a beagle.")
         hit = data(
             await alice.call_tool(
                 "search", {"user_id": "alice", "query": "Biscuit the beagle", "touch": False}

@@ -8,11 +8,11 @@ import pytest
 
 from hippograph.entity_signal import Seed, entity_scores, outermost, seed_weight
 from hippograph.scoring import Candidate
-from tests.support import T0
+from tests.support import candidate
 
 
 def _m(mid: str) -> Candidate:
-    return Candidate(id=mid, importance=0.5, created_at=T0, last_accessed_at=T0)
+    return candidate(mid)
 
 
 def test_a_seed_weighs_the_log_of_how_rare_it_is() -> None:

@@ -12,6 +12,7 @@ from hippograph.forget_report import ForgetReport, count, left_alone, moves, tal
 from hippograph.forgetting import (
     Action,
     Candidate,
+    Decision,
     ForgetPolicy,
     ForgetRequest,
     ForgetRules,
@@ -171,11 +172,17 @@ def test_bad_requests_name_their_field(fields: dict[str, object], field: str) ->
     assert raised.value.field == field
 
 
-def test_tally_and_report() -> None:
+def _fuzzed_300_and_1000_days_idle() -> tuple[Decision, Decision]:
+    """FUZZ's decisions on mem_1, idle 300 days, and mem_2, idle 1000 (each is one)."""
     d1 = decide(memory(300, memory_id="mem_1"), FUZZ, RULES, NOW)
     d2 = decide(memory(1000, memory_id="mem_2"), FUZZ, RULES, NOW)
     assert d1 is not None
     assert d2 is not None
+    return d1, d2
+
+
+def test_tally_and_report() -> None:
+    d1, d2 = _fuzzed_300_and_1000_days_idle()
     counts = tally({}, 5, 1, [d1, d2])
     assert count(counts, "scanned") == 5
     assert count(counts, "unchanged") == 2
@@ -193,10 +200,7 @@ def test_tally_and_report() -> None:
 
 
 def test_decisions_left_undone_are_taken_back_from_the_counts() -> None:
-    d1 = decide(memory(300, memory_id="mem_1"), FUZZ, RULES, NOW)
-    d2 = decide(memory(1000, memory_id="mem_2"), FUZZ, RULES, NOW)
-    assert d1 is not None
-    assert d2 is not None
+    d1, d2 = _fuzzed_300_and_1000_days_idle()
     counts = tally({}, 5, 1, [d1, d2])
     after = left_alone(counts, [d1])
     assert (count(after, "changed"), count(after, "unchanged"), count(after, "fuzz")) == (1, 3, 1)

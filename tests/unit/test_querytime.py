@@ -7,10 +7,17 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from hippograph.models import Memory, MemoryKind
+from hippograph.models import MemoryKind
 from hippograph.querytime import TimeWindow, asks_when, dated, parse_time_window, period_named
+from tests.support import memory as a_memory
 
-NOW = datetime(2024, 3, 15, 10, 0, tzinfo=UTC)
+
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    """A moment in UTC."""
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
+
+
+NOW = utc(2024, 3, 15, 10, 0)
 
 
 @pytest.mark.parametrize(
@@ -18,57 +25,29 @@ NOW = datetime(2024, 3, 15, 10, 0, tzinfo=UTC)
     [
         (
             "What painting did Melanie show on October 13, 2023?",
-            datetime(2023, 10, 13, 15, tzinfo=UTC),
-            datetime(2023, 11, 1, tzinfo=UTC),
+            utc(2023, 10, 13, 15),
+            utc(2023, 11, 1),
         ),
-        (
-            "What did Gina find on 1 February, 2023?",
-            datetime(2023, 2, 2, tzinfo=UTC),
-            datetime(2023, 3, 1, tzinfo=UTC),
-        ),
-        (
-            "What setback did Melanie face in October 2023?",
-            datetime(2023, 10, 30, tzinfo=UTC),
-            datetime(2023, 9, 30, tzinfo=UTC),
-        ),
-        (
-            "When did Melanie go camping in June?",
-            datetime(2021, 6, 10, tzinfo=UTC),
-            datetime(2021, 7, 1, tzinfo=UTC),
-        ),
-        (
-            "How many times has she gone to the beach in 2023?",
-            datetime(2023, 7, 6, tzinfo=UTC),
-            datetime(2024, 1, 1, tzinfo=UTC),
-        ),
-        (
-            "我2023年5月3日说了什么",
-            datetime(2023, 5, 3, 8, tzinfo=UTC),
-            datetime(2023, 6, 3, tzinfo=UTC),
-        ),
-        ("2023年5月的计划", datetime(2023, 5, 20, tzinfo=UTC), datetime(2023, 6, 1, tzinfo=UTC)),
+        ("What did Gina find on 1 February, 2023?", utc(2023, 2, 2), utc(2023, 3, 1)),
+        ("What setback did Melanie face in October 2023?", utc(2023, 10, 30), utc(2023, 9, 30)),
+        ("When did Melanie go camping in June?", utc(2021, 6, 10), utc(2021, 7, 1)),
+        ("How many times has she gone to the beach in 2023?", utc(2023, 7, 6), utc(2024, 1, 1)),
+        ("我2023年5月3日说了什么", utc(2023, 5, 3, 8), utc(2023, 6, 3)),
+        ("2023年5月的计划", utc(2023, 5, 20), utc(2023, 6, 1)),
         # A day without a year is this year's; a month alone is that month of any year.
-        (
-            "3月5号我做了什么",
-            datetime(2024, 3, 5, 9, tzinfo=UTC),
-            datetime(2024, 3, 20, tzinfo=UTC),
-        ),
-        ("我5月份去了哪里", datetime(2021, 5, 9, tzinfo=UTC), datetime(2021, 6, 1, tzinfo=UTC)),
-        ("去年我喜欢什么", datetime(2023, 8, 1, tzinfo=UTC), datetime(2024, 1, 2, tzinfo=UTC)),
-        (
-            "what did I say yesterday",
-            datetime(2024, 3, 14, 20, tzinfo=UTC),
-            datetime(2024, 3, 15, 9, tzinfo=UTC),
-        ),
-        ("three days ago", datetime(2024, 3, 12, tzinfo=UTC), datetime(2024, 3, 1, tzinfo=UTC)),
-        ("last month", datetime(2024, 2, 29, tzinfo=UTC), datetime(2024, 3, 1, tzinfo=UTC)),
+        ("3月5号我做了什么", utc(2024, 3, 5, 9), utc(2024, 3, 20)),
+        ("我5月份去了哪里", utc(2021, 5, 9), utc(2021, 6, 1)),
+        ("去年我喜欢什么", utc(2023, 8, 1), utc(2024, 1, 2)),
+        ("what did I say yesterday", utc(2024, 3, 14, 20), utc(2024, 3, 15, 9)),
+        ("three days ago", utc(2024, 3, 12), utc(2024, 3, 1)),
+        ("last month", utc(2024, 2, 29), utc(2024, 3, 1)),
         # Calendar months and years, as memorize writes them: January 2024, 2022.
-        ("two months ago", datetime(2024, 1, 31, tzinfo=UTC), datetime(2024, 2, 1, tzinfo=UTC)),
-        ("3个月前", datetime(2023, 12, 1, tzinfo=UTC), datetime(2024, 1, 1, tzinfo=UTC)),
-        ("two years ago", datetime(2022, 12, 31, tzinfo=UTC), datetime(2023, 1, 1, tzinfo=UTC)),
-        ("5天前", datetime(2024, 3, 11, tzinfo=UTC), datetime(2024, 3, 13, tzinfo=UTC)),
-        ("last week", datetime(2024, 3, 1, tzinfo=UTC), datetime(2024, 3, 15, tzinfo=UTC)),
-        ("last friday", datetime(2024, 3, 8, 18, tzinfo=UTC), datetime(2024, 3, 9, tzinfo=UTC)),
+        ("two months ago", utc(2024, 1, 31), utc(2024, 2, 1)),
+        ("3个月前", utc(2023, 12, 1), utc(2024, 1, 1)),
+        ("two years ago", utc(2022, 12, 31), utc(2023, 1, 1)),
+        ("5天前", utc(2024, 3, 11), utc(2024, 3, 13)),
+        ("last week", utc(2024, 3, 1), utc(2024, 3, 15)),
+        ("last friday", utc(2024, 3, 8, 18), utc(2024, 3, 9)),
     ],
 )
 def test_named_periods(query: str, inside: datetime, outside: datetime) -> None:
@@ -99,9 +78,9 @@ def test_impossible_dates_are_ignored(query: str) -> None:
 @pytest.mark.parametrize(
     ("query", "inside"),
     [
-        ("2025-02-29 or March 3, 2025", datetime(2025, 3, 3, 12, tzinfo=UTC)),
-        ("February 30, 2023 or 2023-03-02", datetime(2023, 3, 2, 12, tzinfo=UTC)),
-        ("2月30日还是3月2日", datetime(2024, 3, 2, 12, tzinfo=UTC)),
+        ("2025-02-29 or March 3, 2025", utc(2025, 3, 3, 12)),
+        ("February 30, 2023 or 2023-03-02", utc(2023, 3, 2, 12)),
+        ("2月30日还是3月2日", utc(2024, 3, 2, 12)),
     ],
 )
 def test_an_impossible_date_leaves_the_next_one_read(query: str, inside: datetime) -> None:
@@ -114,42 +93,26 @@ def test_an_impossible_date_leaves_the_next_one_read(query: str, inside: datetim
 def test_an_iso_day_with_its_time_names_the_day(query: str) -> None:
     window = parse_time_window(query, NOW)
     assert window is not None
-    assert window.contains(datetime(2023, 5, 8, 12, tzinfo=UTC))
+    assert window.contains(utc(2023, 5, 8, 12))
 
 
-SAID = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
+SAID = utc(2023, 5, 8, 14, 0)
 
 
 @pytest.mark.parametrize(
     ("text", "start", "end"),
     [
         # "yesterday" said on 8 May 2023 is the 7th
-        (
-            "I went to the support group yesterday",
-            datetime(2023, 5, 7, tzinfo=UTC),
-            datetime(2023, 5, 8, tzinfo=UTC),
-        ),
+        ("I went to the support group yesterday", utc(2023, 5, 7), utc(2023, 5, 8)),
         # a month without a year is the last such month up to when it was said
-        ("We moved in August", datetime(2022, 8, 1, tzinfo=UTC), datetime(2022, 9, 1, tzinfo=UTC)),
-        ("in March we sold it", datetime(2023, 3, 1, tzinfo=UTC), datetime(2023, 4, 1, tzinfo=UTC)),
-        ("since 2019", datetime(2019, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC)),
+        ("We moved in August", utc(2022, 8, 1), utc(2022, 9, 1)),
+        ("in March we sold it", utc(2023, 3, 1), utc(2023, 4, 1)),
+        ("since 2019", utc(2019, 1, 1), utc(2020, 1, 1)),
         # Chinese dates, as the query side reads them
-        (
-            "我2022年5月搬到了上海",
-            datetime(2022, 5, 1, tzinfo=UTC),
-            datetime(2022, 6, 1, tzinfo=UTC),
-        ),
-        (
-            "2021年10月3日我们结婚了",
-            datetime(2021, 10, 3, tzinfo=UTC),
-            datetime(2021, 10, 4, tzinfo=UTC),
-        ),
-        (
-            "12月25日我去了哈尔滨",
-            datetime(2022, 12, 25, tzinfo=UTC),
-            datetime(2022, 12, 26, tzinfo=UTC),
-        ),
-        ("我2019年开始学琴", datetime(2019, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC)),
+        ("我2022年5月搬到了上海", utc(2022, 5, 1), utc(2022, 6, 1)),
+        ("2021年10月3日我们结婚了", utc(2021, 10, 3), utc(2021, 10, 4)),
+        ("12月25日我去了哈尔滨", utc(2022, 12, 25), utc(2022, 12, 26)),
+        ("我2019年开始学琴", utc(2019, 1, 1), utc(2020, 1, 1)),
     ],
 )
 def test_a_stored_text_names_a_period_resolved_from_when_it_was_said(
@@ -163,19 +126,11 @@ def test_a_stored_text_names_a_period_resolved_from_when_it_was_said(
     [
         # said on Monday 8 May: the calendar week after, which holds no moment
         # of the saying (a query's fortnight around it would, and be dropped)
-        (
-            "I'm moving to Boston next week",
-            datetime(2023, 5, 15, tzinfo=UTC),
-            datetime(2023, 5, 22, tzinfo=UTC),
-        ),
+        ("I'm moving to Boston next week", utc(2023, 5, 15), utc(2023, 5, 22)),
         # "last May" said in May is a year back, not the May it was said in;
         # an earlier month is this year's
-        ("We met last May", datetime(2022, 5, 1, tzinfo=UTC), datetime(2022, 6, 1, tzinfo=UTC)),
-        (
-            "last March we sold it",
-            datetime(2023, 3, 1, tzinfo=UTC),
-            datetime(2023, 4, 1, tzinfo=UTC),
-        ),
+        ("We met last May", utc(2022, 5, 1), utc(2022, 6, 1)),
+        ("last March we sold it", utc(2023, 3, 1), utc(2023, 4, 1)),
     ],
 )
 def test_a_stored_text_names_periods_on_either_side_of_its_saying(
@@ -188,14 +143,14 @@ def test_a_stored_text_names_periods_on_either_side_of_its_saying(
     ("text", "start", "days"),
     [
         # the day memorize writes after it ("three days ago (5 May 2023)"), no slack
-        ("I visited Oslo three days ago", datetime(2023, 5, 5, tzinfo=UTC), 1),
-        ("我3天前到了", datetime(2023, 5, 5, tzinfo=UTC), 1),
+        ("I visited Oslo three days ago", utc(2023, 5, 5), 1),
+        ("我3天前到了", utc(2023, 5, 5), 1),
         # the calendar week before the one said in (Monday to Sunday), not a fortnight
-        ("I moved last week", datetime(2023, 5, 1, tzinfo=UTC), 7),
-        ("two weeks ago we met", datetime(2023, 4, 24, tzinfo=UTC), 7),
-        ("I'm moving to Boston next week", datetime(2023, 5, 15, tzinfo=UTC), 7),
+        ("I moved last week", utc(2023, 5, 1), 7),
+        ("two weeks ago we met", utc(2023, 4, 24), 7),
+        ("I'm moving to Boston next week", utc(2023, 5, 15), 7),
         # the Saturday and Sunday before the Monday said
-        ("we went camping last weekend", datetime(2023, 5, 6, tzinfo=UTC), 2),
+        ("we went camping last weekend", utc(2023, 5, 6), 2),
     ],
 )
 def test_a_stored_text_s_relative_dates_are_read_exactly(
@@ -205,15 +160,12 @@ def test_a_stored_text_s_relative_dates_are_read_exactly(
 
 
 def test_a_stored_text_s_week_and_weekend_do_not_depend_on_the_weekday_said() -> None:
-    sunday = datetime(2023, 5, 14, 9, tzinfo=UTC)
-    assert period_named("I moved last week", sunday) == (
-        datetime(2023, 5, 1, tzinfo=UTC),
-        datetime(2023, 5, 8, tzinfo=UTC),
-    )
+    sunday = utc(2023, 5, 14, 9)
+    assert period_named("I moved last week", sunday) == (utc(2023, 5, 1), utc(2023, 5, 8))
     # on a Sunday "last weekend" is the one before, not the one under way
     assert period_named("we went camping last weekend", sunday) == (
-        datetime(2023, 5, 6, tzinfo=UTC),
-        datetime(2023, 5, 8, tzinfo=UTC),
+        utc(2023, 5, 6),
+        utc(2023, 5, 8),
     )
 
 
@@ -223,7 +175,7 @@ def test_a_stored_text_is_read_on_the_speaker_s_clock() -> None:
     # date (8 May) is still its own.
     evening = datetime(2023, 5, 8, 20, tzinfo=timezone(timedelta(hours=-7)))
     stamped = "On 8 May 2023, Ann said: “I went to a support group yesterday (7 May 2023).”"
-    may_7 = (datetime(2023, 5, 7, tzinfo=UTC), datetime(2023, 5, 8, tzinfo=UTC))
+    may_7 = (utc(2023, 5, 7), utc(2023, 5, 8))
     assert period_named(stamped, evening) == may_7
     assert period_named("I went to a support group yesterday", evening) == may_7
     assert period_named("On 8 May 2023, Ann said: “I'm painting today”", evening) is None
@@ -234,19 +186,11 @@ def test_a_text_naming_no_time_has_no_period() -> None:
 
 
 def test_a_memory_is_dated_from_its_content() -> None:
-    memory = Memory(
-        id="m",
-        user_id="u",
-        kind=MemoryKind.EVENT,
-        content="Caroline said yesterday was her first pottery class",
-        importance=0.5,
-        created_at=SAID,
-        last_accessed_at=SAID,
+    memory = a_memory(
+        "u", "Caroline said yesterday was her first pottery class", at=SAID, kind=MemoryKind.EVENT
     )
-    assert dated(memory).about_start == datetime(2023, 5, 7, tzinfo=UTC)
-    assert dated(memory, said=datetime(2024, 1, 2, tzinfo=UTC)).about_start == datetime(
-        2024, 1, 1, tzinfo=UTC
-    )
+    assert dated(memory).about_start == utc(2023, 5, 7)
+    assert dated(memory, said=utc(2024, 1, 2)).about_start == utc(2024, 1, 1)
     assert dated(replace(memory, content="no time here")).about_start is None
 
 
@@ -279,13 +223,13 @@ def test_questions_not_asking_for_a_time(query: str) -> None:
 
 def test_a_month_window_overlaps_a_period_in_that_month_of_any_year() -> None:
     july = TimeWindow(month=7)
-    assert july.overlaps(datetime(2021, 7, 3, tzinfo=UTC), datetime(2021, 7, 4, tzinfo=UTC))
-    assert not july.overlaps(datetime(2021, 6, 3, tzinfo=UTC), datetime(2021, 6, 4, tzinfo=UTC))
+    assert july.overlaps(utc(2021, 7, 3), utc(2021, 7, 4))
+    assert not july.overlaps(utc(2021, 6, 3), utc(2021, 6, 4))
     # a day window ending at midnight of 1 July is still June
-    assert not july.overlaps(datetime(2021, 6, 30, tzinfo=UTC), datetime(2021, 7, 1, tzinfo=UTC))
+    assert not july.overlaps(utc(2021, 6, 30), utc(2021, 7, 1))
     # a whole year has every month; a season has its own, across the new year
-    assert july.overlaps(datetime(2021, 1, 1, tzinfo=UTC), datetime(2022, 1, 1, tzinfo=UTC))
-    winter = (datetime(2021, 12, 1, tzinfo=UTC), datetime(2022, 3, 1, tzinfo=UTC))
+    assert july.overlaps(utc(2021, 1, 1), utc(2022, 1, 1))
+    winter = (utc(2021, 12, 1), utc(2022, 3, 1))
     assert TimeWindow(month=1).overlaps(*winter)
     assert not july.overlaps(*winter)
 
@@ -293,23 +237,20 @@ def test_a_month_window_overlaps_a_period_in_that_month_of_any_year() -> None:
 def test_a_chinese_month_and_day_is_the_latest_one_up_to_now() -> None:
     window = parse_time_window("12月25日我去了哪里", NOW)  # asked in March 2024
     assert window is not None
-    assert window.contains(datetime(2023, 12, 25, 12, tzinfo=UTC))
+    assert window.contains(utc(2023, 12, 25, 12))
     earlier = parse_time_window("3月1日我去了哪里", NOW)
     assert earlier is not None
-    assert earlier.contains(datetime(2024, 3, 1, 12, tzinfo=UTC))
+    assert earlier.contains(utc(2024, 3, 1, 12))
 
 
 def test_a_text_s_own_date_is_not_the_period_it_tells_of() -> None:
     stamped = "On 8 May 2023, Caroline said: “I went to a support group yesterday (7 May 2023)”"
-    assert period_named(stamped, SAID) == (
-        datetime(2023, 5, 7, tzinfo=UTC),
-        datetime(2023, 5, 8, tzinfo=UTC),
-    )
+    assert period_named(stamped, SAID) == (utc(2023, 5, 7), utc(2023, 5, 8))
     assert period_named("On 8 May 2023, Melanie said: “Hey Caroline!”", SAID) is None
     assert period_named("I'm painting today", SAID) is None
 
 
-EDGES = (datetime(9999, 12, 31, 23, 59, tzinfo=UTC), datetime(1, 1, 1, tzinfo=UTC))
+EDGES = (utc(9999, 12, 31, 23, 59), utc(1, 1, 1))
 
 
 @pytest.mark.parametrize("said", EDGES, ids=["year 9999", "year 1"])

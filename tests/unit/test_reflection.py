@@ -21,8 +21,24 @@ NOW = datetime(2024, 5, 1, 12, tzinfo=UTC)
 RULES = ReflectionRules()
 
 
-def fact(id: str, importance: float, vector: list[float]) -> PendingFact:
-    return PendingFact(id=id, content=f"fact {id}", importance=importance, vector=vector)
+def fact(
+    id_: str,
+    importance: float,
+    vector: list[float] | None = None,
+    *,
+    content: str | None = None,
+    kind: str = "semantic",
+    topic: str | None = None,
+) -> PendingFact:
+    """A pending fact (``fact <id>`` and a vector of one dimension unless given)."""
+    return PendingFact(
+        id=id_,
+        content=f"fact {id_}" if content is None else content,
+        importance=importance,
+        vector=[1.0] if vector is None else vector,
+        kind=kind,
+        topic=topic,
+    )
 
 
 def test_due_needs_importance_facts_and_a_cooled_down_user() -> None:
@@ -65,11 +81,11 @@ def test_an_earlier_reflection_joins_the_theme_its_new_facts_form() -> None:
     c, s, phi = 0.966, 0.259, 0.829
     new = [fact("m2", 0.9, [c, s, 0.0]), fact("m3", 0.9, [c, -s, 0.0])]
     for earlier_id in ("m0", "m9"):  # its hash id sorts before the facts' or after
-        earlier = PendingFact(
-            id=earlier_id,
+        earlier = fact(
+            earlier_id,
+            0.9,
+            [phi, 0.0, (1 - phi * phi) ** 0.5],
             content="What Ann has shared about climbing: …",
-            importance=0.9,
-            vector=[phi, 0.0, (1 - phi * phi) ** 0.5],
             kind="reflection",
             topic="climbing",
         )
@@ -109,25 +125,16 @@ def test_a_theme_reads_as_a_person_would_name_it() -> None:
     assert all(word in said for word in topic.replace(" and ", " ").split())
 
 
-def _fact(
-    id_: str, importance: float, kind: str = "semantic", topic: str | None = None
-) -> PendingFact:
-    return PendingFact(
-        id=id_, content=f"fact {id_}", importance=importance, vector=[1.0], kind=kind, topic=topic
-    )
-
-
 def test_a_reflection_is_summarised_by_its_theme_not_quoted_whole() -> None:
-    nested = PendingFact(
-        id="r1",
+    nested = fact(
+        "r1",
+        0.9,
         content="What Ann has shared about climbing: Ann climbs; Ann boulders.",
-        importance=0.9,
-        vector=[1.0],
         kind="reflection",
         topic="climbing",
     )
     assert nested.told_of("Ann") == "climbing"
-    assert _fact("f1", 0.8).told_of("Ann") == "fact f1"
+    assert fact("f1", 0.8).told_of("Ann") == "fact f1"
     summary = offline_summary(
         ReflectionRequest(user_name="Ann", facts=[nested.told_of("Ann"), "Ann runs marathons"])
     )
@@ -135,9 +142,9 @@ def test_a_reflection_is_summarised_by_its_theme_not_quoted_whole() -> None:
 
 
 def test_one_reflection_per_theme() -> None:
-    a, b, c = [_fact("a", 0.9)], [_fact("b", 0.8)], [_fact("c", 0.7)]
-    earlier = _fact("r-old", 0.9, kind="reflection", topic="Climbing")
-    other = _fact("r-other", 0.9, kind="reflection", topic="cooking")
+    a, b, c = [fact("a", 0.9)], [fact("b", 0.8)], [fact("c", 0.7)]
+    earlier = fact("r-old", 0.9, kind="reflection", topic="Climbing")
+    other = fact("r-other", 0.9, kind="reflection", topic="cooking")
     merged = one_per_theme([a, b, c], ["climbing", "travel", "climbing "], [earlier, other], 40)
     groups = {frozenset(f.id for f in g): changed for g, changed in merged}
     # a and c share a theme, and the earlier reflection on it joins them
@@ -150,7 +157,7 @@ def test_one_reflection_per_theme() -> None:
 
 
 def test_groups_on_one_theme_are_one_only_within_the_bound() -> None:
-    groups = [[_fact(f"a{i}", 0.9) for i in range(3)], [_fact(f"b{i}", 0.8) for i in range(2)]]
+    groups = [[fact(f"a{i}", 0.9) for i in range(3)], [fact(f"b{i}", 0.8) for i in range(2)]]
     merged = one_per_theme(groups, ["climbing", "climbing"], [], 4)
     assert sorted(len(g) for g, _ in merged) == [2, 3]
     assert len(one_per_theme(groups, ["climbing", "climbing"], [], 5)) == 1
@@ -158,8 +165,8 @@ def test_groups_on_one_theme_are_one_only_within_the_bound() -> None:
 
 def test_a_long_topic_is_one_theme_with_the_topic_a_reflection_kept() -> None:
     long = "climbing in the alps and the dolomites with friends from the old university club"
-    kept = _fact("r-old", 0.9, kind="reflection", topic=long[:TOPIC_LIMIT])
-    merged = one_per_theme([[_fact("a", 0.9)]], [long], [kept], 40)
+    kept = fact("r-old", 0.9, kind="reflection", topic=long[:TOPIC_LIMIT])
+    merged = one_per_theme([[fact("a", 0.9)]], [long], [kept], 40)
     assert [sorted(f.id for f in g) for g, _ in merged] == [["a", "r-old"]]
 
 
@@ -172,12 +179,7 @@ def test_an_offline_theme_fits_a_reflections_topic() -> None:
 
 
 def test_a_fact_in_its_speakers_words_is_summarised_as_those_words_and_the_date() -> None:
-    quoted = PendingFact(
-        id="f1",
-        content="On 7 May 2023, Ann said: “I love hiking with my dog.”",
-        importance=0.8,
-        vector=[1.0],
-    )
+    quoted = fact("f1", 0.8, content="On 7 May 2023, Ann said: “I love hiking with my dog.”")
     assert quoted.told_of("Ann") == "I love hiking with my dog (7 May 2023)"
     summary = offline_summary(
         ReflectionRequest(
@@ -202,11 +204,8 @@ def test_an_offline_summary_of_long_facts_fits_in_a_reflection() -> None:
 def test_another_speakers_words_are_told_as_theirs() -> None:
     # A friend's words are remembered for the user, but a summary of the user
     # must not put them in her mouth.
-    painted = PendingFact(
-        id="f1",
-        content="On 8 May 2023, Melanie said: “I paint sunsets over Lake Tahoe.”",
-        importance=0.8,
-        vector=[1.0],
+    painted = fact(
+        "f1", 0.8, content="On 8 May 2023, Melanie said: “I paint sunsets over Lake Tahoe.”"
     )
     assert (
         painted.told_of("Caroline") == "Melanie said: I paint sunsets over Lake Tahoe (8 May 2023)"

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from hippograph.restated_hits import one_per_statement
 from hippograph.scoring import Candidate
-
-T0 = datetime(2026, 3, 1, tzinfo=UTC)
+from tests.support import candidate
 
 
 def _hit(id_: str, kind: str | None, seq: int | None, session: str = "s1") -> tuple[Candidate, str]:
-    candidate = Candidate(
-        id=id_,
-        importance=0.5,
-        created_at=T0,
-        last_accessed_at=T0,
-        session_id=session,
-        seq=seq,
-        kind=kind,
-    )
-    return candidate, id_
+    return candidate(id_, session_id=session, seq=seq, kind=kind), id_
 
 
 def test_statements_of_one_message_are_one_hit_the_best_ranked() -> None:

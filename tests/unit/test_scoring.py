@@ -24,7 +24,7 @@ from hippograph.scoring import (
     with_entities,
     with_ranks,
 )
-from tests.support import T0
+from tests.support import T0, candidate
 
 W = ScoringWeights()
 
@@ -56,17 +56,14 @@ def test_rrf_is_scaled_to_one_for_first_everywhere() -> None:
     assert rrf_relevance([None, 1], 60, 2) == pytest.approx(0.5)
 
 
-def _c(id: str, sim: float | None, kw: float | None, **kw_args: object) -> Candidate:
-    return Candidate(
-        id=id,
-        importance=0.5,
-        created_at=T0,
-        last_accessed_at=T0,
+def _c(id: str, sim: float | None, kw: float | None, **kw_args: Any) -> Candidate:
+    return candidate(
+        id,
         similarity=sim,
         keyword_score=kw,
         vector_rank=1 if sim is not None else None,
         keyword_rank=1 if kw is not None else None,
-        **kw_args,  # type: ignore[arg-type]
+        **kw_args,
     )
 
 
@@ -76,11 +73,15 @@ def _c(id: str, sim: float | None, kw: float | None, **kw_args: object) -> Candi
 SPAN = (_c("top", 1.0, None), _c("bottom", 0.0, None))
 
 
-def _rank(candidates: list[Candidate], **options: Any) -> list[tuple[Candidate, Breakdown]]:
-    """``rank`` over ``candidates`` and SPAN (WEIGHTED, default weights unless given); SPAN
-    left out of the answer."""
+def _rank_alone(candidates: list[Candidate], **options: Any) -> list[tuple[Candidate, Breakdown]]:
+    """``rank`` over ``candidates`` only (WEIGHTED, default weights, now T0 unless given)."""
     defaults: dict[str, Any] = {"strategy": ScoringStrategy.WEIGHTED, "weights": W, "now": T0}
-    ranked = rank([*candidates, *SPAN], **(defaults | options))
+    return rank(candidates, **(defaults | options))
+
+
+def _rank(candidates: list[Candidate], **options: Any) -> list[tuple[Candidate, Breakdown]]:
+    """``_rank_alone`` over ``candidates`` and SPAN; SPAN left out of the answer."""
+    ranked = _rank_alone([*candidates, *SPAN], **options)
     return [(c, br) for c, br in ranked if c not in SPAN]
 
 
@@ -129,14 +130,7 @@ def test_a_neighbour_in_the_conversation_lends_relevance() -> None:
 
 def test_a_named_period_favours_memories_from_it() -> None:
     inside = _c("in", 0.5, None)
-    outside = Candidate(
-        id="out",
-        importance=0.5,
-        created_at=T0 - timedelta(days=400),
-        last_accessed_at=T0,
-        similarity=0.52,
-        vector_rank=2,
-    )
+    outside = candidate("out", created_at=T0 - timedelta(days=400), similarity=0.52, vector_rank=2)
     window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
     ranked = _rank([outside, inside], method=SearchMethod.VECTOR, window=window)
     assert [c.id for c, _ in ranked] == ["in", "out"]
@@ -156,11 +150,9 @@ def test_a_position_is_as_relevant_as_its_best_memory() -> None:
 
 def test_a_named_period_matches_the_time_a_memory_names() -> None:
     # said a year before, about a day inside the window ("yesterday" then)
-    told_later = Candidate(
-        id="about",
-        importance=0.5,
+    told_later = candidate(
+        "about",
         created_at=T0 + timedelta(days=3),
-        last_accessed_at=T0,
         similarity=0.5,
         about=(T0 - timedelta(hours=12), T0 + timedelta(hours=12)),
     )
@@ -174,14 +166,7 @@ def test_a_named_period_matches_the_time_a_memory_names() -> None:
 
 
 def test_a_question_asking_when_favours_memories_that_name_a_time() -> None:
-    timed = Candidate(
-        id="timed",
-        importance=0.5,
-        created_at=T0,
-        last_accessed_at=T0,
-        similarity=0.5,
-        about=(T0, T0 + timedelta(days=1)),
-    )
+    timed = candidate("timed", similarity=0.5, about=(T0, T0 + timedelta(days=1)))
     untimed = replace(timed, id="untimed", about=None, similarity=0.55)
     ranked = _rank([untimed, timed], method=SearchMethod.VECTOR, asks_when=True)
     assert [c.id for c, _ in ranked] == ["timed", "untimed"]
@@ -191,13 +176,8 @@ def test_a_question_asking_when_favours_memories_that_name_a_time() -> None:
 
 
 def test_fallback_gives_every_keyword_hit_half_relevance() -> None:
-    ranked = rank(
-        [_c("a", None, 3.0), _c("b", None, 6.0)],
-        method=SearchMethod.VECTOR,
-        strategy=ScoringStrategy.WEIGHTED,
-        weights=W,
-        now=T0,
-        fallback=True,
+    ranked = _rank_alone(
+        [_c("a", None, 3.0), _c("b", None, 6.0)], method=SearchMethod.VECTOR, fallback=True
     )
     assert {br.relevance for _, br in ranked} == {0.5}
     # equal finals: the better keyword match first
@@ -208,32 +188,14 @@ def test_fallback_gives_every_keyword_hit_half_relevance() -> None:
 def test_rrf_strategy_ranks_by_fused_ranks() -> None:
     a = _c("a", 0.9, None)
     b = _c("b", None, 5.0)
-    both = Candidate(
-        id="both",
-        importance=0.5,
-        created_at=T0,
-        last_accessed_at=T0,
-        similarity=0.8,
-        keyword_score=4.0,
-        vector_rank=2,
-        keyword_rank=2,
-    )
-    ranked = rank(
-        [a, b, both], method=SearchMethod.HYBRID, strategy=ScoringStrategy.RRF, weights=W, now=T0
-    )
+    both = candidate("both", similarity=0.8, keyword_score=4.0, vector_rank=2, keyword_rank=2)
+    ranked = _rank_alone([a, b, both], method=SearchMethod.HYBRID, strategy=ScoringStrategy.RRF)
     assert ranked[0][0].id == "both"
     assert ranked[0][1].relevance == pytest.approx((2 / 62) / (2 / 61))
 
 
 def test_multiplicative_strategy_uses_age_since_creation() -> None:
-    old = Candidate(
-        id="old",
-        importance=0.5,
-        created_at=T0 - timedelta(days=3),
-        last_accessed_at=T0,
-        similarity=0.8,
-        vector_rank=1,
-    )
+    old = candidate("old", created_at=T0 - timedelta(days=3), similarity=0.8, vector_rank=1)
     [(_, br)] = _rank(
         [old],
         method=SearchMethod.VECTOR,
@@ -245,13 +207,7 @@ def test_multiplicative_strategy_uses_age_since_creation() -> None:
 
 
 def test_ties_are_broken_by_id() -> None:
-    ranked = rank(
-        [_c("b", 0.5, None), _c("a", 0.5, None)],
-        method=SearchMethod.VECTOR,
-        strategy=ScoringStrategy.WEIGHTED,
-        weights=W,
-        now=T0,
-    )
+    ranked = _rank_alone([_c("b", 0.5, None), _c("a", 0.5, None)], method=SearchMethod.VECTOR)
     assert [c.id for c, _ in ranked] == ["a", "b"]
 
 
@@ -327,24 +283,10 @@ def test_memories_only_the_walk_found_join_without_ranks() -> None:
 def test_the_semantic_score_places_a_cosine_between_the_querys_best_and_last_candidates() -> None:
     # e5-small's cosines for a question span a narrow band: 0.80 to 0.86 here
     best, middle, last = _c("best", 0.86, None), _c("middle", 0.83, None), _c("last", 0.80, None)
-    keyword_only = Candidate(
-        id="kw",
-        importance=0.5,
-        created_at=T0,
-        last_accessed_at=T0,
-        similarity=0.7,
-        keyword_score=3.0,
-        keyword_rank=1,
-    )
+    keyword_only = candidate("kw", similarity=0.7, keyword_score=3.0, keyword_rank=1)
     by_id = {
         c.id: br
-        for c, br in rank(
-            [best, middle, last, keyword_only],
-            method=SearchMethod.VECTOR,
-            strategy=ScoringStrategy.WEIGHTED,
-            weights=W,
-            now=T0,
-        )
+        for c, br in _rank_alone([best, middle, last, keyword_only], method=SearchMethod.VECTOR)
     }
     assert by_id["best"].semantic == 1.0
     assert by_id["middle"].semantic == pytest.approx(0.5)
@@ -361,13 +303,7 @@ def test_a_narrow_band_of_cosines_still_outranks_importance() -> None:
     # final) decided: the weaker match of the more important memory won.
     close = replace(_c("close", 0.86, None), importance=0.3)
     loose = replace(_c("loose", 0.80, None), importance=0.9)
-    ranked = rank(
-        [loose, close],
-        method=SearchMethod.VECTOR,
-        strategy=ScoringStrategy.WEIGHTED,
-        weights=W,
-        now=T0,
-    )
+    ranked = _rank_alone([loose, close], method=SearchMethod.VECTOR)
     assert [c.id for c, _ in ranked] == ["close", "loose"]
 
 

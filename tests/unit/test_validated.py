@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import strawberry
 import strawberry.schema.schema as strawberry_schema
 from graphql import validate as graphql_validate
 
@@ -24,6 +25,14 @@ def test_the_least_recently_seen_text_is_forgotten_first() -> None:
     assert "c" in accepted
 
 
+async def _refused_twice(schema: strawberry.Schema, query: str, says: str) -> None:
+    """``query`` run twice is refused both times, its first error saying ``says``."""
+    for _ in range(2):
+        result = await schema.execute(query)
+        assert result.errors
+        assert says in result.errors[0].message
+
+
 async def test_a_valid_text_is_walked_once_and_an_invalid_one_every_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -40,15 +49,8 @@ async def test_a_valid_text_is_walked_once_and_an_invalid_one_every_time(
         result = await schema.execute(query)
         assert result.errors is None
     assert len(walks) == 1
-    bad = "query { nope }"
-    for _ in range(2):
-        result = await schema.execute(bad)
-        assert result.errors
-        assert "nope" in result.errors[0].message
+    await _refused_twice(schema, "query { nope }", "nope")
     assert len(walks) == 3
     # The depth limit still refuses, each time (it is a validation rule too).
     deep = "query { users { edges { node { id } } } }"
-    for _ in range(2):
-        result = await schema.execute(deep)
-        assert result.errors
-        assert "exceeds maximum operation depth" in result.errors[0].message
+    await _refused_twice(schema, deep, "exceeds maximum operation depth")
