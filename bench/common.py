@@ -12,10 +12,18 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from hippograph.models import Memory, MemoryKind
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 ROOT = Path(__file__).resolve().parents[1]
 # The dev conversations are not part of the repository: a folder holding
@@ -121,6 +129,33 @@ def stopwatch() -> Iterator[list[float]]:
         box.append(time.perf_counter() - started)
 
 
+async def timed_ms(
+    call: Callable[[T], Awaitable[R]], items: Iterable[T], warmup: Iterable[T] = ()
+) -> tuple[list[float], list[R]]:
+    """``call`` on each of ``warmup`` untimed, then on each of ``items`` timed.
+
+    Returns the milliseconds of each timed call and what each returned, in order.
+    """
+    for item in warmup:
+        await call(item)
+    samples: list[float] = []
+    results: list[R] = []
+    for item in items:
+        started = time.perf_counter()
+        result = await call(item)
+        samples.append((time.perf_counter() - started) * 1000)
+        results.append(result)
+    return samples, results
+
+
+def alternated(states: Sequence[T], round_: int) -> list[T]:
+    """``states`` in order on even rounds, reversed on odd ones (A B, B A, A B…).
+
+    A machine that warms up or slows down over a run then favours none of them.
+    """
+    return list(states) if round_ % 2 == 0 else list(reversed(states))
+
+
 def dev_file(path: Path) -> Path:
     """``path``, or a stop that says where the dev conversations go when it is missing.
 
@@ -179,6 +214,30 @@ def locomo_evidence(path: Path = LOCOMO) -> list[tuple[str, list[str]]]:
         for conversation in load_locomo(dev_file(path))
         for question in conversation.questions
     ]
+
+
+def memory_at(
+    user: str, kind: MemoryKind, content: str, importance: float, at: datetime, **fields: Any
+) -> Memory:
+    """A memory of ``user`` made and last read at ``at``.
+
+    ``fields`` sets any other field of it; its ``id`` is a new one of that time
+    unless they name one.
+    """
+    from hippograph.ids import IdKind, new_id
+    from hippograph.models import Memory
+
+    if "id" not in fields:
+        fields["id"] = new_id(IdKind.MEMORY, at)
+    return Memory(
+        user_id=user,
+        kind=kind,
+        content=content,
+        importance=importance,
+        created_at=at,
+        last_accessed_at=at,
+        **fields,
+    )
 
 
 CACHE = ROOT / "bench" / ".cache"

@@ -17,23 +17,21 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench import graphs
-from bench.common import Report, locomo_questions, machine, percentiles, report_cli
-from bench.graphs import open_graph
-from bench.search_latency import KINDS, distinct_texts
-from graph.store import connect
+from bench.common import Report, locomo_questions, percentiles, report_cli, timed_ms
+from bench.graphs import open_graph, report_head
+from bench.search_latency import distinct_texts, speaker_mentions, timeline_memory, write_batch
+from graph.store import GraphStore, connect
 from hippograph import text
 from hippograph.clock import utc_now
-from hippograph.entities import memory_mentions, query_norms
-from hippograph.ids import IdKind, new_id
-from hippograph.models import IndexedText, Memory, MemoryFilter, Sources, User
+from hippograph.entities import query_norms
+from hippograph.models import IndexedText, MemoryFilter, Sources, User
 from hippograph.services import job_payloads
 from hippograph.settings import SearchSettings
 
@@ -59,16 +57,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for start in range(0, len(texts), 1000):
                 items, mentions = [], []
                 for i in range(start, min(start + 1000, len(texts))):
-                    created = start_time + timedelta(minutes=5 * i)
-                    memory = Memory(
-                        id=new_id(IdKind.MEMORY, created),
-                        user_id=USER,
-                        kind=KINDS[i % len(KINDS)],
-                        content=texts[i],
-                        importance=(i % 10) / 10,
-                        created_at=created,
-                        last_accessed_at=created,
-                    )
+                    memory = timeline_memory(USER, texts, i, start_time)
                     vector = rng.standard_normal(DIMENSIONS)
                     vector /= np.linalg.norm(vector)
                     items.append(
@@ -80,43 +69,41 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             Sources(),
                         )
                     )
-                    mentions.append(memory_mentions(memory, texts[i].split(" said, ", 1)[0]))
+                    mentions.append(speaker_mentions(memory))
                 edges += sum(len(m.entities) for m in mentions)
-                started = time.perf_counter()
-                await store.memories.add_many(items, mentions)
-                write_s += time.perf_counter() - started
-                print(f"  inserted {start + len(items)}/{len(texts)}", file=sys.stderr, end="\r")
+                write_s += await write_batch(store, items, mentions, start + len(items), len(texts))
             print(file=sys.stderr)
             now = utc_now()
             norms = [query_norms(q)[:names] for q in questions]
-            walks: dict[str, Any] = {}
-            for cap in caps:
-                for ns in norms[: args.warmup]:
-                    await store.entities.walk(USER, ns, cap, MemoryFilter(), now)
-                latencies, seeds, rows = [], [], []
-                for ns in norms:
-                    started = time.perf_counter()
-                    found = await store.entities.walk(USER, ns, cap, MemoryFilter(), now)
-                    latencies.append((time.perf_counter() - started) * 1000)
-                    seeds.append(len(found))
-                    rows.append(sum(len(hits) for _, _, hits in found))
-                walks[f"cap {cap}"] = {
-                    "latency_ms": percentiles(latencies),
-                    "seeds_per_walk": round(sum(seeds) / len(seeds), 2),
-                    "memories_read_per_walk": round(sum(rows) / len(rows), 1),
-                    "max_memories_read": max(rows),
-                }
+            walks = {
+                f"cap {cap}": await time_walks(store, norms, cap, args.warmup, now) for cap in caps
+            }
         finally:
             await connection.close()
     return {
-        "benchmark": "entity_walk",
-        "machine": machine(),
-        "graph": {"server": graph.name, "version": graph.version},
+        **report_head("entity_walk", graph),
         "memories": len(texts),
         "mentions": edges,
         "insert_memories_per_s_with_entities": round(len(texts) / write_s, 1),
         "walks_per_cap": len(norms),
         "by_cap": walks,
+    }
+
+
+async def time_walks(
+    store: GraphStore, norms: list[list[str]], cap: int, warmup: int, now: datetime
+) -> dict[str, Any]:
+    """The walk at ``cap`` for each question's names, after ``warmup`` untimed ones."""
+    latencies, walked = await timed_ms(
+        lambda ns: store.entities.walk(USER, ns, cap, MemoryFilter(), now), norms, norms[:warmup]
+    )
+    seeds = [len(found) for found in walked]
+    rows = [sum(len(hits) for _, _, hits in found) for found in walked]
+    return {
+        "latency_ms": percentiles(latencies),
+        "seeds_per_walk": round(sum(seeds) / len(seeds), 2),
+        "memories_read_per_walk": round(sum(rows) / len(rows), 1),
+        "max_memories_read": max(rows),
     }
 
 

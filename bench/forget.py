@@ -34,15 +34,14 @@ from typing import Any
 import numpy as np
 
 from bench import graphs
-from bench.common import Report, machine, report_cli
+from bench.common import Report, machine, memory_at, report_cli
 from bench.graphs import open_graph
 from bench.search_latency import distinct_texts
 from hippograph import text
 from hippograph.clock import utc_now
 from hippograph.forget_report import moves as level_moves
 from hippograph.forgetting import ForgetRequest
-from hippograph.ids import IdKind, new_id
-from hippograph.models import IndexedText, Memory, MemoryCategory, MemoryKind, Sources
+from hippograph.models import IndexedText, MemoryCategory, MemoryKind, Sources
 from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.settings import ForgettingSettings, Settings
@@ -69,15 +68,13 @@ async def load(runtime: Runtime, count: int, max_age_days: float) -> dict[str, A
             episode = i % 5 == 0
             items.append(
                 (
-                    Memory(
-                        id=new_id(IdKind.MEMORY, accessed),
-                        user_id=USER,
-                        kind=MemoryKind.EPISODIC if episode else MemoryKind.SEMANTIC,
+                    memory_at(
+                        USER,
+                        MemoryKind.EPISODIC if episode else MemoryKind.SEMANTIC,
+                        texts[i],
+                        (i % 10) / 10,
+                        accessed,
                         category=MemoryCategory.EPISODE if episode else MemoryCategory.FACT,
-                        content=texts[i],
-                        importance=(i % 10) / 10,
-                        created_at=accessed,
-                        last_accessed_at=accessed,
                     ),
                     IndexedText(embedding=vector.tolist(), search_text=text.search_text(texts[i])),
                     Sources(),
@@ -137,8 +134,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             await runtime.stop()
     setup = loaded | {"max_age_days": args.max_age_days, "batch_size": args.batch_size}
-    server = {"server": graph.name, "version": graph.version}
-    return {"machine": machine(), "graph": server, "setup": setup} | passes
+    return {"machine": machine(), "graph": graph.described(), "setup": setup} | passes
 
 
 def cli() -> None:
@@ -153,7 +149,7 @@ def cli() -> None:
 
 def show(result: Report, args: argparse.Namespace) -> None:
     """The setup, then one line per pass with its level moves."""
-    print(f"graph: {result['graph']['server']} {result['graph']['version']}")
+    graphs.show_graph(result)
     print(f"memories: {result['setup']['memories']} (loaded in {result['setup']['load_s']} s)")
     for name in ("first_pass", "right_after", "next_day", "right_after_next_day"):
         p = result[name]

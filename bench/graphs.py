@@ -11,11 +11,13 @@ on the same machine and the same data.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from bench.common import machine
 from hippograph.settings import GraphSettings
 from neo4j_launcher.server import Neo4jServer
 
@@ -34,6 +36,20 @@ class BenchGraph:
     settings: GraphSettings
     env: dict[str, str] = field(default_factory=dict)
     version: str = ""
+
+    def described(self) -> dict[str, str]:
+        """The server and its version, as a report names them."""
+        return {"server": self.name, "version": self.version}
+
+
+def report_head(benchmark: str, graph: BenchGraph) -> dict[str, Any]:
+    """The keys a per-server report starts with: its name, the machine, the graph."""
+    return {"benchmark": benchmark, "machine": machine(), "graph": graph.described()}
+
+
+def show_graph(report: Mapping[str, Any]) -> None:
+    """The line a report's reader starts with: the graph server it ran on."""
+    print(f"graph: {report['graph']['server']} {report['graph']['version']}")
 
 
 def add_argument(parser: argparse.ArgumentParser) -> None:

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import graphs
-from bench.common import LOCOMO, Report, dev_file, machine, report_cli
-from bench.graphs import open_graph
+from bench.common import LOCOMO, Report, dev_file, report_cli
+from bench.graphs import open_graph, report_head
 
 _SUMMARY = re.compile(
     r"(?P<messages>\d+) messages \((?P<new>\d+) new, (?P<existing>\d+) existing\), "
@@ -79,9 +79,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         first = import_once(args.file, env)
         again = import_once(args.file, env)
     return {
-        "benchmark": "import_rate",
-        "machine": machine(),
-        "graph": {"server": graph.name, "version": graph.version},
+        **report_head("import_rate", graph),
         "file": args.file.name,
         "first": first,
         "again": again,
@@ -99,7 +97,7 @@ def main() -> None:
 def show(result: Report, args: argparse.Namespace) -> None:
     """The first import and the repeated one."""
     first, again = result["first"], result["again"]
-    print(f"graph: {result['graph']['server']} {result['graph']['version']}")
+    graphs.show_graph(result)
     print(
         f"import {result['file']}: {first['messages']} messages, {first['memories']} memories, "
         f"{first['messages_per_s']} messages/s ({first['import_s']} s; the whole command "

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,16 @@ from hippograph.settings import Settings
 SPENT: dict[str, float] = defaultdict(float)
 
 
+@contextlib.contextmanager
+def spending(what: str) -> Iterator[None]:
+    """Add the seconds the block takes to ``SPENT[what]``, whatever happens in it."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        SPENT[what] += time.perf_counter() - started
+
+
 class TimedEmbedder:
     """The embedder, with the seconds it takes added to ``SPENT``."""
 
@@ -56,12 +67,9 @@ class TimedEmbedder:
         self.scale = inner.scale
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        started = time.perf_counter()
-        try:
+        SPENT["embedded_texts"] += len(texts)
+        with spending("embed"):
             return await self._inner.embed(texts)
-        finally:
-            SPENT["embed"] += time.perf_counter() - started
-            SPENT["embedded_texts"] += len(texts)
 
     async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
         return await self._inner.embed_queries(texts)
@@ -77,18 +85,12 @@ class TimedLLM:
     async def extract(
         self, request: ExtractionRequest, vectors: Sequence[Sequence[float]] | None = None
     ) -> Extraction:
-        started = time.perf_counter()
-        try:
+        with spending("extract"):
             return await self._inner.extract(request, vectors)
-        finally:
-            SPENT["extract"] += time.perf_counter() - started
 
     async def reflect(self, request: ReflectionRequest) -> ReflectionSummary:
-        started = time.perf_counter()
-        try:
+        with spending("reflect"):
             return await self._inner.reflect(request)
-        finally:
-            SPENT["reflect"] += time.perf_counter() - started
 
     async def fuzz(self, request: FuzzRequest) -> FuzzText:
         return await self._inner.fuzz(request)
@@ -101,32 +103,20 @@ class TimedIngest:
         self._inner = inner
 
     async def unprocessed(self, session_id: str, limit: int) -> list[Message]:
-        started = time.perf_counter()
-        try:
+        with spending("read"):
             return await self._inner.unprocessed(session_id, limit)
-        finally:
-            SPENT["read"] += time.perf_counter() - started
 
     async def previous(self, session_id: str, seq: int) -> Message | None:
-        started = time.perf_counter()
-        try:
+        with spending("read"):
             return await self._inner.previous(session_id, seq)
-        finally:
-            SPENT["read"] += time.perf_counter() - started
 
     async def profiles(self, user_ids: Sequence[str], limit: int) -> dict[str, dict[str, str]]:
-        started = time.perf_counter()
-        try:
+        with spending("read"):
             return await self._inner.profiles(user_ids, limit)
-        finally:
-            SPENT["read"] += time.perf_counter() - started
 
     async def write(self, batch: IngestBatch) -> IngestCounts:
-        started = time.perf_counter()
-        try:
+        with spending("write"):
             return await self._inner.write(batch)
-        finally:
-            SPENT["write"] += time.perf_counter() - started
 
 
 def _median(passes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -250,7 +240,7 @@ async def run(
         "data": str(data),
         "conversations": len(conversations),
         "concurrency": concurrency,
-        "graph": {"server": graph.name, "version": graph.version},
+        "graph": graph.described(),
         "embedding": " ".join(
             str(getattr(runtime.embedder, part, "?")) for part in ("runtime", "precision")
         ),
@@ -289,7 +279,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 def show(report: dict[str, Any], args: argparse.Namespace) -> None:
     """The model's own rate, then each pass and the time in each port."""
-    print(f"graph: {report['graph']['server']} {report['graph']['version']}")
+    graphs.show_graph(report)
     print(
         f"embedding: {report['embedding']}, the model alone "
         f"{report['embedding_only_texts_per_s']} texts/s"

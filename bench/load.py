@@ -33,10 +33,8 @@ from bench.common import (
     percentiles,
     report_cli,
 )
-from bench.stack import new_tenants, running
+from bench.stack import MEMORIZE, SEARCH, new_tenants, running
 
-MEMORIZE = document("BenchMemorize")
-SEARCH = document("BenchSearch")
 PROVENANCE = document("BenchProvenance")
 
 

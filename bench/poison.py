@@ -24,8 +24,8 @@ from typing import Any
 import httpx
 
 from bench.common import Report, locomo_questions, locomo_turn_texts, machine, report_cli
-from bench.load import MEMORIZE, SEARCH, Client, _messages, _setup
-from bench.stack import running
+from bench.load import Client, _messages, _setup
+from bench.stack import MEMORIZE, SEARCH, running
 
 
 async def _victim(

@@ -36,20 +36,13 @@ from bench import graphs
 from bench.common import (
     ADMIN_HEADERS,
     Report,
-    document,
     locomo_questions,
     locomo_samples,
     machine,
     percentiles,
     report_cli,
 )
-from bench.stack import graphql_data, running
-
-USER = document("BenchUser")
-SESSION = document("BenchSession")
-MEMORIZE = document("BenchMemorize")
-JOB = document("BenchJob")
-SEARCH = document("BenchSearch")
+from bench.stack import JOB, MEMORIZE, SEARCH, SESSION, USER, graphql_data, running
 
 
 def dev_turns() -> list[tuple[str, str]]:

@@ -30,14 +30,21 @@ from typing import Any
 import numpy as np
 
 from bench import graphs
-from bench.common import Report, locomo_turn_texts, machine, percentiles, report_cli
+from bench.common import (
+    Report,
+    locomo_turn_texts,
+    machine,
+    memory_at,
+    percentiles,
+    report_cli,
+    timed_ms,
+)
 from bench.graphs import open_graph
 from hippograph.clock import utc_now
-from hippograph.ids import IdKind, derived_id, new_id
+from hippograph.ids import IdKind, derived_id
 from hippograph.models import (
     Direction,
     IndexedText,
-    Memory,
     MemoryKind,
     Message,
     Role,
@@ -84,15 +91,7 @@ async def build_tree(runtime: Runtime, facts: int) -> list[str]:
         await store.messages.append(session.id, messages)
         items = []
         for i, message in enumerate(messages):
-            memory = Memory(
-                id=new_id(IdKind.MEMORY, now),
-                user_id="tree",
-                kind=MemoryKind.SEMANTIC,
-                content=f"fact {start + i}",
-                importance=0.8,
-                created_at=now,
-                last_accessed_at=now,
-            )
+            memory = memory_at("tree", MemoryKind.SEMANTIC, f"fact {start + i}", 0.8, now)
             indexed = IndexedText(embedding=_unit(rng, dims), search_text=f"fact {start + i}")
             items.append((memory, indexed, Sources(message_ids=(message.id,))))
             fact_ids.append(memory.id)
@@ -110,14 +109,9 @@ async def _reflect_in_tens(
         items = []
         for group_start in range(start, min(start + BATCH, len(ids)), 10):
             group = ids[group_start : group_start + 10]
-            memory = Memory(
-                id=reflection_id("tree", group),
-                user_id="tree",
-                kind=MemoryKind.REFLECTION,
-                content=f"reflection over {len(group)}",
-                importance=0.9,
-                created_at=now,
-                last_accessed_at=now,
+            content = f"reflection over {len(group)}"
+            memory = memory_at(
+                "tree", MemoryKind.REFLECTION, content, 0.9, now, id=reflection_id("tree", group)
             )
             items.append((memory, IndexedText(_unit(rng, dims), "reflection"), group))
             made.append(memory.id)
@@ -128,15 +122,15 @@ async def _reflect_in_tens(
 async def time_walks(runtime: Runtime, roots: list[str], walks: int) -> dict[str, Any]:
     """p50/p95 of depth-4 DOWN walks from random level-2 reflections."""
     rng = random.Random(11)
-    for root in roots[:20]:  # warm-up
-        await runtime.services.provenance.provenance(SETTINGS_ADMIN, root, 4, Direction.DOWN)
-    samples, sizes = [], []
-    for _ in range(walks):
-        root = rng.choice(roots)
-        started = time.perf_counter()
-        walk = await runtime.services.provenance.provenance(SETTINGS_ADMIN, root, 4, Direction.DOWN)
-        samples.append((time.perf_counter() - started) * 1000)
-        sizes.append(len(walk.nodes) if walk else 0)
+    drawn = [rng.choice(roots) for _ in range(walks)]
+    samples, found = await timed_ms(
+        lambda root: runtime.services.provenance.provenance(
+            SETTINGS_ADMIN, root, 4, Direction.DOWN
+        ),
+        drawn,
+        roots[:20],  # warm-up
+    )
+    sizes = [len(walk.nodes) if walk else 0 for walk in found]
     return {"latency_ms": percentiles(samples), "nodes_per_walk": round(sum(sizes) / len(sizes))}
 
 
@@ -153,15 +147,8 @@ async def reflect_run(runtime: Runtime, pending: int) -> dict[str, Any]:
         for i in range(start, min(start + BATCH, pending)):
             noise = rng.normal(0.0, 0.02, size=vectors.shape[1])
             base = vectors[i % len(texts)] + noise
-            memory = Memory(
-                id=new_id(IdKind.MEMORY, now),
-                user_id="facts",
-                kind=MemoryKind.SEMANTIC,
-                content=f"{texts[i % len(texts)]} (note {i // len(texts)})",
-                importance=0.75,
-                created_at=now,
-                last_accessed_at=now,
-            )
+            content = f"{texts[i % len(texts)]} (note {i // len(texts)})"
+            memory = memory_at("facts", MemoryKind.SEMANTIC, content, 0.75, now)
             indexed = IndexedText((base / np.linalg.norm(base)).tolist(), memory.content)
             items.append((memory, indexed, Sources()))
         await store.memories.add_many(items)
@@ -195,7 +182,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             await runtime.stop()
     return {
-        "graph": {"server": graph.name, "version": graph.version},
+        "graph": graph.described(),
         "memories": total,
         "build_seconds": round(built, 1),
         "provenance_depth4": walks,

@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -54,19 +54,20 @@ from bench.common import (
     embed_cached,
     locomo_questions,
     locomo_turn_texts,
-    machine,
+    memory_at,
     percentiles,
     report_cli,
     serve_env,
     stopwatch,
+    timed_ms,
 )
-from bench.graphs import open_graph
+from bench.graphs import open_graph, report_head
 from graph.embedded import free_port
+from graph.store import GraphStore
 from hippograph import text
 from hippograph.clock import utc_now
 from hippograph.entities import memory_mentions
-from hippograph.ids import IdKind, new_id
-from hippograph.models import IndexedText, Memory, MemoryFilter, MemoryKind, Sources
+from hippograph.models import IndexedText, Memory, MemoryFilter, MemoryKind, Mentions, Sources
 from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
 from hippograph.scoring import ScoringWeights, SearchMethod
@@ -125,6 +126,45 @@ def distinct_texts(count: int) -> list[str]:
     return texts
 
 
+def timeline_memory(
+    user: str,
+    texts: list[str],
+    i: int,
+    start_time: datetime,
+    *,
+    session_id: str | None = None,
+    seq: int | None = None,
+) -> Memory:
+    """``texts[i]`` as ``user``'s memory: five minutes after the one before it (the
+    first at ``start_time``), with kinds and importances spread so that filters
+    have something to filter."""
+    created = start_time + timedelta(minutes=5 * i)
+    kind, importance = KINDS[i % len(KINDS)], (i % 10) / 10
+    return memory_at(user, kind, texts[i], importance, created, session_id=session_id, seq=seq)
+
+
+def speaker_mentions(memory: Memory) -> Mentions:
+    """The entities a memory text of :func:`distinct_texts` mentions, said by its speaker."""
+    return memory_mentions(memory, memory.content.split(" said, ", 1)[0])
+
+
+async def write_batch(
+    store: GraphStore,
+    items: list[tuple[Memory, IndexedText, Sources]],
+    mentions: list[Mentions],
+    done: int,
+    total: int,
+) -> float:
+    """``items`` with the entities they mention, in one write: its seconds.
+
+    Then says on stderr that ``done`` of ``total`` memories are in.
+    """
+    with stopwatch() as took:
+        await store.memories.add_many(items, mentions)
+    print(f"  inserted {done}/{total}", file=sys.stderr, end="\r")
+    return took[0]
+
+
 async def load(
     runtime: Runtime, texts: list[str], batch: int, user: str = USER, entities: bool = True
 ) -> dict[str, float]:
@@ -142,17 +182,13 @@ async def load(
     for start in range(0, len(texts), batch):
         items = []
         for i in range(start, min(start + batch, len(texts))):
-            created = start_time + timedelta(minutes=5 * i)
             items.append(
                 (
-                    Memory(
-                        id=new_id(IdKind.MEMORY, created),
-                        user_id=user,
-                        kind=KINDS[i % len(KINDS)],
-                        content=texts[i],
-                        importance=(i % 10) / 10,
-                        created_at=created,
-                        last_accessed_at=created,
+                    timeline_memory(
+                        user,
+                        texts,
+                        i,
+                        start_time,
                         # conversations of SESSION_TURNS turns, so that search's
                         # context stage finds the turns around its best hits
                         session_id=f"ses_{user}_{i // SESSION_TURNS}",
@@ -165,15 +201,10 @@ async def load(
         mentions = []
         if entities:
             with stopwatch() as reading:
-                for memory, _, _ in items:
-                    speaker = memory.content.split(" said, ", 1)[0]
-                    mentions.append(memory_mentions(memory, speaker))
+                mentions = [speaker_mentions(memory) for memory, _, _ in items]
             extract_s += reading[0]
             edges += sum(len(m.entities) for m in mentions)
-        with stopwatch() as took:
-            await store.memories.add_many(items, mentions)
-        write_s += took[0]
-        print(f"  inserted {start + len(items)}/{len(texts)}", file=sys.stderr, end="\r")
+        write_s += await write_batch(store, items, mentions, start + len(items), len(texts))
     print(file=sys.stderr)
     return {
         "memories": len(texts),
@@ -218,20 +249,29 @@ async def search_in_process(
             SETTINGS_ADMIN, _request(questions[0], SearchMethod.VECTOR, MemoryFilter(), user)
         )
     report: dict[str, Any] = {"first_query_after_start_ms": round(first[0] * 1000, 1)}
-    for name, (method, memory_filter, weight) in runs.items():
-        for question in questions[:warmup]:
-            await search.search(
-                SETTINGS_ADMIN, _request(question, method, memory_filter, user, weight)
-            )
-        latencies: list[float] = []
-        for question in questions:
-            with stopwatch() as took:
-                await search.search(
-                    SETTINGS_ADMIN, _request(question, method, memory_filter, user, weight)
-                )
-            latencies.append(took[0] * 1000)
-        report[name] = {"latency_ms": percentiles(latencies)}
+    for name, run_ in runs.items():
+        report[name] = {"latency_ms": await _latency_ms(runtime, questions, warmup, user, run_)}
     return report
+
+
+async def _latency_ms(
+    runtime: Runtime,
+    questions: list[str],
+    warmup: int,
+    user: str,
+    run_: tuple[SearchMethod, MemoryFilter, float],
+) -> dict[str, float]:
+    """Percentiles of ``questions`` searched one way (``run_``), after ``warmup`` of them."""
+    method, memory_filter, weight = run_
+    search = runtime.services.search
+    latencies, _ = await timed_ms(
+        lambda question: search.search(
+            SETTINGS_ADMIN, _request(question, method, memory_filter, user, weight)
+        ),
+        questions,
+        questions[:warmup],
+    )
+    return percentiles(latencies)
 
 
 async def served_recall(runtime: Runtime, questions: list[str], user: str) -> float:
@@ -421,9 +461,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             data_dir, graph.env, questions, args.warmup, small_user=bool(small_texts)
         )
     return {
-        "benchmark": "search_latency",
-        "machine": machine(),
-        "graph": {"server": graph.name, "version": graph.version},
+        **report_head("search_latency", graph),
         "settings": {
             "memories": args.memories,
             "small_user_memories": args.small_memories,
@@ -464,7 +502,7 @@ def show(result: Report, args: argparse.Namespace) -> None:
     insert, local, http = result["insert"], result["in_process"], result["http"]
     settled = result["in_process_restarted"]
     print(f"machine: {result['machine']['cpus']} cpus, {result['machine']['cpu']}")
-    print(f"graph: {result['graph']['server']} {result['graph']['version']}")
+    graphs.show_graph(result)
     print(
         f"insert {insert['memories']} memories: {insert['writes_per_s']}/s in batches of "
         f"{args.batch} (embedding apart: {insert['embed_s_or_cached']} s, 0 when cached)"

@@ -19,13 +19,8 @@ from typing import Any
 
 import httpx
 
-from bench.common import ADMIN_HEADERS, LOCOMO, Report, document, locomo_samples, report_cli
-from bench.stack import graphql_data, running
-
-USER = document("BenchUser")
-SESSION = document("BenchSession")
-MEMORIZE = document("BenchMemorize")
-SEARCH = document("BenchSearch")
+from bench.common import ADMIN_HEADERS, LOCOMO, Report, locomo_samples, report_cli
+from bench.stack import MEMORIZE, SEARCH, SESSION, USER, graphql_data, running
 
 
 async def measure(sample: dict[str, Any]) -> Report:

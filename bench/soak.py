@@ -49,12 +49,19 @@ from bench.common import (
     report_cli,
 )
 from bench.pressure import dev_turns
-from bench.stack import Stack, Tenant, graphql_data, memory_added, new_tenants, running
+from bench.stack import (
+    JOB,
+    MEMORIZE,
+    SEARCH,
+    Stack,
+    Tenant,
+    graphql_data,
+    memory_added,
+    new_tenants,
+    running,
+)
 
-SEARCH = document("BenchSearch")
 ADD = document("BenchAddMemory")
-MEMORIZE = document("BenchMemorize")
-JOB = document("BenchJob")
 MIX = (("search", 0.45), ("add", 0.15), ("memorize", 0.15), ("memorize_job", 0.05), ("mcp", 0.2))
 
 

@@ -34,6 +34,14 @@ from graph.embedded import free_port
 
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
 
+# The operations of operations/bench.graphql that several of the benchmarks
+# over HTTP send.
+USER = document("BenchUser")
+SESSION = document("BenchSession")
+MEMORIZE = document("BenchMemorize")
+JOB = document("BenchJob")
+SEARCH = document("BenchSearch")
+
 
 @dataclass
 class Stack:

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common import machine, percentiles, report_cli, stopwatch
+from bench.common import alternated, machine, percentiles, report_cli, stopwatch
 from graph.embedded import EmbeddedArcadeDB
 from hippograph.settings import EmbeddingSettings
 from tests.graphs import ArcadeBackend, TestDatabase
@@ -46,7 +46,7 @@ async def measure(backend: ArcadeBackend, rounds: int, data_dir: Path) -> dict[s
     database_s: dict[str, list[float]] = {way: [] for way in WAYS}
     setup_s: dict[str, list[float]] = {way: [] for way in WAYS}
     for round_ in range(rounds):
-        for way in WAYS if round_ % 2 == 0 else tuple(reversed(WAYS)):
+        for way in alternated(WAYS, round_):
             # The tests' own way to a database: new (pristine) or a copy of
             # the template, dropped when the block ends.
             with contextlib.ExitStack() as stack:

@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from bench.common import machine, percentiles, report_cli, stopwatch
+from bench.common import alternated, machine, percentiles, report_cli, stopwatch
 from graph.embedded import free_port
 from graph.jvm_archive import archives, prepare
 
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         way: {"start_s": [], "start_cpu_s": [], "ready_s": [], "serve_cpu_s": []} for way in WAYS
     }
     for round_ in range(args.rounds):
-        for way in WAYS if round_ % 2 == 0 else tuple(reversed(WAYS)):
+        for way in alternated(WAYS, round_):
             work = Path(tempfile.mkdtemp(dir=root))
             env = {**os.environ, "XDG_CACHE_HOME": str(caches[way])}
             wall, cpu = start(env, work)

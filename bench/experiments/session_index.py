@@ -23,8 +23,16 @@ from pathlib import Path
 from typing import Any, LiteralString
 
 from bench import graphs
-from bench.common import ADMIN_KEY, locomo_questions, machine, percentiles, report_cli, stopwatch
-from bench.graphs import open_graph
+from bench.common import (
+    ADMIN_KEY,
+    alternated,
+    locomo_questions,
+    percentiles,
+    report_cli,
+    stopwatch,
+    timed_ms,
+)
+from bench.graphs import open_graph, report_head
 from bench.search_latency import USER, distinct_texts, load
 from hippograph.modes import SearchMode
 from hippograph.runtime import Runtime
@@ -61,13 +69,9 @@ async def timed(runtime: Runtime, questions: list[str], warmup: int) -> list[flo
     search = runtime.services.search
     # the API's defaults (HYBRID, default weights), without touching what it finds
     ask = [SearchRequest(USER, q, 10, mode=SearchMode.NORMAL, touch=False) for q in questions]
-    for request in ask[:warmup]:
-        await search.search(SETTINGS_ADMIN, request)
-    samples = []
-    for request in ask:
-        with stopwatch() as took:
-            await search.search(SETTINGS_ADMIN, request)
-        samples.append(took[0] * 1000)
+    samples, _ = await timed_ms(
+        lambda request: search.search(SETTINGS_ADMIN, request), ask, ask[:warmup]
+    )
     return samples
 
 
@@ -93,18 +97,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         builds: dict[str, list[float]] = {name: [] for name in STATES}
         try:
             for round_ in range(args.rounds):
-                # A B, then B A: a machine that warms up or slows down over
-                # the run favours neither state.
-                order = list(STATES) if round_ % 2 == 0 else list(reversed(STATES))
-                for name in order:
+                for name in alternated(list(STATES), round_):
                     builds[name].append(round(await switch(runtime, name), 1))
                     samples[name] += await timed(runtime, questions, args.warmup)
         finally:
             await runtime.stop()
     return {
-        "benchmark": "session_index",
-        "machine": machine(),
-        "graph": {"server": graph.name, "version": graph.version},
+        **report_head("session_index", graph),
         "settings": {
             "memories": args.memories,
             "searches_per_round": len(questions),

@@ -27,8 +27,8 @@ from typing import Any, LiteralString
 import numpy as np
 
 from bench import graphs
-from bench.common import machine, percentiles, report_cli, stopwatch
-from bench.graphs import open_graph
+from bench.common import alternated, percentiles, report_cli, stopwatch
+from bench.graphs import open_graph, report_head
 from graph.records import vector_param
 from graph.store import GraphStore, connect
 from hippograph.clock import utc_now
@@ -131,8 +131,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 drawn = rng.standard_normal(DIMENSIONS)
                 vector = (drawn / np.linalg.norm(drawn)).tolist()
                 for query, pair in forms.items():
-                    order = list(pair) if round_ % 2 == 0 else list(reversed(pair))
-                    for form in order:
+                    for form in alternated(list(pair), round_):
                         with stopwatch() as took:
                             await pair[form](vector)
                         if round_ >= args.warmup:
@@ -140,9 +139,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             await connection.close()
     return {
-        "benchmark": "experiments.unit_scan",
-        "machine": machine(),
-        "graph": {"server": graph.name, "version": graph.version},
+        **report_head("experiments.unit_scan", graph),
         "users": args.users,
         "units_per_user": args.units,
         "queries": args.queries,
