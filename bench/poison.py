@@ -23,7 +23,14 @@ from typing import Any
 
 import httpx
 
-from bench.common import Report, locomo_questions, locomo_turn_texts, machine, report_cli
+from bench.common import (
+    ADMIN_HEADERS,
+    Report,
+    locomo_questions,
+    locomo_turn_texts,
+    machine,
+    report_cli,
+)
 from bench.load import Client, _messages, _setup
 from bench.stack import MEMORIZE, SEARCH, running
 
@@ -70,7 +77,7 @@ async def run(searches: int, victims: int, rate: float) -> dict[str, Any]:
     turns, questions = locomo_turn_texts(), locomo_questions()
     async with (
         running("arcadedb", rate_limited=True) as stack,
-        httpx.AsyncClient(base_url=stack.url, timeout=120) as http,
+        httpx.AsyncClient(base_url=stack.url, headers=ADMIN_HEADERS, timeout=120) as http,
     ):
         victim, attacker = await _setup(http, 2, turns)
         outcomes: Counter[str] = Counter()
