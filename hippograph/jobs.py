@@ -72,6 +72,25 @@ class Job:
 
 
 @dataclass(frozen=True, slots=True)
+class Delivery:
+    """One hand-over of a job's id to a runner (``JobQueue.enqueue``).
+
+    ``attempt`` is how many times the job has started so far: a transport
+    that deduplicates by id keys on both, so a resubmitted failed job runs.
+    ``lapsed_at`` marks a delivery for another runner to take over a run
+    whose lease lapsed at that time (see :class:`LapsedRun`): it is keyed
+    apart from the submission's, once per lapse. ``queued_at`` marks a
+    sweep's delivery of a job queued with none on its way (see
+    :class:`QueuedRun`), keyed by the moment the sweep queued it.
+    """
+
+    job_id: str
+    attempt: int = 0
+    lapsed_at: datetime | None = None
+    queued_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LapsedRun:
     """A running job whose runner stopped renewing its lease (its process died or froze).
 

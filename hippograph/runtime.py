@@ -18,6 +18,7 @@ from hippograph.adapters.redis_events import RedisEventBus, channel_name
 from hippograph.broadcast import LocalBroadcast
 from hippograph.clock import Clock, utc_now
 from hippograph.errors import HippoError
+from hippograph.jobs import Delivery
 from hippograph.metrics import Metrics
 from hippograph.ports import LLM, Embedder
 from hippograph.services import Services, job_payloads
@@ -106,7 +107,7 @@ class Runtime:
             await ensure_admin_key(services.keys, settings.graph.data_dir)
             if isinstance(queue, InProcessQueue):
                 for job_id in await services.job_runner.resume_orphans():
-                    await queue.enqueue(job_id)
+                    await queue.enqueue(Delivery(job_id))
         except BaseException:
             if isinstance(queue, ArqQueue):
                 await queue.close()

@@ -15,7 +15,7 @@ from redis.exceptions import RedisError
 
 from hippograph.addresses import shown
 from hippograph.errors import Unavailable
-from hippograph.jobs import QueuedRun
+from hippograph.jobs import Delivery, QueuedRun
 from jobs.redis_pool import connect
 
 RUN_JOB = "run_job"
@@ -45,19 +45,13 @@ def load_payload(raw: bytes) -> dict[str, Any]:
     return value
 
 
-def _arq_id(
-    job_id: str,
-    attempt: int,
-    *,
-    lapsed_at: datetime | None = None,
-    queued_at: datetime | None = None,
-) -> str:
+def _arq_id(delivery: Delivery) -> str:
     """The arq id of one delivery of a job (see :meth:`ArqQueue.enqueue`)."""
-    arq_id = f"{job_id}:{attempt}"
-    if lapsed_at is not None:
-        arq_id += f":lapsed:{_ms(lapsed_at)}"
-    if queued_at is not None:
-        arq_id += f":queued:{_ms(queued_at)}"
+    arq_id = f"{delivery.job_id}:{delivery.attempt}"
+    if delivery.lapsed_at is not None:
+        arq_id += f":lapsed:{_ms(delivery.lapsed_at)}"
+    if delivery.queued_at is not None:
+        arq_id += f":queued:{_ms(delivery.queued_at)}"
     return arq_id
 
 
@@ -102,14 +96,7 @@ class ArqQueue:
             raise Unavailable(f"Redis at {shown(url)} cannot be reached: {exc}") from exc
         return cls(pool, queue_name, timeout_s)
 
-    async def enqueue(
-        self,
-        job_id: str,
-        attempt: int = 0,
-        *,
-        lapsed_at: datetime | None = None,
-        queued_at: datetime | None = None,
-    ) -> bool:
+    async def enqueue(self, delivery: Delivery) -> bool:
         """Queue ``run_job(job_id)`` under the arq id ``<job id>:<attempt>``; False if known.
 
         The id is deterministic, so the same submission queued twice (a
@@ -124,9 +111,13 @@ class ArqQueue:
         answers None for an id it already holds, queued or with its result
         still kept.
         """
-        arq_id = _arq_id(job_id, attempt, lapsed_at=lapsed_at, queued_at=queued_at)
         queued = await self._answer(
-            self._pool.enqueue_job(RUN_JOB, job_id, _job_id=arq_id, _queue_name=self._queue_name),
+            self._pool.enqueue_job(
+                RUN_JOB,
+                delivery.job_id,
+                _job_id=_arq_id(delivery),
+                _queue_name=self._queue_name,
+            ),
             "the job queue (Redis)",
         )
         return queued is not None
@@ -143,11 +134,11 @@ class ArqQueue:
         run stopped has had time to be taken.
         """
         ids = [
-            _arq_id(run.job_id, run.attempt),
-            _arq_id(run.job_id, run.attempt, queued_at=run.queued_at),
+            _arq_id(Delivery(run.job_id, run.attempt)),
+            _arq_id(Delivery(run.job_id, run.attempt, queued_at=run.queued_at)),
         ]
         if run.attempt > 0:
-            ids.append(_arq_id(run.job_id, run.attempt - 1))
+            ids.append(_arq_id(Delivery(run.job_id, run.attempt - 1)))
 
         async def look() -> bool:
             async with self._pool.pipeline(transaction=False) as pipe:

@@ -14,9 +14,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 
-from hippograph.jobs import QueuedRun
+from hippograph.jobs import Delivery, QueuedRun
 
 log = logging.getLogger(__name__)
 
@@ -34,21 +33,14 @@ class InProcessQueue:
         self._waiting: asyncio.Queue[str] = asyncio.Queue()
         self._pending: set[str] = set()
 
-    async def enqueue(
-        self,
-        job_id: str,
-        attempt: int = 0,
-        *,
-        lapsed_at: datetime | None = None,
-        queued_at: datetime | None = None,
-    ) -> bool:
+    async def enqueue(self, delivery: Delivery) -> bool:
         """Queue the id; one already waiting or running here is not queued twice
         (whatever the attempt, or the lapse or sweep it comes from), and False is
         answered."""
-        if job_id in self._pending:
+        if delivery.job_id in self._pending:
             return False
-        self._pending.add(job_id)
-        self._waiting.put_nowait(job_id)
+        self._pending.add(delivery.job_id)
+        self._waiting.put_nowait(delivery.job_id)
         return True
 
     async def holds(self, run: QueuedRun) -> bool:

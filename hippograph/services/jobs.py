@@ -18,7 +18,7 @@ from hippograph.clock import Clock
 from hippograph.errors import NotFound, Unavailable
 from hippograph.events import NO_EVENTS, Announcer
 from hippograph.ids import IdKind, require_id
-from hippograph.jobs import Job, JobStatus, LapsedRun, QueuedRun
+from hippograph.jobs import Delivery, Job, JobStatus, LapsedRun, QueuedRun
 
 if TYPE_CHECKING:
     # Type only: the payloads are declared beside the services that submit
@@ -58,25 +58,10 @@ class JobStore(Protocol):
 class JobQueue(Protocol):
     """How a submitted job's id reaches a runner: a transport, it decides nothing."""
 
-    async def enqueue(
-        self,
-        job_id: str,
-        attempt: int = 0,
-        *,
-        lapsed_at: datetime | None = None,
-        queued_at: datetime | None = None,
-    ) -> bool:
+    async def enqueue(self, delivery: Delivery) -> bool:
         """Have the job run soon; False if that delivery was already queued.
 
         Enqueueing a queued job again is harmless: it is not queued twice.
-
-        ``attempt`` is how many times the job has started so far: a transport
-        that deduplicates by id keys on both, so a resubmitted failed job runs.
-        ``lapsed_at`` marks a delivery for another runner to take over a run
-        whose lease lapsed at that time (see :class:`LapsedRun`): it is keyed
-        apart from the submission's, once per lapse. ``queued_at`` marks a
-        sweep's delivery of a job queued with none on its way (see
-        :class:`QueuedRun`), keyed by the moment the sweep queued it.
         """
         ...
 
@@ -113,7 +98,7 @@ class JobService:
         stored, needs_run = await self._store.submit(job)
         if needs_run:
             try:
-                await self._queue.enqueue(stored.id, stored.attempts)
+                await self._queue.enqueue(Delivery(stored.id, stored.attempts))
             except Unavailable as exc:
                 # Left "queued", the record would make every resubmission think
                 # the job is on its way; failed, the next submission re-queues it.
@@ -144,7 +129,9 @@ class JobService:
         for run in await self._store.lapsed(self._clock() - lease):
             if run.job_id in running_here:
                 continue
-            if not await self._queue.enqueue(run.job_id, run.attempt, lapsed_at=run.renewed_at):
+            if not await self._queue.enqueue(
+                Delivery(run.job_id, run.attempt, lapsed_at=run.renewed_at)
+            ):
                 continue
             delivered.append(run)
             log.info(
@@ -176,7 +163,7 @@ class JobService:
                 continue
             if not await self._store.stamp_queued(run.job_id, run.attempt, now - lease, now):
                 continue  # another sweep delivered it, or a run took it
-            await self._queue.enqueue(run.job_id, run.attempt, queued_at=now)
+            await self._queue.enqueue(Delivery(run.job_id, run.attempt, queued_at=now))
             delivered.append(run)
             log.warning(
                 "job %s: queued since %s with no delivery on its way; delivered again",

@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from graph.embedded import free_port
 from hippograph.adapters.embedder import SentenceTransformerEmbedder
 from hippograph.errors import Unavailable
+from hippograph.jobs import Delivery
 from hippograph.runtime import Runtime
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memories import NewMemory
@@ -69,10 +70,10 @@ async def test_a_burst_worker_runs_a_queued_memorize_once(
 
         # The same submission queued again (a retried request) has the same
         # arq id, which arq still knows (keep_result): it is dropped.
-        await runtime.queue.enqueue(job_id, 0)
+        await runtime.queue.enqueue(Delivery(job_id, 0))
         assert await queued_in_redis(settings) == 0
         # Delivered again under another id (a redelivery): the job finds its work done.
-        await runtime.queue.enqueue(job_id, 1)
+        await runtime.queue.enqueue(Delivery(job_id, 1))
         again = await run_burst_worker(settings, runtime)
         assert (again.jobs_complete, again.jobs_failed) == (1, 0)
         assert (await api.ok(JOB, {"id": job_id}))["job"] == done

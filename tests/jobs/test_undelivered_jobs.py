@@ -12,13 +12,12 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from arq.constants import retry_key_prefix
 from arq.jobs import Job as ArqJob
 
-from hippograph.jobs import Job, JobStatus
+from hippograph.jobs import Delivery, Job, JobStatus
 from hippograph.runtime import Runtime
 from hippograph.settings import Settings
 from jobs.arq_queue import load_payload
@@ -64,8 +63,8 @@ async def test_a_job_whose_submitter_died_before_redis_is_run_about_one_lease_la
     reached = asyncio.Event()
     submitted: list[str] = []
 
-    async def never(job_id: str, *args: Any, **kwargs: Any) -> bool:
-        submitted.append(job_id)
+    async def never(delivery: Delivery) -> bool:
+        submitted.append(delivery.job_id)
         reached.set()
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
