@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import threading
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -124,6 +124,23 @@ class TestDatabase:
         finally:
             for connection in opened:
                 await connection.close()
+
+    async def failing_rounds(
+        self,
+        data_dir: Path,
+        one_round: Callable[[list[GraphConnection], int], Awaitable[object]],
+        rounds: int = 12,
+    ) -> list[tuple[int, object]]:
+        """Run ``one_round(connections, round_)`` ``rounds`` times over two
+        :meth:`connections` (a race test's rounds: a race is lost only some of
+        the time); the rounds it answered something true for (what went wrong),
+        with that answer. None or False: that round went right."""
+        wrong: list[tuple[int, object]] = []
+        async with self.connections(data_dir) as connections:
+            for round_ in range(rounds):
+                if said := await one_round(connections, round_):
+                    wrong.append((round_, said))
+        return wrong
 
 
 class GraphBackend(Protocol):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.store import GraphStore
+from graph.store import GraphConnection, GraphStore
 from hippograph.cascade import deletion_report
 from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.models import Memory, MemoryKind, Message, Sources
@@ -178,29 +178,26 @@ async def test_a_memory_derived_while_its_source_is_deleted_never_outlives_it(
     # The deletion reads what derives from its root, then deletes: a memory
     # derived from the root in between, by another process, must either be
     # read (the delete refuses, or takes it too) or fail (its source is gone).
-    async with graph_db.connections(tmp_path) as (deleter, deriver):
-        orphans = []
-        for round_ in range(12):
-            user = f"ann{round_}"
-            _, messages = await conversation(store, user, ["one"])
-            deletion: Awaitable[object]
-            if root == "message":
-                source = messages[0].id
-                sources = Sources(message_ids=(source,))
-                deletion = deleter.store.cascade.delete(source, {source}, None, LIMIT)
-            else:
-                source = (await add_memory(store, memory(user, "a fact"))).id
-                sources = Sources(memory_ids=(source,))
-                deletion = deleter.store.user_deletion.delete_memories(user, [source], None, LIMIT)
-            derived = memory(user, f"derived {round_}")
-            await race(
-                deletion,
-                add_memory(deriver.store, derived, sources=sources),
-                refused=(Conflict, NotFound),
-            )
-            source_left = await store.messages.get_messages([source]) or await _exists(
-                store, source
-            )
-            if await _exists(store, derived.id) and not source_left:
-                orphans.append(round_)
-        assert orphans == []
+    async def orphaned(connections: list[GraphConnection], round_: int) -> bool:
+        deleter, deriver = connections
+        user = f"ann{round_}"
+        _, messages = await conversation(store, user, ["one"])
+        deletion: Awaitable[object]
+        if root == "message":
+            source = messages[0].id
+            sources = Sources(message_ids=(source,))
+            deletion = deleter.store.cascade.delete(source, {source}, None, LIMIT)
+        else:
+            source = (await add_memory(store, memory(user, "a fact"))).id
+            sources = Sources(memory_ids=(source,))
+            deletion = deleter.store.user_deletion.delete_memories(user, [source], None, LIMIT)
+        derived = memory(user, f"derived {round_}")
+        await race(
+            deletion,
+            add_memory(deriver.store, derived, sources=sources),
+            refused=(Conflict, NotFound),
+        )
+        source_left = await store.messages.get_messages([source]) or await _exists(store, source)
+        return await _exists(store, derived.id) and not source_left
+
+    assert await graph_db.failing_rounds(tmp_path, orphaned) == []

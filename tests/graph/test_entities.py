@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graph.store import GraphStore
+from graph.store import GraphConnection, GraphStore
 from hippograph.cascade import deletion_report
 from hippograph.entities import entity_id, memory_mentions, message_mentions
 from hippograph.ids import IdKind, new_id
@@ -235,16 +235,15 @@ async def test_an_entity_pruned_while_a_new_memory_names_it_keeps_the_new_mentio
     # Deleting the last memory that names Boston prunes the entity: a memory
     # naming Boston written meanwhile, by another process, must keep its
     # mention (of that entity, or of a new one) and never lose it.
-    async with graph_db.connections(tmp_path) as (deleter, writer):
-        lost = []
-        for round_ in range(12):
-            user = f"ann{round_}"
-            await add_user(store, user)
-            (old,) = await _store_memories(store, user, [("old", ("Boston",))])
-            await race(
-                deleter.store.user_deletion.delete_memories(user, [old.id], None, LIMIT),
-                _store_memories(writer.store, user, [("new", ("Boston",))]),
-            )
-            if (await _norms(store, user)).get("boston") != 1:
-                lost.append(round_)
-        assert lost == []
+    async def lost(connections: list[GraphConnection], round_: int) -> bool:
+        deleter, writer = connections
+        user = f"ann{round_}"
+        await add_user(store, user)
+        (old,) = await _store_memories(store, user, [("old", ("Boston",))])
+        await race(
+            deleter.store.user_deletion.delete_memories(user, [old.id], None, LIMIT),
+            _store_memories(writer.store, user, [("new", ("Boston",))]),
+        )
+        return (await _norms(store, user)).get("boston") != 1
+
+    assert await graph_db.failing_rounds(tmp_path, lost) == []

@@ -218,29 +218,26 @@ async def test_of_two_runners_applying_one_batch_at_once_one_applies_it(
 ) -> None:
     # A job's batch carries the cursor it expects: a second runner of the
     # same page must find the cursor moved, even when both check at once.
-    async with graph_db.connections(tmp_path) as runners:
-        await add_user(store, "ann")
-        twice = []
-        for round_ in range(8):
-            fact = memory("ann", f"{FACT} {round_}")
-            await store.memories.add(fact, indexed(fact.content, 7), Sources())
-            job = await queued_job(store, T0 + timedelta(seconds=round_))
-            assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
-            fuzz = Rewrite(fact.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, fact.content, None)
-            batch = BatchWrite(
-                "ann", T0, rewrites=[fuzz], job_id=job.id, cursor=fact.id, progress={}
-            )
+    await add_user(store, "ann")
 
-            async def apply(runner: GraphConnection, batch: BatchWrite = batch) -> bool:
-                try:
-                    await runner.store.forgetting.apply(batch)
-                except Conflict:
-                    return False
-                return True
+    async def twice(runners: list[GraphConnection], round_: int) -> bool:
+        fact = memory("ann", f"{FACT} {round_}")
+        await store.memories.add(fact, indexed(fact.content, 7), Sources())
+        job = await queued_job(store, T0 + timedelta(seconds=round_))
+        assert await store.jobs.start(job.id, T0, T0 - timedelta(minutes=10)) is not None
+        fuzz = Rewrite(fact.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, FACT, fact.content, None)
+        batch = BatchWrite("ann", T0, rewrites=[fuzz], job_id=job.id, cursor=fact.id, progress={})
 
-            if all(await asyncio.gather(*(apply(r) for r in runners))):
-                twice.append(round_)
-        assert twice == []
+        async def apply(runner: GraphConnection) -> bool:
+            try:
+                await runner.store.forgetting.apply(batch)
+            except Conflict:
+                return False
+            return True
+
+        return all(await asyncio.gather(*(apply(r) for r in runners)))
+
+    assert await graph_db.failing_rounds(tmp_path, twice, rounds=8) == []
 
 
 async def test_a_memory_boosted_while_a_hard_delete_runs_is_kept(
@@ -249,28 +246,27 @@ async def test_a_memory_boosted_while_a_hard_delete_runs_is_kept(
     # The run deletes only memories still as it read them: a boost committed
     # between that check and the delete (another process) must keep it.
     await add_user(store, "ann")
-    async with graph_db.connections(tmp_path) as (runner, booster):
-        lost = []
-        for round_ in range(12):
-            m = memory("ann", f"Ann once had a red bike {round_}")
-            await store.memories.add(m, indexed(m.content, round_), Sources())
-            batch = await _hard_delete_batch(
-                store,
-                [m.id],
-                progress={"scanned": 1, "changed": 1, "hard_delete": 1, "unchanged": 0},
-                decisions=[_decision(m.id, Action.HARD_DELETE)],
-            )
-            boost = MemoryOpsPlan(boosts=[m.id], boost=0.3)
-            _, boosted = await race(
-                runner.store.forgetting.apply(batch),
-                booster.store.memory_ops.apply(boost, T0 + timedelta(days=1)),
-                refused=(NotFound,),
-            )
-            if not isinstance(boosted, BaseException) and not await store.memories.get_memories(
-                [m.id]
-            ):
-                lost.append(round_)
-        assert lost == []
+
+    async def lost(connections: list[GraphConnection], round_: int) -> bool:
+        runner, booster = connections
+        m = memory("ann", f"Ann once had a red bike {round_}")
+        await store.memories.add(m, indexed(m.content, round_), Sources())
+        batch = await _hard_delete_batch(
+            store,
+            [m.id],
+            progress={"scanned": 1, "changed": 1, "hard_delete": 1, "unchanged": 0},
+            decisions=[_decision(m.id, Action.HARD_DELETE)],
+        )
+        boost = MemoryOpsPlan(boosts=[m.id], boost=0.3)
+        _, boosted = await race(
+            runner.store.forgetting.apply(batch),
+            booster.store.memory_ops.apply(boost, T0 + timedelta(days=1)),
+            refused=(NotFound,),
+        )
+        gone = not await store.memories.get_memories([m.id])
+        return not isinstance(boosted, BaseException) and gone
+
+    assert await graph_db.failing_rounds(tmp_path, lost) == []
 
 
 @pytest.mark.parametrize("action", [Action.FUZZ, Action.SOFT_DELETE])
@@ -281,22 +277,21 @@ async def test_of_two_runs_changing_one_memory_at_once_one_changes_it(
     # forget jobs) that both read it full and undeleted would both change it,
     # the history would record a fading twice, and both would count it done.
     await add_user(store, "ann")
-    async with graph_db.connections(tmp_path) as runners:
-        doubled = []
-        for round_ in range(12):
-            m = memory("ann", f"{FACT} {round_}")
-            await store.memories.add(m, indexed(m.content, round_), Sources())
-            decision = _decision(m.id, action)
-            if action is Action.FUZZ:
-                fade = Rewrite(
-                    m.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, m.content, m.content, None
-                )
-                batch = BatchWrite("ann", LATER, rewrites=[fade], decisions=[decision])
-            else:
-                batch = BatchWrite("ann", LATER, soft_deletes=[m.id], decisions=[decision])
-            applied = await asyncio.gather(*(r.store.forgetting.apply(batch) for r in runners))
-            after = (await store.memories.get_memories([m.id]))[m.id]
-            done = [a for a in applied if not a.kept]
-            if len(done) != 1 or len(after.level_history) > 1:
-                doubled.append((round_, len(done), len(after.level_history)))
-        assert doubled == []
+
+    async def doubled(runners: list[GraphConnection], round_: int) -> tuple[int, int] | None:
+        m = memory("ann", f"{FACT} {round_}")
+        await store.memories.add(m, indexed(m.content, round_), Sources())
+        decision = _decision(m.id, action)
+        if action is Action.FUZZ:
+            fade = Rewrite(m.id, MemoryLevel.FULL, MemoryLevel.SUMMARY, m.content, m.content, None)
+            batch = BatchWrite("ann", LATER, rewrites=[fade], decisions=[decision])
+        else:
+            batch = BatchWrite("ann", LATER, soft_deletes=[m.id], decisions=[decision])
+        applied = await asyncio.gather(*(r.store.forgetting.apply(batch) for r in runners))
+        after = (await store.memories.get_memories([m.id]))[m.id]
+        done = [a for a in applied if not a.kept]
+        if len(done) != 1 or len(after.level_history) > 1:
+            return len(done), len(after.level_history)
+        return None
+
+    assert await graph_db.failing_rounds(tmp_path, doubled) == []

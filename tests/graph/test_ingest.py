@@ -8,11 +8,12 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-from graph.store import GraphStore
+from graph.store import GraphConnection, GraphStore
 from hippograph.ids import IdKind, new_id
 from hippograph.models import (
     IndexedText,
     IngestBatch,
+    IngestCounts,
     Memory,
     MemoryFilter,
     MemoryKind,
@@ -100,21 +101,26 @@ async def test_two_runs_writing_units_of_one_message_at_once_keep_one(
 ) -> None:
     # As above, but the two writes race: neither may find the messages free
     # because the other has not committed yet.
-    async with graph_db.connections(tmp_path) as runs:
-        doubled = []
-        for round_ in range(6):
-            session, said = await conversation(store, f"ann{round_}", ["one", "two"])
-            cuts = [[said[0].id], [said[0].id, said[1].id]]
-            batches = [
-                IngestBatch(units=[(_unit(session.id, i), indexed("x", i), ids)], memories=[])
-                for i, ids in enumerate(cuts)
-            ]
-            counts = await asyncio.gather(
-                *(run.store.ingest.write(b) for run, b in zip(runs, batches, strict=True))
-            )
-            if sum(c.memunits for c in counts) != 1:
-                doubled.append(round_)
-        assert doubled == []
+    async def doubled(runs: list[GraphConnection], round_: int) -> bool:
+        session, said = await conversation(store, f"ann{round_}", ["one", "two"])
+        cuts = [[said[0].id], [said[0].id, said[1].id]]
+        batches = [
+            IngestBatch(units=[(_unit(session.id, i), indexed("x", i), ids)], memories=[])
+            for i, ids in enumerate(cuts)
+        ]
+        counts = await _write_at_once(runs, batches)
+        return sum(c.memunits for c in counts) != 1
+
+    assert await graph_db.failing_rounds(tmp_path, doubled, rounds=6) == []
+
+
+async def _write_at_once(
+    runs: list[GraphConnection], batches: list[IngestBatch]
+) -> list[IngestCounts]:
+    """Each run writes its batch, all at once (as workers' memorize runs race)."""
+    return await asyncio.gather(
+        *(run.store.ingest.write(b) for run, b in zip(runs, batches, strict=True))
+    )
 
 
 async def test_a_new_profile_value_supersedes_the_old_and_a_restatement_adds_a_source(
@@ -232,28 +238,24 @@ async def test_a_value_said_again_after_another_is_current_again(store: GraphSto
 async def test_two_runs_writing_one_attribute_at_once_leave_one_value_current(
     store: GraphStore, graph_db: TestDatabase, tmp_path: Path
 ) -> None:
-    async with graph_db.connections(tmp_path) as runs:
-        doubled = []
-        for round_ in range(6):
-            user = f"ann{round_}"
-            await add_user(store, user)
-            values = [
-                memory(user, f"Ann's city: {city}", kind=MemoryKind.PROFILE, topic="city", at=at)
-                for city, at in (("Lyon", T0), ("Nice", T0 + timedelta(days=1)))
-            ]
-            batches = [
-                IngestBatch(units=(), memories=[(v, indexed(v.content, i), Sources())])
-                for i, v in enumerate(values)
-            ]
-            await asyncio.gather(
-                *(run.store.ingest.write(b) for run, b in zip(runs, batches, strict=True))
-            )
-            if await store.ingest.profiles([user], 10) != {user: {"city": "Nice"}}:
-                doubled.append(round_)
-            found = await store.memories.get_memories([v.id for v in values])
-            if [found[v.id].valid_to is None for v in values] != [False, True]:
-                doubled.append(round_)
-        assert doubled == []
+    async def doubled(runs: list[GraphConnection], round_: int) -> bool:
+        user = f"ann{round_}"
+        await add_user(store, user)
+        values = [
+            memory(user, f"Ann's city: {city}", kind=MemoryKind.PROFILE, topic="city", at=at)
+            for city, at in (("Lyon", T0), ("Nice", T0 + timedelta(days=1)))
+        ]
+        batches = [
+            IngestBatch(units=(), memories=[(v, indexed(v.content, i), Sources())])
+            for i, v in enumerate(values)
+        ]
+        await _write_at_once(runs, batches)
+        found = await store.memories.get_memories([v.id for v in values])
+        return await store.ingest.profiles([user], 10) != {user: {"city": "Nice"}} or [
+            found[v.id].valid_to is None for v in values
+        ] != [False, True]
+
+    assert await graph_db.failing_rounds(tmp_path, doubled, rounds=6) == []
 
 
 async def test_a_new_profile_value_and_a_correction_of_the_old_at_once_leave_one_current(
@@ -262,23 +264,22 @@ async def test_a_new_profile_value_and_a_correction_of_the_old_at_once_leave_one
     # updateMemory corrects Ann's city while memorize writes a new one (two
     # processes): memorize must see the correction and supersede it, or the
     # correction must find its version superseded; never both current.
-    async with graph_db.connections(tmp_path) as (editor, run):
-        doubled = []
-        for round_ in range(12):
-            user = f"ann{round_}"
-            await add_user(store, user)
-            old = memory(user, "Ann's city: Lyon", kind=MemoryKind.PROFILE, topic="city", at=T0)
-            batch = IngestBatch(units=(), memories=[(old, indexed(old.content, 1), Sources())])
-            await store.ingest.write(batch)
-            later = T0 + timedelta(days=1)
-            fixed = replace(old, id=new_id(IdKind.MEMORY, later), content="Ann's city: Lyon!")
-            new = memory(user, "Ann's city: Nice", kind=MemoryKind.PROFILE, topic="city", at=later)
-            arriving = IngestBatch(units=(), memories=[(new, indexed(new.content, 2), Sources())])
-            await race(
-                editor.store.memories.supersede(old, fixed, indexed("x", 3), Sources(), later),
-                run.store.ingest.write(arriving),
-            )
-            current = await store.memories.list_memories(user, MemoryFilter(), 10, None, later)
-            if len(current.items) != 1:
-                doubled.append((round_, sorted(m.content for m in current.items)))
-        assert doubled == []
+    async def doubled(connections: list[GraphConnection], round_: int) -> list[str] | None:
+        editor, run = connections
+        user = f"ann{round_}"
+        await add_user(store, user)
+        old = memory(user, "Ann's city: Lyon", kind=MemoryKind.PROFILE, topic="city", at=T0)
+        batch = IngestBatch(units=(), memories=[(old, indexed(old.content, 1), Sources())])
+        await store.ingest.write(batch)
+        later = T0 + timedelta(days=1)
+        fixed = replace(old, id=new_id(IdKind.MEMORY, later), content="Ann's city: Lyon!")
+        new = memory(user, "Ann's city: Nice", kind=MemoryKind.PROFILE, topic="city", at=later)
+        arriving = IngestBatch(units=(), memories=[(new, indexed(new.content, 2), Sources())])
+        await race(
+            editor.store.memories.supersede(old, fixed, indexed("x", 3), Sources(), later),
+            run.store.ingest.write(arriving),
+        )
+        current = await store.memories.list_memories(user, MemoryFilter(), 10, None, later)
+        return None if len(current.items) == 1 else sorted(m.content for m in current.items)
+
+    assert await graph_db.failing_rounds(tmp_path, doubled) == []

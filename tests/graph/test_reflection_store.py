@@ -6,7 +6,7 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
-from graph.store import GraphStore
+from graph.store import GraphConnection, GraphStore
 from hippograph.entities import entity_id
 from hippograph.models import (
     EntityKind,
@@ -168,24 +168,23 @@ async def test_facts_a_deleted_reflection_summarised_do_not_make_their_user_due(
 async def test_of_two_runs_reflecting_on_a_shared_fact_at_once_one_writes(
     store: GraphStore, graph_db: TestDatabase, tmp_path: Path
 ) -> None:
-    async with graph_db.connections(tmp_path) as runs:
-        await add_user(store, "ann")
-        doubled = []
-        for round_ in range(8):
-            shared, a, b = [
-                await add_memory(store, memory("ann", f"Ann fact {round_}.{i}")) for i in range(3)
-            ]
-            groups = [[a.id, shared.id], [shared.id, b.id]]
-            made = [
-                memory("ann", f"Ann's summary {round_}.{i}", kind=MemoryKind.REFLECTION, at=NOW)
-                for i in range(2)
-            ]
-            written = await asyncio.gather(
-                *(
-                    run.store.reflection.write([(m, indexed(m.content, i), ids)])
-                    for i, (run, m, ids) in enumerate(zip(runs, made, groups, strict=True))
-                )
+    await add_user(store, "ann")
+
+    async def doubled(runs: list[GraphConnection], round_: int) -> bool:
+        shared, a, b = [
+            await add_memory(store, memory("ann", f"Ann fact {round_}.{i}")) for i in range(3)
+        ]
+        groups = [[a.id, shared.id], [shared.id, b.id]]
+        made = [
+            memory("ann", f"Ann's summary {round_}.{i}", kind=MemoryKind.REFLECTION, at=NOW)
+            for i in range(2)
+        ]
+        written = await asyncio.gather(
+            *(
+                run.store.reflection.write([(m, indexed(m.content, i), ids)])
+                for i, (run, m, ids) in enumerate(zip(runs, made, groups, strict=True))
             )
-            if sum(n for n, _ in written) != 1:
-                doubled.append(round_)
-        assert doubled == []
+        )
+        return sum(n for n, _ in written) != 1
+
+    assert await graph_db.failing_rounds(tmp_path, doubled, rounds=8) == []

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from graph.store import GraphStore
+from graph.store import GraphConnection, GraphStore
 from hippograph.auth import ApiKeyRecord, hash_key
 from hippograph.cascade import deletion_report
 from hippograph.errors import Conflict, NotFound
@@ -82,24 +83,24 @@ async def test_a_session_created_while_its_user_is_deleted_never_outlives_the_us
     # The deletion reads that no session is left, then deletes the user: a
     # session created in between, by another process, must be read (Conflict)
     # or find its user gone.
-    async with graph_db.connections(tmp_path) as (deleter, creator):
-        orphans = []
-        for round_ in range(12):
-            user = f"ann{round_}"
-            await add_user(store, user)
-            session = Session(
-                id=new_id(IdKind.SESSION, T0), user_id=user, title="chat", started_at=T0
-            )
-            await race(
-                deleter.store.user_deletion.delete_user(user),
-                creator.store.users.create_session(session),
-                refused=(Conflict,),
-            )
-            if await store.users.get_sessions([session.id]) and not await store.users.get_users(
-                [user]
-            ):
-                orphans.append(round_)
-        assert orphans == []
+    async def orphaned(connections: list[GraphConnection], round_: int) -> bool:
+        deleter, creator = connections
+        user = f"ann{round_}"
+        await add_user(store, user)
+        session = Session(id=new_id(IdKind.SESSION, T0), user_id=user, title="chat", started_at=T0)
+        await race(
+            deleter.store.user_deletion.delete_user(user),
+            creator.store.users.create_session(session),
+            refused=(Conflict,),
+        )
+        return await _outlives(store, user, await store.users.get_sessions([session.id]))
+
+    assert await graph_db.failing_rounds(tmp_path, orphaned) == []
+
+
+async def _outlives(store: GraphStore, user_id: str, found: Mapping[str, object]) -> bool:
+    """Whether what was ``found`` of the user's is left while the user is gone."""
+    return bool(found) and not await store.users.get_users([user_id])
 
 
 async def test_a_memory_added_while_its_user_is_deleted_never_outlives_the_user(
@@ -109,22 +110,19 @@ async def test_a_memory_added_while_its_user_is_deleted_never_outlives_the_user(
     # none is left and its delete must be read (Conflict) or find its user
     # gone (NotFound). On Neo4j, the writer that waited for the deletion's
     # lock used to write it all the same (2 of 24 rounds).
-    async with graph_db.connections(tmp_path) as (deleter, writer):
-        orphans = []
-        for round_ in range(24):
-            user = f"ann{round_}"
-            await add_user(store, user)
-            record = memory(user, "Ann moved to Boston")
-            await race(
-                deleter.store.user_deletion.delete_user(user),
-                writer.store.memories.add(record, indexed(record.content, 0), Sources()),
-                refused=(Conflict, NotFound),
-            )
-            if await store.memories.get_memories([record.id]) and not await store.users.get_users(
-                [user]
-            ):
-                orphans.append(round_)
-        assert orphans == []
+    async def orphaned(connections: list[GraphConnection], round_: int) -> bool:
+        deleter, writer = connections
+        user = f"ann{round_}"
+        await add_user(store, user)
+        record = memory(user, "Ann moved to Boston")
+        await race(
+            deleter.store.user_deletion.delete_user(user),
+            writer.store.memories.add(record, indexed(record.content, 0), Sources()),
+            refused=(Conflict, NotFound),
+        )
+        return await _outlives(store, user, await store.memories.get_memories([record.id]))
+
+    assert await graph_db.failing_rounds(tmp_path, orphaned, rounds=24) == []
 
 
 async def test_no_memory_is_written_for_a_user_who_does_not_exist(store: GraphStore) -> None:
@@ -155,23 +153,21 @@ async def test_two_users_of_one_key_deleted_at_once_both_leave_it(
 ) -> None:
     # Each deletion writes back the key's users less its own: two at once
     # (two processes) that both read all three would each keep the other.
-    async with graph_db.connections(tmp_path) as deleters:
-        left = []
-        for round_ in range(12):
-            users = [f"{name}{round_}" for name in ("ann", "bob", "cid")]
-            for user in users:
-                await add_user(store, user)
-            await store.keys.create(_key(f"key {round_}", tuple(users), round_))
-            await race(
-                *(
-                    d.store.user_deletion.delete_user(u)
-                    for d, u in zip(deleters, users[:2], strict=True)
-                )
+    async def kept(deleters: list[GraphConnection], round_: int) -> tuple[str, ...]:
+        users = [f"{name}{round_}" for name in ("ann", "bob", "cid")]
+        for user in users:
+            await add_user(store, user)
+        await store.keys.create(_key(f"key {round_}", tuple(users), round_))
+        await race(
+            *(
+                d.store.user_deletion.delete_user(u)
+                for d, u in zip(deleters, users[:2], strict=True)
             )
-            (key,) = [k for k in await store.keys.list() if k.name == f"key {round_}"]
-            if key.user_ids != (users[2],):
-                left.append((round_, key.user_ids))
-        assert left == []
+        )
+        (key,) = [k for k in await store.keys.list() if k.name == f"key {round_}"]
+        return () if key.user_ids == (users[2],) else key.user_ids
+
+    assert await graph_db.failing_rounds(tmp_path, kept) == []
 
 
 def _key(name: str, user_ids: tuple[str, ...], seed: int) -> ApiKeyRecord:
