@@ -15,7 +15,7 @@ import logging
 import re
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 from openai.types.chat import ChatCompletionMessageParam
 from pydantic import ValidationError
@@ -39,6 +39,8 @@ _SHORTENED = frozenset({MemoryLevel.SUMMARY, MemoryLevel.TAG})
 _LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 # The least share of Chinese characters among the letters of a Chinese answer.
 _SOME_CHINESE = 0.1
+# An answer whose text is its ``content`` field (a reflection, a fuzzed memory).
+_Answer = TypeVar("_Answer", ReflectionSummary, FuzzText)
 
 
 class Rejected(Exception):
@@ -106,14 +108,20 @@ def require_language(expected: str, text: str) -> None:
         )
 
 
+def _answer(shape: type[_Answer], content: str, what: str, language: str) -> _Answer:
+    """The answer's JSON object as ``shape``, its ``content`` in ``language``;
+    ``Rejected`` (``returned an invalid <what>``) if it does not fit the shape."""
+    try:
+        answer = shape.model_validate(json_object(content))
+    except ValidationError as error:
+        raise Rejected(f"returned an invalid {what}", str(error)) from None
+    require_language(language, answer.content)
+    return answer
+
+
 def parse_reflection(content: str, language: str) -> ReflectionSummary:
     """The model's answer as a ``ReflectionSummary``; ``Rejected`` if invalid."""
-    try:
-        summary = ReflectionSummary.model_validate(json_object(content))
-    except ValidationError as error:
-        raise Rejected("returned an invalid reflection", str(error)) from None
-    require_language(language, summary.content)
-    return summary
+    return _answer(ReflectionSummary, content, "reflection", language)
 
 
 def parse_fuzz(content: str, request: FuzzRequest, language: str) -> FuzzText:
@@ -122,11 +130,7 @@ def parse_fuzz(content: str, request: FuzzRequest, language: str) -> FuzzText:
     A summary or tag must be shorter than the memory: Qwen2.5-0.5B, asked for
     a summary, handed the memory back word for word.
     """
-    try:
-        answer = FuzzText.model_validate(json_object(content))
-    except ValidationError as error:
-        raise Rejected("returned an invalid fuzzed text", str(error)) from None
-    require_language(language, answer.content)
+    answer = _answer(FuzzText, content, "fuzzed text", language)
     if request.level in _SHORTENED and len(answer.content) >= len(request.text):
         raise Rejected(
             NOT_SHORTER,

@@ -149,7 +149,7 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
             )
         )
     for fact in extraction.facts:
-        sources = [messages[i] for i in fact.message_indices if 0 <= i < len(messages)] or [first]
+        sources = _cited(fact.message_indices, messages)
         at = sources[0]
         if fact.kind == "event" or fact.quoted:
             # The speaker's words: an event, or a fact the offline extractor
@@ -196,20 +196,9 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
                 context.learned_at,
                 topic=fact.topic,
             )
-            drafts.append(
-                MemoryDraft(
-                    memory=memory,
-                    search_text=text.search_text(fact.content),
-                    sources=Sources(
-                        message_ids=tuple(m.id for m in sources), memunit_ids=(unit_id,)
-                    ),
-                    embed_text=fact.content,
-                )
-            )
+            drafts.append(_own_text_draft(memory, sources, unit_id))
     for attribute in extraction.profile:
-        sources = [messages[i] for i in attribute.message_indices if 0 <= i < len(messages)] or [
-            first
-        ]
+        sources = _cited(attribute.message_indices, messages)
         name = context.user_names.get(attribute.user_id, attribute.user_id)
         content = f"{name}'s {attribute.attribute.replace('_', ' ')}: {attribute.value}"
         memory = _memory(
@@ -228,14 +217,7 @@ def assemble(extraction: Extraction, context: UnitContext) -> UnitDraft:
             context.learned_at,
             topic=attribute.attribute,
         )
-        drafts.append(
-            MemoryDraft(
-                memory=memory,
-                search_text=text.search_text(content),
-                sources=Sources(message_ids=tuple(m.id for m in sources), memunit_ids=(unit_id,)),
-                embed_text=content,
-            )
-        )
+        drafts.append(_own_text_draft(memory, sources, unit_id))
     memories = tuple(merged(drafts))
     return UnitDraft(
         unit=unit,
@@ -262,6 +244,22 @@ def _mentions(context: UnitContext, memories: Sequence[MemoryDraft]) -> tuple[Me
         sources = [by_id[i] for i in draft.sources.message_ids if i in by_id] or list(messages)
         out.append(memory_mentions(draft.memory, sources[0].speaker, known))
     return tuple(m for m in out if m.entities)
+
+
+def _cited(indices: Sequence[int], messages: Sequence[Message]) -> list[Message]:
+    """The unit's messages an item cites by index (a model may cite ones that are not
+    there: dropped), or the unit's first when it cites none of them."""
+    return [messages[i] for i in indices if 0 <= i < len(messages)] or [messages[0]]
+
+
+def _own_text_draft(memory: Memory, sources: Sequence[Message], unit_id: str) -> MemoryDraft:
+    """A memory searched and embedded by its own text, drawn from ``sources`` of the unit."""
+    return MemoryDraft(
+        memory=memory,
+        search_text=text.search_text(memory.content),
+        sources=Sources(message_ids=tuple(m.id for m in sources), memunit_ids=(unit_id,)),
+        embed_text=memory.content,
+    )
 
 
 def _memory(

@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from hippograph.admission import Refused
-from hippograph.mcp.toolkit import ToolServer, server_of
+from hippograph.mcp.toolkit import ToolServer, caller_client
 
 PROFILE_URI = "hippograph://users/{user_id}/profile"
 REFLECTIONS_URI = "hippograph://users/{user_id}/reflections"
@@ -38,10 +38,8 @@ async def _user_memories(
     ctx: Context[Any, Any], uri: str, user_id: str, kind: MemoryKind, first: int
 ) -> tuple[Any, Any]:
     """The user and their newest ``first`` memories of ``kind`` (as JSON), or a JSON-RPC error."""
-    server = server_of(ctx)
     try:
-        admitted = await server.caller.admitted(ctx)
-        async with server.connect.client(admitted) as client:
+        async with caller_client(ctx) as client:
             # The memories first: for a user the key may not see, the API's own answer.
             page = await client.memories(user_id, filter=MemoryFilter(kinds=(kind,)), first=first)
             user = await client.user(user_id)

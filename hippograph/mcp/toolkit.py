@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from hippograph_client import HippoGraphError
+from hippograph_client import AsyncHippoGraph, HippoGraphError
 from hippograph_client.decode import encode
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
@@ -107,6 +108,16 @@ def server_of(ctx: Context[Any, Any]) -> ToolServer:
     return server
 
 
+@asynccontextmanager
+async def caller_client(ctx: Context[Any, Any]) -> AsyncIterator[AsyncHippoGraph]:
+    """A client of the API acting as the caller of a tool or resource call
+    (``Refused`` when admission turns the caller away)."""
+    server = server_of(ctx)
+    admitted = await server.caller.admitted(ctx)
+    async with server.connect.client(admitted) as client:
+        yield client
+
+
 def served(declared: Declared) -> Tool:
     """The SDK's tool for ``declared``: the tool's own parameters but the client, and
     the SDK's ``Context`` (the request, hence the caller, and the server, hence the API)."""
@@ -114,10 +125,8 @@ def served(declared: Declared) -> Tool:
     _client, *parameters = inspect.signature(fn, eval_str=True).parameters.values()
 
     async def call(ctx: Context[Any, Any], **arguments: Any) -> CallToolResult:
-        server = server_of(ctx)
         try:
-            admitted = await server.caller.admitted(ctx)
-            async with server.connect.client(admitted) as client:
+            async with caller_client(ctx) as client:
                 return succeeded(await fn(client, **arguments))
         except HippoGraphError as exc:
             return failed(exc.code, exc.message, exc.field)

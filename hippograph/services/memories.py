@@ -14,7 +14,7 @@ from hippograph.clock import Clock
 from hippograph.entities import written_mentions
 from hippograph.errors import Conflict, InvalidInput, NotFound
 from hippograph.events import NO_EVENTS, Announcer
-from hippograph.ids import IdKind, derived_id, kind_of, new_id, require_client_id, require_id
+from hippograph.ids import IdKind, derived_id, kind_of, new_id, require_client_id
 from hippograph.models import (
     DEFAULT_CATEGORY,
     IndexedText,
@@ -36,6 +36,7 @@ from hippograph.querytime import dated
 from hippograph.services.memory_store import MemoryStore, MemUnitStore
 from hippograph.services.messages import MessageStore
 from hippograph.services.users import UserService
+from hippograph.services.visible import require_visible
 from hippograph.settings import LimitSettings
 from hippograph.validation import (
     require_count,
@@ -256,11 +257,7 @@ class MemoryService:
 
     async def require_memory(self, principal: Principal, memory_id: str, field: str) -> Memory:
         """A visible memory, or ``NotFound``."""
-        require_id(memory_id, IdKind.MEMORY, field)
-        memory = (await self.get_memories(principal, [memory_id])).get(memory_id)
-        if memory is None:
-            raise NotFound("memory", memory_id)
-        return memory
+        return await require_visible(self.get_memories, principal, IdKind.MEMORY, memory_id, field)
 
     async def list_memories(
         self,

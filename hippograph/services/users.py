@@ -8,9 +8,10 @@ from typing import Protocol
 from hippograph.auth import Principal
 from hippograph.clock import Clock
 from hippograph.errors import Forbidden, NotFound
-from hippograph.ids import IdKind, new_id, require_id, require_user_id
+from hippograph.ids import IdKind, new_id, require_user_id
 from hippograph.models import Page, Session, User
 from hippograph.pagination import TimeCursor, decode_id_cursor, decode_time_cursor
+from hippograph.services.visible import require_visible
 from hippograph.settings import LimitSettings
 from hippograph.validation import require_count, require_text
 
@@ -91,11 +92,9 @@ class UserService:
 
     async def require_session(self, principal: Principal, session_id: str, field: str) -> Session:
         """The session, or ``NotFound``."""
-        require_id(session_id, IdKind.SESSION, field)
-        session = (await self.get_sessions(principal, [session_id])).get(session_id)
-        if session is None:
-            raise NotFound("session", session_id)
-        return session
+        return await require_visible(
+            self.get_sessions, principal, IdKind.SESSION, session_id, field
+        )
 
     async def sessions_of_users(
         self, principal: Principal, user_ids: Sequence[str], first: int, after: str | None
