@@ -49,13 +49,20 @@ def locked(node: LiteralString, *carried: LiteralString) -> LiteralString:
     a value set unchanged and relies instead on refusing the second of two
     writers of one record; where the two would write different records, the
     caller counts itself on the shared node (:func:`counted`).
-    Every node it is used on (Job, Memory, Entity) has a ``kind``. ``carried``:
-    the other variables the query goes on with (an UNWIND's row).
+    Every node it is used on (Job, Memory, Entity) has a ``kind``, and only a
+    node deleted while this write waited for its lock has none: Neo4j then
+    lets the SET through without an error and reads every property as null,
+    so a test such as ``m.deleted_at IS NULL`` would pass, and a count would
+    say the node was written. Such a node is dropped here. ``carried``: the
+    other variables the query goes on with (an UNWIND's row).
     """
     kept: LiteralString = node
     for name in carried:
         kept = kept + ", " + name
-    return "SET " + node + ".kind = " + node + ".kind WITH " + kept + " "
+    return (
+        "SET " + node + ".kind = " + node + ".kind "
+        "WITH " + kept + " WHERE " + node + ".kind IS NOT NULL WITH " + kept + " "
+    )
 
 
 # The properties that count writes so that racing writers change one shared

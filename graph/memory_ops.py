@@ -15,10 +15,13 @@ from graph.memories import UPDATE_MEMORY, create_memories, memory_row, write_suc
 from hippograph.errors import NotFound
 from hippograph.models import MemoryOpsPlan
 
+# Under the lock too: on Neo4j a boost that waited while a forget run deleted
+# the memory counted it as boosted, and the batch said so.
 BOOST_MEMORIES = cypher(
     "memory_ops.BOOST_MEMORIES",
-    "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.deleted_at IS NULL "
-    "AND (m.valid_to IS NULL OR m.valid_to > $now) "
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
+    + locked("m")
+    + "WHERE m.deleted_at IS NULL AND (m.valid_to IS NULL OR m.valid_to > $now) "
     "SET m.importance = CASE WHEN m.importance + $boost > 1.0 THEN 1.0 "
     "ELSE m.importance + $boost END "
     "RETURN count(m) AS n",
