@@ -38,7 +38,8 @@ from hippograph.versions import EDITABLE
 # replaces, which the deletion changes before it deletes it. The user is
 # matched again once its lock is held: on Neo4j, a write that waited for the
 # deletion's lock changed the deleted node without an error, and the memory
-# was written (2 of 24 rounds); no edge to the user fails as a session's does.
+# was written (tests/graph/test_concurrency.py); no edge to the user fails
+# as a session's does.
 CREATE_MEMORIES = cypher(
     "memories.CREATE_MEMORIES",
     "UNWIND $rows AS row MATCH (u:User {id: row.user_id}) "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, LiteralString
 
 import pytest
 from neo4j import AsyncManagedTransaction
@@ -13,6 +13,7 @@ from neo4j import AsyncManagedTransaction
 from graph.driver import fetch
 from graph.memories import HARD_DELETE_MEMORY
 from graph.store import GraphStore
+from graph.user_deletion import DELETE_USER
 from hippograph.errors import NotFound
 from hippograph.models import MemoryFilter, MemoryOpsPlan, Sources
 from tests.graphs import TestDatabase
@@ -53,40 +54,61 @@ async def _updated(store: GraphStore, memory_id: str) -> bool:
     return await store.memories.update(memory_id, {"importance": 0.9}, T0) is not None
 
 
-# Each write that tests a memory under its lock, and whether it said it wrote it.
-_LOCKED_WRITES: dict[str, Callable[[GraphStore, str], Coroutine[Any, Any, bool]]] = {
-    "update": _updated,
-    "soft delete": lambda store, mid: store.memories.soft_delete(mid, T0),
-    "boost": lambda store, mid: _applied(store, MemoryOpsPlan(boosts=[mid], boost=0.3)),
-    "batch delete": lambda store, mid: _applied(store, MemoryOpsPlan(soft_deletes=[mid])),
+async def _added(store: GraphStore, _: str) -> bool:
+    """Whether a new memory of ann's was written (not refused with ``NotFound``)."""
+    record = memory("ann", "Ann moved to Boston")
+    try:
+        await store.memories.add(record, indexed(record.content, 1), Sources())
+    except NotFound:
+        return False
+    return True
+
+
+# Each write that waits for the lock of a node (ann's memory, or ann), the
+# deletion of that node, and the write: whether it said it wrote.
+_LOCKED_WRITES: dict[
+    str, tuple[LiteralString, Callable[[GraphStore, str], Coroutine[Any, Any, bool]]]
+] = {
+    "update": (HARD_DELETE_MEMORY, _updated),
+    "soft delete": (HARD_DELETE_MEMORY, lambda store, mid: store.memories.soft_delete(mid, T0)),
+    "boost": (
+        HARD_DELETE_MEMORY,
+        lambda store, mid: _applied(store, MemoryOpsPlan(boosts=[mid], boost=0.3)),
+    ),
+    "batch delete": (
+        HARD_DELETE_MEMORY,
+        lambda store, mid: _applied(store, MemoryOpsPlan(soft_deletes=[mid])),
+    ),
+    "add under the user": (DELETE_USER, _added),
 }
 
 
 @pytest.mark.only_on("neo4j", "ArcadeDB takes no lock: it refuses the later of the two commits")
 @pytest.mark.parametrize("write", sorted(_LOCKED_WRITES))
-async def test_a_write_that_waited_while_its_memory_was_deleted_finds_it_gone(
+async def test_a_write_that_waited_while_its_node_was_deleted_finds_it_gone(
     store: GraphStore, graph_db: TestDatabase, tmp_path: Path, write: str
 ) -> None:
     # Neo4j lets a write that waited for the lock of a node deleted meanwhile
     # set it without an error, and reads its properties as null: a boost
-    # counted the memory as boosted, and a test of ``deleted_at IS NULL``
-    # passed (graph.cypher.locked).
+    # counted the memory as boosted, a test of ``deleted_at IS NULL`` passed
+    # (graph.cypher.locked), and a memory was created for a user deleted
+    # under it (graph/memories.py: CREATE_MEMORIES).
     await add_user(store, "ann")
     record = await add_memory(store, memory("ann", "Ann once had a red bike"))
+    deletion_query, write_it = _LOCKED_WRITES[write]
     deleting, release = asyncio.Event(), asyncio.Event()
 
     async def delete(tx: AsyncManagedTransaction) -> None:
-        await fetch(tx, HARD_DELETE_MEMORY, {"id": record.id})
+        await fetch(tx, deletion_query, {"id": record.id, "user_id": "ann"})
         deleting.set()
-        await release.wait()  # the memory stays locked, deleted, uncommitted
+        await release.wait()  # the node stays locked, deleted, uncommitted
 
     async with graph_db.connections(tmp_path) as (deleter, writer):
         deletion = asyncio.create_task(deleter.store.graph.write(delete))
         await deleting.wait()
-        waiting = asyncio.create_task(_LOCKED_WRITES[write](writer.store, record.id))
+        waiting = asyncio.create_task(write_it(writer.store, record.id))
         await asyncio.sleep(0.5)
-        assert not waiting.done()  # it waits for the memory's lock
+        assert not waiting.done()  # it waits for the node's lock
         release.set()
         await deletion
         assert await waiting is False
-    assert await store.memories.get_memories([record.id]) == {}

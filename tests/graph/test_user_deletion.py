@@ -109,7 +109,8 @@ async def test_a_memory_added_while_its_user_is_deleted_never_outlives_the_user(
     # As for a session: a memory written between the deletion's read that
     # none is left and its delete must be read (Conflict) or find its user
     # gone (NotFound). On Neo4j, the writer that waited for the deletion's
-    # lock used to write it all the same (2 of 24 rounds).
+    # lock used to write it all the same: test_concurrency.py holds that
+    # case open, where rounds find it 1 to 3 times in 24.
     async def orphaned(connections: list[GraphConnection], round_: int) -> bool:
         deleter, writer = connections
         user = f"ann{round_}"
@@ -122,7 +123,7 @@ async def test_a_memory_added_while_its_user_is_deleted_never_outlives_the_user(
         )
         return await _outlives(store, user, await store.memories.get_memories([record.id]))
 
-    assert await graph_db.failing_rounds(tmp_path, orphaned, rounds=24) == []
+    assert await graph_db.failing_rounds(tmp_path, orphaned) == []
 
 
 async def test_no_memory_is_written_for_a_user_who_does_not_exist(store: GraphStore) -> None:
