@@ -66,6 +66,9 @@ USERS_WITH_PENDING = cypher(
     + _DUE
     + "WITH m.user_id AS user_id, sum(m.importance) AS importance, count(m) AS n "
     "WHERE n >= $min_facts AND importance >= $min_importance "
+    # Memories a deleted user left (before a memory's creation needed its
+    # user, graph/memories.py) have no one a reflection could be written under.
+    "MATCH (:User {id: user_id}) "
     "RETURN user_id ORDER BY user_id LIMIT $limit",
 )
 REFLECTION_EXISTS = cypher(

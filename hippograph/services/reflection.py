@@ -189,6 +189,12 @@ class ReflectionService:
         count, importance = await self._store.pending_total(user_id, kinds, now, as_of)
         if count < self._rules.min_facts or importance < self._rules.min_importance_sum:
             return ReflectOutcome(due=False)
+        users = await self._user_store.get_users([user_id])
+        if user_id not in users:
+            # Memories left without their user (a race before a memory's
+            # creation needed it): a reflection could not be written under
+            # no one, and the model would be paid for nothing.
+            return ReflectOutcome(due=False)
         facts = await self._store.pending(user_id, kinds, now, as_of, self._settings.max_pending)
         last = await self._store.last_reflection_at(user_id)
         if not is_due(facts, last, now, self._rules, force):
@@ -196,8 +202,7 @@ class ReflectionService:
         groups = themes(facts, self._rules)
         if not groups:
             return ReflectOutcome(due=True)
-        users = await self._user_store.get_users([user_id])
-        name = users[user_id].name if user_id in users else user_id
+        name = users[user_id].name
         gate = asyncio.Semaphore(_SUMMARIES_AT_ONCE)
 
         async def summarise(group: Sequence[str]) -> tuple[str, Usage, str]:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from neo4j import AsyncManagedTransaction
+
+from graph.driver import fetch
+from graph.user_deletion import DELETE_USER
+from hippograph.runtime import Runtime
+from hippograph.services.reflection import ReflectOutcome
 from tests.api.conftest import ANN_FACTS_BY_THEME, Api, add_memory, seed_user
+from tests.support import add_memory as add_stored_memory
+from tests.support import add_user, memory
 
 REFLECT = """
 mutation($userId: ID!, $force: Boolean!) {
@@ -187,3 +195,20 @@ def test_a_reflection_corrected_keeps_its_facts_and_one_deleted_hands_them_back(
     )
     listed = {e["node"]["id"] for e in api.ok(DEFAULT_LISTING)["memories"]["edges"]}
     assert {s["id"] for s in corrected["summarizes"]} <= listed
+
+
+async def test_memories_left_without_their_user_are_not_reflected_on(runtime: Runtime) -> None:
+    # Memories a deleted user left behind (a race before a memory's creation
+    # needed its user): a reflect run must not ask the model to summarise
+    # them for no one, and then fail to write it.
+    store = runtime.connection.store
+    await add_user(store, "ann")
+    facts = [fact for theme in FACTS.values() for fact in theme]
+    for index, (fact, importance) in enumerate(facts):
+        await add_stored_memory(store, memory("ann", fact, importance=importance), seed=index)
+
+    async def delete_the_user(tx: AsyncManagedTransaction) -> None:
+        await fetch(tx, DELETE_USER, {"user_id": "ann"})
+
+    await store.graph.write(delete_the_user)
+    assert await runtime.services.reflection.reflect("ann", force=True) == ReflectOutcome(due=False)

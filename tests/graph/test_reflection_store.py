@@ -6,7 +6,11 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
+from neo4j import AsyncManagedTransaction
+
+from graph.driver import fetch
 from graph.store import GraphConnection, GraphStore
+from graph.user_deletion import DELETE_USER
 from hippograph.entities import entity_id
 from hippograph.models import (
     EntityKind,
@@ -188,3 +192,21 @@ async def test_of_two_runs_reflecting_on_a_shared_fact_at_once_one_writes(
         return sum(n for n, _ in written) != 1
 
     assert await graph_db.failing_rounds(tmp_path, doubled, rounds=8) == []
+
+
+async def test_a_users_memories_left_without_the_user_never_make_them_due(
+    store: GraphStore,
+) -> None:
+    # Memories a deleted user left behind (a race before a memory's creation
+    # needed its user): no reflection can be written under no one.
+    await add_user(store, "ann")
+    for i in range(3):
+        await add_memory(store, memory("ann", f"Ann fact {i}", importance=0.8))
+
+    async def delete_the_user(tx: AsyncManagedTransaction) -> None:
+        await fetch(tx, DELETE_USER, {"user_id": "ann"})
+
+    await store.graph.write(delete_the_user)
+    count, _ = await store.reflection.pending_total("ann", KINDS, NOW, NOW)
+    assert count == 3  # still there, and pending
+    assert await store.reflection.users_with_pending(KINDS, 2, 1.0, "", 10, NOW) == []
