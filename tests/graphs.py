@@ -133,12 +133,14 @@ class TestDatabase:
     ) -> list[tuple[int, object]]:
         """Run ``one_round(connections, round_)`` ``rounds`` times over two
         :meth:`connections` (a race test's rounds: a race is lost only some of
-        the time); the rounds it answered something true for (what went wrong),
-        with that answer. None or False: that round went right."""
+        the time); the rounds that went wrong, with what ``one_round`` said of
+        them. It answers None or False for a round that went right; anything
+        else, even an empty list, is what went wrong."""
         wrong: list[tuple[int, object]] = []
         async with self.connections(data_dir) as connections:
             for round_ in range(rounds):
-                if said := await one_round(connections, round_):
+                said = await one_round(connections, round_)
+                if said is not None and said is not False:
                     wrong.append((round_, said))
         return wrong
 

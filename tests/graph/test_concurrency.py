@@ -112,3 +112,7 @@ async def test_a_write_that_waited_while_its_node_was_deleted_finds_it_gone(
         release.set()
         await deletion
         assert await waiting is False
+    # Nothing of what it would have written is there: no memory is left but
+    # the one the user's deletion leaves (it deletes only the user node).
+    left = 1 if deletion_query is DELETE_USER else 0
+    assert await store.memories.count("ann") == left
