@@ -3,14 +3,17 @@
 pydantic-settings reads the variables its fields name and ignores every
 other one, so ``HIPPOGRAPH_GRAPH__SERVRE=neo4j`` would start on the embedded
 graph without a word, and the data would land there. Every command warns
-about such a variable at start-up, with the setting it was likely meant to be.
+about such a variable at start-up, with the setting it was likely meant to be;
+and about a key of a section set as one JSON object
+(``HIPPOGRAPH_SEARCH='{"exact_scan_maxx": 5}'``), which a section ignores alike.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -86,7 +89,35 @@ def misnamed(names: Iterable[str]) -> list[str]:
     return warnings
 
 
-def startup_warnings(environ: Iterable[str]) -> list[str]:
-    """What the process environment and the .env file pydantic-settings reads misname."""
+def misnamed_keys(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each key of a section set as a JSON object that names no
+    setting of it, naming the likeliest one."""
+    fields = setting_fields(sections=True)
+    warnings = []
+    for variable in sorted(environ):
+        field = fields.get(variable.upper())
+        section = field.annotation if field is not None else None
+        if not (isinstance(section, type) and issubclass(section, BaseModel)):
+            continue
+        try:
+            value = json.loads(environ[variable])
+        except ValueError:
+            continue  # not JSON: the settings' own error says so
+        if not isinstance(value, dict):
+            continue  # not an object: the settings' own error says so too
+        for key in value:
+            if key not in section.model_fields:
+                meant = difflib.get_close_matches(key, section.model_fields, n=1, cutoff=0.75)
+                hint = f" (did you mean {meant[0]}?)" if meant else ""
+                warnings.append(
+                    f"{variable} sets {key!r}, which names no setting there, "
+                    f"so it changes nothing{hint}"
+                )
+    return warnings
+
+
+def startup_warnings(environ: Mapping[str, str]) -> list[str]:
+    """What the process environment and the .env file pydantic-settings reads misname:
+    variables, and keys of sections set as JSON objects in the environment."""
     env_file = Path(str(Settings.model_config["env_file"]))
-    return misnamed([*environ, *dotenv_names(env_file)])
+    return misnamed([*environ, *dotenv_names(env_file)]) + misnamed_keys(environ)

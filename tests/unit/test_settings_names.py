@@ -12,6 +12,7 @@ from hippograph.settings_names import (
     READ_ELSEWHERE,
     dotenv_names,
     misnamed,
+    misnamed_keys,
     setting_variables,
     startup_warnings,
 )
@@ -25,6 +26,25 @@ def test_a_misspelt_setting_is_named_with_the_setting_meant() -> None:
         "(did you mean HIPPOGRAPH_GRAPH__SERVER?)",
         "HIPPOGRAPH_REDIS_URL is set but names no setting, so it changes nothing "
         "(did you mean HIPPOGRAPH_REDIS__URL?)",
+    ]
+
+
+def test_a_misspelt_key_of_a_section_set_as_json_is_named_with_the_key_meant() -> None:
+    # pydantic-settings reads the section's JSON and ignores a key it does not know.
+    assert misnamed_keys(
+        {
+            "HIPPOGRAPH_SEARCH": '{"exact_scan_maxx": 5, "exact_scan_max": 3}',
+            "hippograph_memorize": '{"entitys": true, "colour": 1}',
+            "HIPPOGRAPH_GRAPH": "[1]",  # not an object, and
+            "HIPPOGRAPH_API": "{",  # not JSON: the settings refuse those themselves
+            "HIPPOGRAPH_LOG_LEVEL": '{"a": 1}',  # a setting, not a section
+        }
+    ) == [
+        "HIPPOGRAPH_SEARCH sets 'exact_scan_maxx', which names no setting there, so it "
+        "changes nothing (did you mean exact_scan_max?)",
+        "hippograph_memorize sets 'entitys', which names no setting there, so it changes "
+        "nothing (did you mean entities?)",
+        "hippograph_memorize sets 'colour', which names no setting there, so it changes nothing",
     ]
 
 
@@ -94,10 +114,16 @@ def test_startup_reads_the_environment_and_the_dotenv_file_of_the_folder(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".env").write_text("HIPPOGRAPH_EMBEDING__MODEL=bge-small-en-v1.5\n")
-    warnings = startup_warnings(["HIPPOGRAPH_GRAPH__SERVRE", "HOME"])
+    environ = {
+        "HIPPOGRAPH_GRAPH__SERVRE": "neo4j",
+        "HOME": "/root",
+        "HIPPOGRAPH_SEARCH": '{"exact_scan_maxx": 5}',
+    }
+    warnings = startup_warnings(environ)
     assert [w.split()[0] for w in warnings] == [
         "HIPPOGRAPH_EMBEDING__MODEL",
         "HIPPOGRAPH_GRAPH__SERVRE",
+        "HIPPOGRAPH_SEARCH",
     ]
 
 
