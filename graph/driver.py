@@ -70,6 +70,15 @@ async def execute(
     await result.consume()
 
 
+def _statement(query: LiteralString, params: Mapping[str, Any] | None) -> Work[list[Record]]:
+    """A unit of work that runs ``query`` alone and reads every record."""
+
+    async def work(tx: AsyncManagedTransaction) -> list[Record]:
+        return await fetch(tx, query, params)
+
+    return work
+
+
 _PING = cypher("driver.PING", "RETURN 1 AS ok")
 
 
@@ -135,6 +144,12 @@ class GraphDriver:
         """Run ``work`` in a managed read transaction."""
         return await self._managed(lambda session: session.execute_read(work), READ_ACCESS)
 
+    async def read_rows(
+        self, query: LiteralString, params: Mapping[str, Any] | None = None
+    ) -> list[Record]:
+        """Run ``query`` alone in a managed read transaction and read every record."""
+        return await self.read(_statement(query, params))
+
     async def query(
         self, query: LiteralString, params: Mapping[str, Any] | None = None
     ) -> list[Record]:
@@ -185,6 +200,12 @@ class GraphDriver:
                     raise Conflict("a node this write needed was deleted meanwhile") from exc
                 log.info("a node was deleted under this write; trying again")
             await attempts.pause()
+
+    async def write_rows(
+        self, query: LiteralString, params: Mapping[str, Any] | None = None
+    ) -> list[Record]:
+        """Run ``query`` alone in a managed write transaction (``write``) and read every record."""
+        return await self.write(_statement(query, params))
 
     async def _write(self, work: Work[T]) -> T:
         """One managed write transaction, after the writes queued before it, if they queue."""

@@ -199,12 +199,8 @@ class JobGraph:
 
     async def get_jobs(self, ids: list[str]) -> dict[str, Job]:
         """The jobs among ``ids``, by id."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, Job]:
-            rows = await fetch(tx, GET_JOBS, {"ids": ids})
-            return {row["props"]["id"]: self._job(row["props"]) for row in rows}
-
-        return await self._graph.read(work)
+        rows = await self._graph.read_rows(GET_JOBS, {"ids": ids})
+        return {row["props"]["id"]: self._job(row["props"]) for row in rows}
 
     async def start(self, job_id: str, now: datetime, stale_before: datetime) -> Job | None:
         """Mark a job running (one more attempt); None if it is finished, missing, or
@@ -220,12 +216,8 @@ class JobGraph:
     async def renew(self, job_id: str, attempt: int, now: datetime) -> bool:
         """Extend the lease of run ``attempt``; False if that run no longer holds it
         (the job finished, went back to the queue, or another run took it over)."""
-
-        async def work(tx: AsyncManagedTransaction) -> bool:
-            rows = await fetch(tx, RENEW_JOB, {"id": job_id, "attempt": attempt, "now": now})
-            return bool(rows)
-
-        return await self._graph.write(work)
+        params = {"id": job_id, "attempt": attempt, "now": now}
+        return bool(await self._graph.write_rows(RENEW_JOB, params))
 
     async def finish(
         self,
@@ -260,55 +252,36 @@ class JobGraph:
     async def requeue(self, job_id: str, attempt: int, now: datetime) -> bool:
         """Put a job that run ``attempt`` holds back in the queue at ``now``; False if it
         is not running or another run holds it."""
-
-        async def work(tx: AsyncManagedTransaction) -> bool:
-            params = {"id": job_id, "attempt": attempt, "now": now}
-            return bool(await fetch(tx, REQUEUE_JOB, params))
-
-        return await self._graph.write(work)
+        params = {"id": job_id, "attempt": attempt, "now": now}
+        return bool(await self._graph.write_rows(REQUEUE_JOB, params))
 
     async def requeue_running(self, now: datetime) -> int:
         """Put every running job back in the queue at ``now`` (only for a single-process
         runner)."""
-
-        async def work(tx: AsyncManagedTransaction) -> int:
-            rows = await fetch(tx, REQUEUE_RUNNING_JOBS, {"now": now})
-            return int(rows[0]["n"]) if rows else 0
-
-        return await self._graph.write(work)
+        rows = await self._graph.write_rows(REQUEUE_RUNNING_JOBS, {"now": now})
+        return int(rows[0]["n"]) if rows else 0
 
     async def unfinished(self, limit: int = 1000) -> list[str]:
         """Ids of jobs queued or running (to resume after a restart), oldest first."""
-
-        async def work(tx: AsyncManagedTransaction) -> list[str]:
-            rows = await fetch(tx, UNFINISHED_JOBS, {"limit": limit})
-            return [row["id"] for row in rows]
-
-        return await self._graph.read(work)
+        rows = await self._graph.read_rows(UNFINISHED_JOBS, {"limit": limit})
+        return [row["id"] for row in rows]
 
     async def lapsed(self, stale_before: datetime, limit: int = 100) -> list[LapsedRun]:
         """Running jobs whose lease was last taken or renewed before ``stale_before``,
         oldest first."""
-
-        async def work(tx: AsyncManagedTransaction) -> list[LapsedRun]:
-            rows = await fetch(tx, LAPSED_JOBS, {"stale_before": stale_before, "limit": limit})
-            return [
-                LapsedRun(row["id"], int(row["attempts"]), to_utc(row["renewed_at"]))
-                for row in rows
-            ]
-
-        return await self._graph.read(work)
+        params = {"stale_before": stale_before, "limit": limit}
+        rows = await self._graph.read_rows(LAPSED_JOBS, params)
+        return [
+            LapsedRun(row["id"], int(row["attempts"]), to_utc(row["renewed_at"])) for row in rows
+        ]
 
     async def queued_before(self, stale_before: datetime, limit: int = 100) -> list[QueuedRun]:
         """Queued jobs last put in the queue before ``stale_before``, oldest first."""
-
-        async def work(tx: AsyncManagedTransaction) -> list[QueuedRun]:
-            rows = await fetch(tx, QUEUED_JOBS, {"stale_before": stale_before, "limit": limit})
-            return [
-                QueuedRun(row["id"], int(row["attempts"]), to_utc(row["queued_at"])) for row in rows
-            ]
-
-        return await self._graph.read(work)
+        params = {"stale_before": stale_before, "limit": limit}
+        rows = await self._graph.read_rows(QUEUED_JOBS, params)
+        return [
+            QueuedRun(row["id"], int(row["attempts"]), to_utc(row["queued_at"])) for row in rows
+        ]
 
     async def stamp_queued(
         self, job_id: str, attempt: int, stale_before: datetime, now: datetime
@@ -316,8 +289,4 @@ class JobGraph:
         """Mark a job queued again at ``now`` for a new delivery; False unless it is
         still queued, after ``attempt`` runs, since before ``stale_before``."""
         params = {"id": job_id, "attempt": attempt, "stale_before": stale_before, "now": now}
-
-        async def work(tx: AsyncManagedTransaction) -> bool:
-            return bool(await fetch(tx, STAMP_QUEUED_JOB, params))
-
-        return await self._graph.write(work)
+        return bool(await self._graph.write_rows(STAMP_QUEUED_JOB, params))

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from neo4j import AsyncManagedTransaction
-
 from graph.cypher import cypher
-from graph.driver import GraphDriver, fetch
+from graph.driver import GraphDriver
 from graph.records import to_utc
 from hippograph.auth import ApiKeyRecord
 
@@ -57,53 +55,30 @@ class KeyGraph:
 
     async def create(self, record: ApiKeyRecord) -> None:
         """Store a new key record."""
-
-        async def work(tx: AsyncManagedTransaction) -> None:
-            await fetch(
-                tx,
-                CREATE_KEY,
-                {
-                    "id": record.id,
-                    "key_hash": record.key_hash,
-                    "name": record.name,
-                    "admin": record.admin,
-                    "user_ids": list(record.user_ids),
-                    "created_at": record.created_at,
-                },
-            )
-
-        await self._graph.write(work)
+        params = {
+            "id": record.id,
+            "key_hash": record.key_hash,
+            "name": record.name,
+            "admin": record.admin,
+            "user_ids": list(record.user_ids),
+            "created_at": record.created_at,
+        }
+        await self._graph.write_rows(CREATE_KEY, params)
 
     async def by_hash(self, key_hash: str) -> ApiKeyRecord | None:
         """The key stored under ``key_hash``, if any."""
-
-        async def work(tx: AsyncManagedTransaction) -> ApiKeyRecord | None:
-            rows = await fetch(tx, KEY_BY_HASH, {"key_hash": key_hash})
-            return _record(rows[0]["props"]) if rows else None
-
-        return await self._graph.read(work)
+        rows = await self._graph.read_rows(KEY_BY_HASH, {"key_hash": key_hash})
+        return _record(rows[0]["props"]) if rows else None
 
     async def list(self) -> list[ApiKeyRecord]:
         """Every key record, oldest first."""
-
-        async def work(tx: AsyncManagedTransaction) -> list[ApiKeyRecord]:
-            return [_record(row["props"]) for row in await fetch(tx, LIST_KEYS)]
-
-        return await self._graph.read(work)
+        return [_record(row["props"]) for row in await self._graph.read_rows(LIST_KEYS)]
 
     async def revoke(self, key_id: str) -> bool:
         """Revoke a key; False if there is no such key."""
-
-        async def work(tx: AsyncManagedTransaction) -> bool:
-            return bool(await fetch(tx, REVOKE_KEY, {"id": key_id}))
-
-        return await self._graph.write(work)
+        return bool(await self._graph.write_rows(REVOKE_KEY, {"id": key_id}))
 
     async def has_admin(self) -> bool:
         """Whether any admin key that is not revoked exists."""
-
-        async def work(tx: AsyncManagedTransaction) -> bool:
-            rows = await fetch(tx, HAS_ADMIN_KEY)
-            return int(rows[0]["n"]) > 0
-
-        return await self._graph.read(work)
+        rows = await self._graph.read_rows(HAS_ADMIN_KEY)
+        return int(rows[0]["n"]) > 0

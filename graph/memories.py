@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, LiteralString
+from typing import Any, LiteralString, TypeVar
 
 from neo4j import AsyncManagedTransaction
 
@@ -14,7 +14,15 @@ from graph.derivations import link_many_sources, link_sources
 from graph.driver import GraphDriver, fetch
 from graph.entities import mentioned_by, prune, write_mentions
 from graph.filters import FILTER_M, filter_params
-from graph.records import MEMORY_MAP, float32, memory_from, memory_props, node_from
+from graph.records import (
+    MEMORY_MAP,
+    float32,
+    grouped,
+    memory_from,
+    memory_props,
+    node_from,
+    page,
+)
 from hippograph.errors import NotFound
 from hippograph.models import (
     IndexedText,
@@ -29,6 +37,8 @@ from hippograph.models import (
 from hippograph.pagination import TimeCursor, encode_time_cursor
 from hippograph.text import user_token
 from hippograph.versions import EDITABLE
+
+N = TypeVar("N", bound=ProvenanceNode)
 
 # A memory is created under its user, which it changes: the user's deletion
 # changes the user too before it reads that no memory of theirs is left
@@ -252,15 +262,9 @@ class MemoryGraph:
             "after_ts": after.at if after else None,
             "after_id": after.id if after else None,
         }
-
-        async def work(tx: AsyncManagedTransaction) -> list[Memory]:
-            rows = await fetch(tx, LIST_MEMORIES, params)
-            return [memory_from(row["props"]) for row in rows]
-
-        items = await self._graph.read(work)
-        shown = tuple(items[:first])
-        cursor = encode_time_cursor(shown[-1].created_at, shown[-1].id) if shown else None
-        return Page(items=shown, has_next=len(items) > first, end_cursor=cursor)
+        rows = await self._graph.read_rows(LIST_MEMORIES, params)
+        items = [memory_from(row["props"]) for row in rows]
+        return page(items, first, lambda m: encode_time_cursor(m.created_at, m.id))
 
     async def update(
         self, memory_id: str, changes: Mapping[str, Any], now: datetime
@@ -327,43 +331,29 @@ class MemoryGraph:
         self, memory_ids: Sequence[str], scope: list[str] | None
     ) -> dict[str, list[ProvenanceNode]]:
         """What each memory was derived from (messages, MemUnits, memories)."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, list[ProvenanceNode]]:
-            rows = await fetch(tx, DERIVED_FROM, {"ids": list(memory_ids), "scope": scope})
-            found: dict[str, list[ProvenanceNode]] = {mid: [] for mid in memory_ids}
-            for row in rows:
-                found[row["mid"]].append(node_from(row["labels"], row["props"]))
-            for nodes in found.values():
-                nodes.sort(key=lambda n: n.id)
-            return found
-
-        return await self._graph.read(work)
+        rows = await self._graph.read_rows(DERIVED_FROM, {"ids": list(memory_ids), "scope": scope})
+        found = grouped(rows, memory_ids, "mid", lambda row: node_from(row["labels"], row["props"]))
+        return _in_id_order(found)
 
     async def summaries(
         self, memory_ids: Sequence[str], scope: list[str] | None, *, by: bool
     ) -> dict[str, list[Memory]]:
         """What each reflection summarises, or (``by``) the reflections summarising each memory."""
         query = SUMMARIZED_BY if by else SUMMARIZED
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, list[Memory]]:
-            rows = await fetch(tx, query, {"ids": list(memory_ids), "scope": scope})
-            found: dict[str, list[Memory]] = {mid: [] for mid in memory_ids}
-            for row in rows:
-                found[row["key"]].append(memory_from(row["props"]))
-            for memories in found.values():
-                memories.sort(key=lambda m: m.id)
-            return found
-
-        return await self._graph.read(work)
+        rows = await self._graph.read_rows(query, {"ids": list(memory_ids), "scope": scope})
+        return _in_id_order(grouped(rows, memory_ids, "key", lambda row: memory_from(row["props"])))
 
     async def count(self, user_id: str | None = None) -> int:
         """How many memories ``user_id`` has (all users' when None)."""
+        if user_id is None:
+            rows = await self._graph.read_rows(COUNT_MEMORIES)
+        else:
+            rows = await self._graph.read_rows(COUNT_USER_MEMORIES, {"user_id": user_id})
+        return int(rows[0]["n"])
 
-        async def work(tx: AsyncManagedTransaction) -> int:
-            if user_id is None:
-                rows = await fetch(tx, COUNT_MEMORIES)
-            else:
-                rows = await fetch(tx, COUNT_USER_MEMORIES, {"user_id": user_id})
-            return int(rows[0]["n"])
 
-        return await self._graph.read(work)
+def _in_id_order(found: dict[str, list[N]]) -> dict[str, list[N]]:
+    """``found`` with each list in id order."""
+    for nodes in found.values():
+        nodes.sort(key=lambda n: n.id)
+    return found

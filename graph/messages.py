@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from neo4j import AsyncManagedTransaction
+from neo4j import AsyncManagedTransaction, Record
 
 from graph.cypher import VISIBLE_N, cypher
 from graph.driver import GraphDriver, fetch
-from graph.records import MESSAGE_MAP, message_from, message_props
+from graph.records import MESSAGE_MAP, grouped, message_from, message_props, page
 from hippograph.errors import Conflict
 from hippograph.models import AddedMessages, Message, Page
 from hippograph.pagination import SeqCursor, encode_seq_cursor
@@ -129,12 +129,8 @@ class MessageGraph:
 
     async def get_messages(self, ids: Sequence[str]) -> dict[str, Message]:
         """The messages among ``ids`` that exist, by id."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, Message]:
-            rows = await fetch(tx, GET_MESSAGES, {"ids": list(ids)})
-            return {row["props"]["id"]: message_from(row["props"]) for row in rows}
-
-        return await self._graph.read(work)
+        rows = await self._graph.read_rows(GET_MESSAGES, {"ids": list(ids)})
+        return {row["props"]["id"]: message_from(row["props"]) for row in rows}
 
     async def messages_of_sessions(
         self,
@@ -144,41 +140,28 @@ class MessageGraph:
         scope: list[str] | None,
     ) -> dict[str, Page[Message]]:
         """A page of each session's messages in conversation order."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, list[Message]]:
-            rows = await fetch(
-                tx,
-                MESSAGES_OF_SESSIONS,
-                {
-                    "session_ids": list(session_ids),
-                    "limit": first + 1,
-                    "after_seq": after.seq if after else None,
-                    "scope": scope,
-                },
-            )
-            found: dict[str, list[Message]] = {sid: [] for sid in session_ids}
-            for row in rows:
-                found[row["sid"]].append(message_from(row["props"]))
-            return found
-
-        found = await self._graph.read(work)
-        pages = {}
-        for sid, items in found.items():
-            shown = tuple(items[:first])
-            cursor = encode_seq_cursor(shown[-1].seq) if shown else None
-            pages[sid] = Page(items=shown, has_next=len(items) > first, end_cursor=cursor)
-        return pages
+        params = {
+            "session_ids": list(session_ids),
+            "limit": first + 1,
+            "after_seq": after.seq if after else None,
+            "scope": scope,
+        }
+        rows = await self._graph.read_rows(MESSAGES_OF_SESSIONS, params)
+        found = grouped(rows, session_ids, "sid", _message)
+        return {sid: page(items, first, _seq_cursor) for sid, items in found.items()}
 
     async def messages_of_memunits(
         self, memunit_ids: Sequence[str], scope: list[str] | None
     ) -> dict[str, list[Message]]:
         """The messages each MemUnit was derived from, in conversation order."""
+        params = {"ids": list(memunit_ids), "scope": scope}
+        rows = await self._graph.read_rows(MESSAGES_OF_MEMUNITS, params)
+        return grouped(rows, memunit_ids, "uid", _message)
 
-        async def work(tx: AsyncManagedTransaction) -> dict[str, list[Message]]:
-            rows = await fetch(tx, MESSAGES_OF_MEMUNITS, {"ids": list(memunit_ids), "scope": scope})
-            found: dict[str, list[Message]] = {uid: [] for uid in memunit_ids}
-            for row in rows:
-                found[row["uid"]].append(message_from(row["props"]))
-            return found
 
-        return await self._graph.read(work)
+def _message(row: Record) -> Message:
+    return message_from(row["props"])
+
+
+def _seq_cursor(message: Message) -> str:
+    return encode_seq_cursor(message.seq)

@@ -8,14 +8,18 @@ come out of here as aware UTC datetimes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
+
+from neo4j import Record
 
 from graph.codec import Props as Props
 from graph.codec import RecordCodec
 from graph.codec import to_utc as to_utc
-from hippograph.models import Memory, MemUnit, Message, Session, User
+from hippograph.models import Memory, MemUnit, Message, Page, Session, User
+
+T = TypeVar("T")
 
 USERS = RecordCodec(User)
 SESSIONS = RecordCodec(Session)
@@ -65,6 +69,25 @@ def node_from(labels: list[str], p: Props) -> Memory | MemUnit | Message:
     if "Message" in labels:
         return message_from(p)
     raise ValueError(f"not a provenance node: {labels}")
+
+
+def grouped(
+    rows: Iterable[Record], keys: Iterable[str], column: str, read: Callable[[Record], T]
+) -> dict[str, list[T]]:
+    """``read`` of each row, listed under the row's ``column``; each of ``keys`` has
+    a list, empty where no row names it."""
+    found: dict[str, list[T]] = {key: [] for key in keys}
+    for row in rows:
+        found[row[column]].append(read(row))
+    return found
+
+
+def page(items: Sequence[T], first: int, cursor: Callable[[T], str]) -> Page[T]:
+    """The first ``first`` of ``items`` (read one more than that, to tell whether
+    a next page exists), ending at the ``cursor`` of the last one shown."""
+    shown = tuple(items[:first])
+    end = cursor(shown[-1]) if shown else None
+    return Page(items=shown, has_next=len(items) > first, end_cursor=end)
 
 
 class Vector(list[float]):

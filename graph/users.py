@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from neo4j import AsyncManagedTransaction
-
 from graph.cypher import counted, cypher
-from graph.driver import GraphDriver, fetch
-from graph.records import SESSION_MAP, USER_MAP, session_from, user_from
+from graph.driver import GraphDriver
+from graph.records import SESSION_MAP, USER_MAP, grouped, page, session_from, user_from
 from hippograph.errors import Conflict
 from hippograph.models import Page, Session, User
 from hippograph.pagination import TimeCursor, encode_id_cursor, encode_time_cursor
@@ -62,14 +60,9 @@ class UserGraph:
 
     async def create_user(self, user: User) -> None:
         """Create ``user``; ``Conflict`` if the id is taken."""
-
-        async def work(tx: AsyncManagedTransaction) -> None:
-            await fetch(
-                tx, CREATE_USER, {"id": user.id, "name": user.name, "created_at": user.created_at}
-            )
-
+        params = {"id": user.id, "name": user.name, "created_at": user.created_at}
         try:
-            await self._graph.write(work)
+            await self._graph.write_rows(CREATE_USER, params)
         except Conflict as exc:
             raise Conflict(f"user {user.id!r} already exists") from exc
 
@@ -83,63 +76,37 @@ class UserGraph:
         params = {"scope": scope, "after": after, "limit": first + 1}
         rows = await self._graph.query(LIST_USERS, params)
         users = [user_from(row["props"]) for row in rows]
-        shown = tuple(users[:first])
-        cursor = encode_id_cursor(shown[-1].id) if shown else None
-        return Page(items=shown, has_next=len(users) > first, end_cursor=cursor)
+        return page(users, first, lambda user: encode_id_cursor(user.id))
 
     async def create_session(self, session: Session) -> bool:
         """Create ``session`` under its user; False if the user does not exist."""
-
-        async def work(tx: AsyncManagedTransaction) -> bool:
-            rows = await fetch(
-                tx,
-                CREATE_SESSION,
-                {
-                    "id": session.id,
-                    "user_id": session.user_id,
-                    "title": session.title,
-                    "started_at": session.started_at,
-                },
-            )
-            return bool(rows)
-
-        return await self._graph.write(work)
+        params = {
+            "id": session.id,
+            "user_id": session.user_id,
+            "title": session.title,
+            "started_at": session.started_at,
+        }
+        return bool(await self._graph.write_rows(CREATE_SESSION, params))
 
     async def get_sessions(self, ids: Sequence[str]) -> dict[str, Session]:
         """The sessions among ``ids`` that exist, by id."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, Session]:
-            rows = await fetch(tx, GET_SESSIONS, {"ids": list(ids)})
-            return {row["props"]["id"]: session_from(row["props"]) for row in rows}
-
-        return await self._graph.read(work)
+        rows = await self._graph.read_rows(GET_SESSIONS, {"ids": list(ids)})
+        return {row["props"]["id"]: session_from(row["props"]) for row in rows}
 
     async def sessions_of_users(
         self, user_ids: Sequence[str], first: int, after: TimeCursor | None
     ) -> dict[str, Page[Session]]:
         """A page of each user's sessions, newest first."""
-
-        async def work(tx: AsyncManagedTransaction) -> dict[str, list[Session]]:
-            rows = await fetch(
-                tx,
-                SESSIONS_OF_USERS,
-                {
-                    "user_ids": list(user_ids),
-                    "limit": first + 1,
-                    "after_ts": after.at if after else None,
-                    "after_id": after.id if after else None,
-                },
-            )
-            found: dict[str, list[Session]] = {uid: [] for uid in user_ids}
-            for row in rows:
-                found[row["uid"]].append(session_from(row["props"]))
-            return found
-
-        found = await self._graph.read(work)
-        return {uid: _time_page(items, first) for uid, items in found.items()}
+        params = {
+            "user_ids": list(user_ids),
+            "limit": first + 1,
+            "after_ts": after.at if after else None,
+            "after_id": after.id if after else None,
+        }
+        rows = await self._graph.read_rows(SESSIONS_OF_USERS, params)
+        found = grouped(rows, user_ids, "uid", lambda row: session_from(row["props"]))
+        return {uid: page(items, first, _time_cursor) for uid, items in found.items()}
 
 
-def _time_page(items: list[Session], first: int) -> Page[Session]:
-    shown = tuple(items[:first])
-    cursor = encode_time_cursor(shown[-1].started_at, shown[-1].id) if shown else None
-    return Page(items=shown, has_next=len(items) > first, end_cursor=cursor)
+def _time_cursor(session: Session) -> str:
+    return encode_time_cursor(session.started_at, session.id)
