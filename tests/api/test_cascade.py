@@ -41,6 +41,11 @@ def _exists(api: Api, node_id: str) -> bool:
     return data["node"] is not None
 
 
+def _existing(api: Api, *node_ids: str) -> set[str]:
+    """Those of ``node_ids`` the API still finds, each asked for on its own."""
+    return {node_id for node_id in node_ids if _exists(api, node_id)}
+
+
 def _ids(nodes: list[dict[str, str]]) -> set[str]:
     return {n["id"] for n in nodes}
 
@@ -53,9 +58,7 @@ def test_a_memory_also_derived_from_another_message_is_kept(api: Api) -> None:
     assert report["applied"] is True
     assert _ids(report["deleted"]) == {first}
     assert report["kept"] == [{"__typename": "SemanticMemory", "id": both}]
-    assert not _exists(api, first)
-    assert _exists(api, both)
-    assert _exists(api, second)
+    assert _existing(api, first, both, second) == {both, second}
 
 
 def test_what_derives_only_from_the_message_goes_two_levels_up(api: Api) -> None:
@@ -68,10 +71,8 @@ def test_what_derives_only_from_the_message_goes_two_levels_up(api: Api) -> None
     assert _ids(report["deleted"]) == {said, fact, inference}
     assert report["kept"] == []
     assert report["counts"] == {"sessions": 0, "messages": 1, "memUnits": 0, "memories": 2}
-    assert not any(_exists(api, i) for i in (said, fact, inference))
-    assert _exists(api, unrelated)
-    assert _exists(api, session)
-    assert _exists(api, other)
+    kept = {unrelated, session, other}
+    assert _existing(api, said, fact, inference, *kept) == kept
 
 
 def test_a_dry_run_reports_and_changes_nothing(api: Api) -> None:
@@ -80,8 +81,7 @@ def test_a_dry_run_reports_and_changes_nothing(api: Api) -> None:
     report = _delete(api, said)  # dryRun defaults to true
     assert report["applied"] is False
     assert _ids(report["deleted"]) == {said, fact}
-    assert _exists(api, said)
-    assert _exists(api, fact)
+    assert _existing(api, said, fact) == {said, fact}
 
 
 def test_a_reflection_over_two_memories_survives_losing_one(api: Api) -> None:
@@ -92,9 +92,7 @@ def test_a_reflection_over_two_memories_survives_losing_one(api: Api) -> None:
     report = _delete(api, one, dryRun=False)
     assert _ids(report["deleted"]) == {one, a}
     assert _ids(report["kept"]) == {summary}
-    assert not _exists(api, a)
-    assert _exists(api, summary)
-    assert _exists(api, b)
+    assert _existing(api, a, summary, b) == {summary, b}
 
 
 def test_deleting_a_session_removes_its_messages_and_what_derives_only_from_them(
@@ -122,8 +120,8 @@ def test_deleting_a_session_removes_its_messages_and_what_derives_only_from_them
     assert _ids(report["deleted"]) == {session, one, two, runs, sporty}
     assert _ids(report["kept"]) == {mixed}
     assert report["counts"] == {"sessions": 1, "messages": 2, "memUnits": 0, "memories": 2}
-    assert not any(_exists(api, i) for i in (session, one, two, runs, sporty))
-    assert all(_exists(api, i) for i in (other_session, elsewhere, mixed, loose))
+    kept = {other_session, elsewhere, mixed, loose}
+    assert _existing(api, session, one, two, runs, sporty, *kept) == kept
 
 
 def test_a_limited_key_cannot_delete_another_users_message(api: Api) -> None:
@@ -134,8 +132,7 @@ def test_a_limited_key_cannot_delete_another_users_message(api: Api) -> None:
         report = _delete(ann, node_id, dryRun=False)
         assert report["__typename"] == "NotFoundError", report
         assert report["id"] == node_id
-    assert _exists(api, theirs)
-    assert _exists(api, session)
+    assert _existing(api, theirs, session) == {theirs, session}
 
 
 def test_a_confirmed_report_that_went_stale_deletes_nothing(api: Api) -> None:
@@ -145,12 +142,12 @@ def test_a_confirmed_report_that_went_stale_deletes_nothing(api: Api) -> None:
     late = add_memory(api, "ann", "Ann has a pet", [fact])
     stale = _delete(api, said, dryRun=False, expected=shown)
     assert stale["__typename"] == "ConflictError", stale
-    assert all(_exists(api, i) for i in (said, fact, late))
+    assert _existing(api, said, fact, late) == {said, fact, late}
 
     fresh = [n["id"] for n in _delete(api, said)["deleted"]]
     done = _delete(api, said, dryRun=False, expected=fresh)
     assert done["applied"] is True
-    assert not any(_exists(api, i) for i in (said, fact, late))
+    assert _existing(api, said, fact, late) == set()
 
 
 def test_only_messages_memunits_and_sessions_can_be_roots(api: Api) -> None:

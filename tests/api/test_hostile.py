@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +253,16 @@ def _counts(api: Api) -> tuple[dict[str, int], dict[str, int], str]:
     return nodes, edges, json.dumps(ann, sort_keys=True)
 
 
+def _examples(count: int) -> settings:
+    """Hypothesis's settings for ``count`` examples against ``hostile_api``: no deadline,
+    and neither the fixture's health check nor the slow data one."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
 def _refused(response_status: int, body: Any) -> bool:
     if response_status != 200 or not isinstance(body, dict) or body.get("errors"):
         return True
@@ -263,11 +273,7 @@ def _refused(response_status: int, body: Any) -> bool:
 
 
 @pytest.mark.slow
-@settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@_examples(300)
 @given(data=st.data())
 def test_hostile_graphql_causes_no_server_error_no_refused_write_and_no_leak(
     hostile_api: tuple[Api, dict[str, Any]], data: st.DataObject
@@ -363,6 +369,12 @@ FORGED_CURSORS = st.one_of(
     st.text(max_size=60),
 )
 
+
+def _as(*names: str) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    """The variables of an operation that sends the value as each of ``names``."""
+    return lambda world, value: dict.fromkeys(names, value)
+
+
 _STRING_OPS = [
     (
         "mutation($s: ID!, $m: [MessageInput!]!) "
@@ -371,15 +383,15 @@ _STRING_OPS = [
     ),
     (
         'mutation($t: String!) { createSession(input: {userId: "eve", title: $t}) { __typename } }',
-        lambda w, v: {"t": v},
+        _as("t"),
     ),
     (
         'query($q: String!) { search(userId: "eve", query: $q) { hits { score } } }',
-        lambda w, v: {"q": v},
+        _as("q"),
     ),
     (
         'mutation($c: String!) { addMemory(input: {userId: "eve", content: $c}) { __typename } }',
-        lambda w, v: {"c": v},
+        _as("c"),
     ),
     (
         "mutation($i: ID!, $c: String) { updateMemory(input: {id: $i, content: $c}) "
@@ -391,10 +403,10 @@ _STRING_OPS = [
         "{userIds: $u, sessionId: $s, messages: $m}) { __typename } }",
         lambda w, v: {"u": ["eve"], "s": w["eve_session"], "m": [{"speaker": "eve", "content": v}]},
     ),
-    ("query($i: ID!) { memory(id: $i) { id } }", lambda w, v: {"i": v}),
+    ("query($i: ID!) { memory(id: $i) { id } }", _as("i")),
     (
         'query($d: String) { memories(userId: "eve", filter: {domain: $d}) { edges { cursor } } }',
-        lambda w, v: {"d": v},
+        _as("d"),
     ),
 ]
 _TIME_OPS = [
@@ -406,23 +418,23 @@ _TIME_OPS = [
     (
         "mutation($f: DateTime, $t: DateTime) { addMemory(input: "
         '{userId: "eve", content: "x", validFrom: $f, validTo: $t}) { __typename } }',
-        lambda w, v: {"f": v, "t": v},
+        _as("f", "t"),
     ),
     (
         'query($a: DateTime, $b: DateTime) { memories(userId: "eve", filter: '
         "{createdAfter: $a, createdBefore: $b}) { edges { cursor } } }",
-        lambda w, v: {"a": v, "b": v},
+        _as("a", "b"),
     ),
     (
         'query($a: DateTime) { search(userId: "eve", query: "x", filter: {createdAfter: $a}) '
         "{ hits { score } } }",
-        lambda w, v: {"a": v},
+        _as("a"),
     ),
 ]
 _CURSOR_OPS = [
     (
         'query($a: String) { memories(userId: "eve", first: 5, after: $a) { edges { cursor } } }',
-        lambda w, v: {"a": v},
+        _as("a"),
     ),
     (
         "query($s: ID!, $a: String) { session(id: $s) { messages(first: 5, after: $a) "
@@ -432,7 +444,7 @@ _CURSOR_OPS = [
     (
         'query($a: String) { user(id: "eve") { sessions(first: 5, after: $a) '
         "{ edges { cursor } } } }",
-        lambda w, v: {"a": v},
+        _as("a"),
     ),
 ]
 VALUE_CLASSES: dict[str, tuple[st.SearchStrategy[Any], list[Any]]] = {
@@ -444,11 +456,7 @@ VALUE_CLASSES: dict[str, tuple[st.SearchStrategy[Any], list[Any]]] = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("value_class", sorted(VALUE_CLASSES))
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@_examples(150)
 @given(data=st.data())
 def test_each_class_of_unstorable_value_is_refused_as_bad_input(
     hostile_api: tuple[Api, dict[str, Any]], value_class: str, data: st.DataObject

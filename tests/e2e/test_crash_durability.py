@@ -37,6 +37,7 @@ import httpx
 import pytest
 
 from graph.embedded import free_port
+from tests.api.conftest import ADD_MEMORY
 from tests.graphql import data_of, payload
 from tests.graphs import TestDatabase
 
@@ -47,10 +48,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
 KILLS = 10
 
-ADD = """
-mutation($input: AddMemoryInput!) {
-  addMemory(input: $input) { __typename ... on MemoryPayload { memory { id } } ... on Error { message } }
-}"""
 DELETE = """
 mutation($id: ID!) {
   deleteMemory(input: {id: $id, hard: true}) { __typename ... on Error { message } }
@@ -161,7 +158,7 @@ def _load(
 ) -> Iterator[Callable[[int], None]]:
     def add(n: int) -> None:
         data = api.data(
-            ADD,
+            ADD_MEMORY,
             {
                 "input": {
                     "userId": "ann",
@@ -173,7 +170,7 @@ def _load(
 
     def add_then_delete(n: int) -> None:
         data = api.data(
-            ADD, {"input": {"userId": "bob", "content": f"Bob's scratch {round_no}-{n}"}}
+            ADD_MEMORY, {"input": {"userId": "bob", "content": f"Bob's scratch {round_no}-{n}"}}
         )
         memory_id = data["addMemory"]["memory"]["id"]
         api.data(DELETE, {"id": memory_id})

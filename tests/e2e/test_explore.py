@@ -20,7 +20,14 @@ from hippograph.ids import IdKind, new_id
 from hippograph.server import app as app_module
 from hippograph.server.app import create_app
 from hippograph.settings import GraphSettings, Settings
-from tests.api.conftest import ADMIN_KEY, CREATE_SESSION, CREATE_USER, Api, make_settings
+from tests.api.conftest import (
+    ADD_MEMORY,
+    ADMIN_KEY,
+    CREATE_SESSION,
+    CREATE_USER,
+    Api,
+    make_settings,
+)
 from tests.e2e.browser import run_check
 from tests.graphs import TestDatabase
 from tests.serving import serving
@@ -39,10 +46,6 @@ query($id: ID!, $depth: Int!, $direction: Direction!) {{
 MEMORIZE = """
 mutation($input: MemorizeInput!) {
   memorize(input: $input) { __typename ... on Memorized { messages { id } } ... on Error { message } }
-}"""
-ADD_FACT = """
-mutation($input: AddMemoryInput!) {
-  addMemory(input: $input) { __typename ... on MemoryPayload { memory { id } } ... on Error { message } }
 }"""
 UNIT = """
 query($id: ID!) { provenance(id: $id, depth: 1, direction: UP) { nodes { __typename id } } }"""
@@ -116,7 +119,7 @@ class Seeded:
 
 def _fact(api: Api[httpx.Client], content: str, derived_from: list[str], importance: float) -> str:
     result = api.ok(
-        ADD_FACT,
+        ADD_MEMORY,
         {
             "input": {
                 "userId": "ann",

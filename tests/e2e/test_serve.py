@@ -23,6 +23,8 @@ pytestmark = pytest.mark.slow  # `hippograph serve` as a child process, restarte
 
 ROOT = Path(__file__).resolve().parents[2]
 HIPPOGRAPH = Path(sys.executable).parent / "hippograph"
+# The signals that stop serve: Ctrl-C's, and a service manager's.
+STOP_SIGNALS = pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 
 
 def _start(graph_db: TestDatabase, data_dir: Path, port: int) -> subprocess.Popen[str]:
@@ -42,6 +44,13 @@ def _start(graph_db: TestDatabase, data_dir: Path, port: int) -> subprocess.Pope
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+def _serve(graph_db: TestDatabase, tmp_path: Path) -> tuple[Path, int, subprocess.Popen[str]]:
+    """``serve`` started on a new data directory in ``tmp_path`` and a free port: all three."""
+    data_dir = tmp_path / "data"
+    port = free_port()
+    return data_dir, port, _start(graph_db, data_dir, port)
 
 
 def _first_answer(process: subprocess.Popen[str], port: int, key: Path, timeout: float) -> float:
@@ -77,13 +86,11 @@ def _stop(process: subprocess.Popen[str], sig: signal.Signals) -> tuple[int, str
     return process.returncode, output, time.monotonic() - started
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@STOP_SIGNALS
 def test_serve_answers_restarts_and_exits_on_signals(
     graph_db: TestDatabase, tmp_path: Path, sig: signal.Signals
 ) -> None:
-    data_dir = tmp_path / "data"
-    port = free_port()
-    first = _start(graph_db, data_dir, port)
+    data_dir, port, first = _serve(graph_db, tmp_path)
     cold = _first_answer(first, port, data_dir / "admin.key", timeout=60)
     embedded = graph_db.server == "arcadedb"
     if embedded:
@@ -141,15 +148,13 @@ def test_serve_that_cannot_reach_its_graph_says_so_in_one_line(tmp_path: Path) -
     assert errors[0].startswith("hippograph: the graph database cannot be reached: ")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@STOP_SIGNALS
 def test_a_stop_while_serve_starts_lets_it_start_then_stops_it_cleanly(
     graph_db: TestDatabase, tmp_path: Path, sig: signal.Signals
 ) -> None:
     # Before uvicorn's own handlers are in place (the model and the graph
     # start first): no traceback, no store killed halfway through its start.
-    data_dir = tmp_path / "data"
-    port = free_port()
-    process = _start(graph_db, data_dir, port)
+    data_dir, port, process = _serve(graph_db, tmp_path)
     assert process.stdout is not None
     lines = []
     for line in process.stdout:

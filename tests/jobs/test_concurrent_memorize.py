@@ -57,6 +57,13 @@ async def memorize(runtime: Runtime, session_id: str, messages: list[MessageInpu
     await runtime.services.memorize.memorize(SETTINGS_ADMIN, request)
 
 
+async def said_in(runtime: Runtime, title: str, rounds: int) -> str:
+    """A new session of caro's, titled ``title``, memorized with ``lines(rounds)``; its id."""
+    session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", title)
+    await memorize(runtime, session.id, lines(rounds))
+    return session.id
+
+
 async def facts_about_boston(runtime: Runtime) -> list[Memory]:
     page = await runtime.connection.store.memories.list_memories(
         "caro",
@@ -89,14 +96,13 @@ async def assert_one_edge_per_source(runtime: Runtime, memory_id: str) -> None:
 async def test_a_fact_stated_in_two_units_of_one_run_is_one_memory_from_both(
     runtime: Runtime,
 ) -> None:
-    session = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "chat")
-    await memorize(runtime, session.id, lines(3))
+    session = await said_in(runtime, "chat", 3)
     [fact] = await facts_about_boston(runtime)
     stated = await statements(runtime, fact.id)
     # every message that said it, not only the first
     assert len(stated) == 3
     assert {m.content for m in stated} == {REPEATED}
-    assert await runtime.connection.store.ingest.unprocessed(session.id, 100) == []
+    assert await runtime.connection.store.ingest.unprocessed(session, 100) == []
 
 
 async def test_overlapping_memorize_calls_on_one_session_all_succeed(runtime: Runtime) -> None:
@@ -115,27 +121,23 @@ async def test_overlapping_memorize_calls_on_one_session_all_succeed(runtime: Ru
 async def test_a_fact_said_again_in_a_later_run_gains_the_new_statement_as_a_source(
     runtime: Runtime,
 ) -> None:
-    first = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "monday")
-    later = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "friday")
-    await memorize(runtime, first.id, lines(1))
-    await memorize(runtime, later.id, lines(1))
+    first = await said_in(runtime, "monday", 1)
+    later = await said_in(runtime, "friday", 1)
     [fact] = await facts_about_boston(runtime)
     stated = await statements(runtime, fact.id)
-    assert sorted(m.session_id for m in stated) == sorted([first.id, later.id])
+    assert sorted(m.session_id for m in stated) == sorted([first, later])
     # a replay of the later run links nothing twice
-    await memorize(runtime, later.id, lines(1))
+    await memorize(runtime, later, lines(1))
     await assert_one_edge_per_source(runtime, fact.id)
 
 
 async def test_a_deleted_fact_said_again_stays_deleted_and_gains_no_source(
     runtime: Runtime,
 ) -> None:
-    first = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "monday")
-    await memorize(runtime, first.id, lines(1))
+    first = await said_in(runtime, "monday", 1)
     [fact] = await facts_about_boston(runtime)
     await runtime.services.memories.delete_memory(SETTINGS_ADMIN, fact.id, hard=False)
-    later = await runtime.services.users.create_session(SETTINGS_ADMIN, "caro", "friday")
-    await memorize(runtime, later.id, lines(1))
+    await said_in(runtime, "friday", 1)
     stated = await statements(runtime, fact.id)
-    assert [m.session_id for m in stated] == [first.id]
+    assert [m.session_id for m in stated] == [first]
     assert await facts_about_boston(runtime) == []

@@ -40,6 +40,20 @@ _RESOLVERS_OWN = {
     UpdateMemoryInput: {"id"},  # which memory, passed beside the changes
 }
 
+
+def _hard_delete(
+    strategy: forgetting.HardDeleteStrategy, memory_id: str, **limits: Any
+) -> ForgetInput:
+    """A hard-delete ``forget`` of one memory by ``strategy``, with its own limits."""
+    return ForgetInput(
+        user_id=strawberry.ID("u-1"),
+        policy=forgetting.ForgetPolicy.HARD_DELETE,
+        strategy=strategy,
+        memory_ids=[strawberry.ID(memory_id)],
+        **limits,
+    )
+
+
 _CASES: list[Any] = [
     _MESSAGE,
     AddMemoryInput(
@@ -98,29 +112,15 @@ _CASES: list[Any] = [
         client_id="c-2",
     ),
     # Each limit belongs to its strategy: one case a strategy, together every field.
-    ForgetInput(
-        user_id=strawberry.ID("u-1"),
-        policy=forgetting.ForgetPolicy.HARD_DELETE,
-        dry_run=True,
-        strategy=forgetting.HardDeleteStrategy.CAPACITY_BASED,
+    _hard_delete(
+        forgetting.HardDeleteStrategy.CAPACITY_BASED,
+        "mem-1",
         max_capacity=10,
-        memory_ids=[strawberry.ID("mem-1")],
+        dry_run=True,
         run_async=True,
     ),
-    ForgetInput(
-        user_id=strawberry.ID("u-1"),
-        policy=forgetting.ForgetPolicy.HARD_DELETE,
-        strategy=forgetting.HardDeleteStrategy.IMPORTANCE_BASED,
-        threshold=0.4,
-        memory_ids=[strawberry.ID("mem-2")],
-    ),
-    ForgetInput(
-        user_id=strawberry.ID("u-1"),
-        policy=forgetting.ForgetPolicy.HARD_DELETE,
-        strategy=forgetting.HardDeleteStrategy.TIME_BASED,
-        max_age_days=30.0,
-        memory_ids=[strawberry.ID("mem-3")],
-    ),
+    _hard_delete(forgetting.HardDeleteStrategy.IMPORTANCE_BASED, "mem-2", threshold=0.4),
+    _hard_delete(forgetting.HardDeleteStrategy.TIME_BASED, "mem-3", max_age_days=30.0),
 ]
 _TYPES = list(dict.fromkeys(type(case) for case in _CASES))
 
