@@ -100,11 +100,16 @@ class UserDeletionService:
         """Report, and unless ``dry_run`` delete, ``user_id`` and what derives only from them.
 
         ``NotFound`` for a user that does not exist or that this key may not
-        see; ``Conflict`` (nothing deleted) when a limited key would destroy
-        another user's data, as ``deleteWithProvenance`` refuses it.
+        see, unless an admin asks and the user left sessions or memories
+        behind: those go as the user's would. (A memory or a session written
+        while its user was deleted outlived the user, before their creation
+        needed the user.) ``Conflict`` (nothing deleted) when a limited key
+        would destroy another user's data, as ``deleteWithProvenance`` refuses it.
         """
         user_id = require_user_id(user_id, "id")
-        if await self._users.get_user(principal, user_id) is None:
+        if await self._users.get_user(principal, user_id) is None and not (
+            principal.admin and await self._left_behind(user_id)
+        ):
             raise NotFound("user", user_id)
         planned = UserDeletion(user_id)
         await self._run(principal, planned, set(), apply=False)
@@ -131,6 +136,12 @@ class UserDeletionService:
                     ) from exc
         outcome.applied = True
         return outcome
+
+    async def _left_behind(self, user_id: str) -> bool:
+        """Whether a session or a memory of ``user_id`` is stored."""
+        return bool(
+            await self._store.sessions(user_id) or await self._store.memories(user_id, "", 1)
+        )
 
     async def _run(
         self, principal: Principal, outcome: UserDeletion, seen: set[str], *, apply: bool

@@ -6,13 +6,21 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from neo4j import AsyncManagedTransaction
 from starlette.testclient import TestClient
 
+from graph.driver import fetch
+from graph.user_deletion import DELETE_USER as DELETE_USER_NODE
+from hippograph.auth import Principal
+from hippograph.errors import NotFound
+from hippograph.runtime import Runtime
 from hippograph.services import Services
 from hippograph.services.keys import SETTINGS_ADMIN
 from hippograph.services.memories import NewMemory
 from tests.api.conftest import CREATE_SESSION, CREATE_USER, Api, add_memory
 from tests.api.test_memorize import MEMORIZE
+from tests.support import add_memory as add_stored_memory
+from tests.support import add_session, add_user, memory
 
 DELETE_USER = """
 mutation($id: ID!, $dryRun: Boolean!) {
@@ -261,3 +269,33 @@ def test_the_keys_limited_to_a_deleted_user_lose_them(api: Api) -> None:
     assert refused["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED", refused
     assert shared.ok('{ user(id: "ann") { id } }')["user"] is None
     assert shared.ok('{ user(id: "bob") { id } }')["user"] == {"id": "bob"}
+
+
+async def test_what_a_deleted_user_left_behind_goes_when_an_admin_deletes_them(
+    runtime: Runtime,
+) -> None:
+    # A memory and a session written while their user was deleted outlived
+    # the user before their creation needed it: an admin can still delete
+    # them by the user's id; a limited key, or an id with nothing left, is
+    # told NotFound.
+    store = runtime.connection.store
+    await add_user(store, "ann")
+    session = await add_session(store, "ann")
+    left = await add_stored_memory(store, memory("ann", "Ann is allergic to peanuts"))
+
+    async def delete_the_user_node(tx: AsyncManagedTransaction) -> None:
+        await fetch(tx, DELETE_USER_NODE, {"user_id": "ann"})
+
+    await store.graph.write(delete_the_user_node)
+    deletion = runtime.services.user_deletion
+    hers = Principal("key", admin=False, user_ids=frozenset({"ann"}))
+    with pytest.raises(NotFound):
+        await deletion.delete_user(hers, "ann", dry_run=False)
+    with pytest.raises(NotFound):
+        await deletion.delete_user(SETTINGS_ADMIN, "nobody", dry_run=False)
+
+    done = await deletion.delete_user(SETTINGS_ADMIN, "ann", dry_run=False)
+    assert done.applied
+    assert (done.counts["Session"], done.counts["Memory"]) == (1, 1)
+    assert await store.memories.get_memories([left.id]) == {}
+    assert await store.users.get_sessions([session.id]) == {}
