@@ -70,15 +70,6 @@ async def execute(
     await result.consume()
 
 
-def _statement(query: LiteralString, params: Mapping[str, Any] | None) -> Work[list[Record]]:
-    """A unit of work that runs ``query`` alone and reads every record."""
-
-    async def work(tx: AsyncManagedTransaction) -> list[Record]:
-        return await fetch(tx, query, params)
-
-    return work
-
-
 _PING = cypher("driver.PING", "RETURN 1 AS ok")
 
 
@@ -144,12 +135,6 @@ class GraphDriver:
         """Run ``work`` in a managed read transaction."""
         return await self._managed(lambda session: session.execute_read(work), READ_ACCESS)
 
-    async def read_rows(
-        self, query: LiteralString, params: Mapping[str, Any] | None = None
-    ) -> list[Record]:
-        """Run ``query`` alone in a managed read transaction and read every record."""
-        return await self.read(_statement(query, params))
-
     async def query(
         self, query: LiteralString, params: Mapping[str, Any] | None = None
     ) -> list[Record]:
@@ -204,8 +189,16 @@ class GraphDriver:
     async def write_rows(
         self, query: LiteralString, params: Mapping[str, Any] | None = None
     ) -> list[Record]:
-        """Run ``query`` alone in a managed write transaction (``write``) and read every record."""
-        return await self.write(_statement(query, params))
+        """Run ``query`` alone in a managed write transaction (``write``) and read every record.
+
+        The write's twin of :meth:`query`: a write keeps its transaction, for
+        ``write``'s retries and its answer to a lost race.
+        """
+
+        async def work(tx: AsyncManagedTransaction) -> list[Record]:
+            return await fetch(tx, query, params)
+
+        return await self.write(work)
 
     async def _write(self, work: Work[T]) -> T:
         """One managed write transaction, after the writes queued before it, if they queue."""

@@ -199,7 +199,7 @@ class JobGraph:
 
     async def get_jobs(self, ids: list[str]) -> dict[str, Job]:
         """The jobs among ``ids``, by id."""
-        rows = await self._graph.read_rows(GET_JOBS, {"ids": ids})
+        rows = await self._graph.query(GET_JOBS, {"ids": ids})
         return {row["props"]["id"]: self._job(row["props"]) for row in rows}
 
     async def start(self, job_id: str, now: datetime, stale_before: datetime) -> Job | None:
@@ -263,14 +263,14 @@ class JobGraph:
 
     async def unfinished(self, limit: int = 1000) -> list[str]:
         """Ids of jobs queued or running (to resume after a restart), oldest first."""
-        rows = await self._graph.read_rows(UNFINISHED_JOBS, {"limit": limit})
+        rows = await self._graph.query(UNFINISHED_JOBS, {"limit": limit})
         return [row["id"] for row in rows]
 
     async def lapsed(self, stale_before: datetime, limit: int = 100) -> list[LapsedRun]:
         """Running jobs whose lease was last taken or renewed before ``stale_before``,
         oldest first."""
         params = {"stale_before": stale_before, "limit": limit}
-        rows = await self._graph.read_rows(LAPSED_JOBS, params)
+        rows = await self._graph.query(LAPSED_JOBS, params)
         return [
             LapsedRun(row["id"], int(row["attempts"]), to_utc(row["renewed_at"])) for row in rows
         ]
@@ -278,7 +278,7 @@ class JobGraph:
     async def queued_before(self, stale_before: datetime, limit: int = 100) -> list[QueuedRun]:
         """Queued jobs last put in the queue before ``stale_before``, oldest first."""
         params = {"stale_before": stale_before, "limit": limit}
-        rows = await self._graph.read_rows(QUEUED_JOBS, params)
+        rows = await self._graph.query(QUEUED_JOBS, params)
         return [
             QueuedRun(row["id"], int(row["attempts"]), to_utc(row["queued_at"])) for row in rows
         ]

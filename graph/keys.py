@@ -67,12 +67,12 @@ class KeyGraph:
 
     async def by_hash(self, key_hash: str) -> ApiKeyRecord | None:
         """The key stored under ``key_hash``, if any."""
-        rows = await self._graph.read_rows(KEY_BY_HASH, {"key_hash": key_hash})
+        rows = await self._graph.query(KEY_BY_HASH, {"key_hash": key_hash})
         return _record(rows[0]["props"]) if rows else None
 
     async def list(self) -> list[ApiKeyRecord]:
         """Every key record, oldest first."""
-        return [_record(row["props"]) for row in await self._graph.read_rows(LIST_KEYS)]
+        return [_record(row["props"]) for row in await self._graph.query(LIST_KEYS)]
 
     async def revoke(self, key_id: str) -> bool:
         """Revoke a key; False if there is no such key."""
@@ -80,5 +80,5 @@ class KeyGraph:
 
     async def has_admin(self) -> bool:
         """Whether any admin key that is not revoked exists."""
-        rows = await self._graph.read_rows(HAS_ADMIN_KEY)
+        rows = await self._graph.query(HAS_ADMIN_KEY)
         return int(rows[0]["n"]) > 0

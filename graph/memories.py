@@ -262,7 +262,7 @@ class MemoryGraph:
             "after_ts": after.at if after else None,
             "after_id": after.id if after else None,
         }
-        rows = await self._graph.read_rows(LIST_MEMORIES, params)
+        rows = await self._graph.query(LIST_MEMORIES, params)
         items = [memory_from(row["props"]) for row in rows]
         return page(items, first, lambda m: encode_time_cursor(m.created_at, m.id))
 
@@ -331,7 +331,7 @@ class MemoryGraph:
         self, memory_ids: Sequence[str], scope: list[str] | None
     ) -> dict[str, list[ProvenanceNode]]:
         """What each memory was derived from (messages, MemUnits, memories)."""
-        rows = await self._graph.read_rows(DERIVED_FROM, {"ids": list(memory_ids), "scope": scope})
+        rows = await self._graph.query(DERIVED_FROM, {"ids": list(memory_ids), "scope": scope})
         found = grouped(rows, memory_ids, "mid", lambda row: node_from(row["labels"], row["props"]))
         return _in_id_order(found)
 
@@ -340,15 +340,15 @@ class MemoryGraph:
     ) -> dict[str, list[Memory]]:
         """What each reflection summarises, or (``by``) the reflections summarising each memory."""
         query = SUMMARIZED_BY if by else SUMMARIZED
-        rows = await self._graph.read_rows(query, {"ids": list(memory_ids), "scope": scope})
+        rows = await self._graph.query(query, {"ids": list(memory_ids), "scope": scope})
         return _in_id_order(grouped(rows, memory_ids, "key", lambda row: memory_from(row["props"])))
 
     async def count(self, user_id: str | None = None) -> int:
         """How many memories ``user_id`` has (all users' when None)."""
         if user_id is None:
-            rows = await self._graph.read_rows(COUNT_MEMORIES)
+            rows = await self._graph.query(COUNT_MEMORIES)
         else:
-            rows = await self._graph.read_rows(COUNT_USER_MEMORIES, {"user_id": user_id})
+            rows = await self._graph.query(COUNT_USER_MEMORIES, {"user_id": user_id})
         return int(rows[0]["n"])
 
 

@@ -129,7 +129,7 @@ class MessageGraph:
 
     async def get_messages(self, ids: Sequence[str]) -> dict[str, Message]:
         """The messages among ``ids`` that exist, by id."""
-        rows = await self._graph.read_rows(GET_MESSAGES, {"ids": list(ids)})
+        rows = await self._graph.query(GET_MESSAGES, {"ids": list(ids)})
         return {row["props"]["id"]: message_from(row["props"]) for row in rows}
 
     async def messages_of_sessions(
@@ -146,7 +146,7 @@ class MessageGraph:
             "after_seq": after.seq if after else None,
             "scope": scope,
         }
-        rows = await self._graph.read_rows(MESSAGES_OF_SESSIONS, params)
+        rows = await self._graph.query(MESSAGES_OF_SESSIONS, params)
         found = grouped(rows, session_ids, "sid", _message)
         return {sid: page(items, first, _seq_cursor) for sid, items in found.items()}
 
@@ -155,7 +155,7 @@ class MessageGraph:
     ) -> dict[str, list[Message]]:
         """The messages each MemUnit was derived from, in conversation order."""
         params = {"ids": list(memunit_ids), "scope": scope}
-        rows = await self._graph.read_rows(MESSAGES_OF_MEMUNITS, params)
+        rows = await self._graph.query(MESSAGES_OF_MEMUNITS, params)
         return grouped(rows, memunit_ids, "uid", _message)
 
 

@@ -90,7 +90,7 @@ class UserGraph:
 
     async def get_sessions(self, ids: Sequence[str]) -> dict[str, Session]:
         """The sessions among ``ids`` that exist, by id."""
-        rows = await self._graph.read_rows(GET_SESSIONS, {"ids": list(ids)})
+        rows = await self._graph.query(GET_SESSIONS, {"ids": list(ids)})
         return {row["props"]["id"]: session_from(row["props"]) for row in rows}
 
     async def sessions_of_users(
@@ -103,7 +103,7 @@ class UserGraph:
             "after_ts": after.at if after else None,
             "after_id": after.id if after else None,
         }
-        rows = await self._graph.read_rows(SESSIONS_OF_USERS, params)
+        rows = await self._graph.query(SESSIONS_OF_USERS, params)
         found = grouped(rows, user_ids, "uid", lambda row: session_from(row["props"]))
         return {uid: page(items, first, _time_cursor) for uid, items in found.items()}
 
